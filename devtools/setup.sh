@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what the build needs (idempotent, quiet when already done) and fetch
+# the DPDK driver-SDK headers from the Debian source package that matches the
+# installed libdpdk-dev, into a cache outside the repository.
+#
+# Prints the cache directory holding the SDK headers on its last line.
+set -euo pipefail
+
+PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
+      dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
+      iproute2 tcpdump python3"
+CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
+SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
+             bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \
+             rte_mtr_driver.h rte_tm_driver.h"
+
+log() { echo "setup: $*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+
+need_src=1
+ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null || true)
+if [ -n "$ver" ] && [ -f "$CACHE/sdk-$ver/include/ethdev_driver.h" ]; then
+	need_src=0
+fi
+
+if [ -n "$missing" ] || [ "$need_src" -eq 1 ]; then
+	# apt-get source needs a deb-src entry for the same suites.
+	if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		log "adding deb-src entries"
+		if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+			sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+				as_root tee /etc/apt/sources.list.d/tally-src.sources >/dev/null
+		else
+			grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+				as_root tee /etc/apt/sources.list.d/tally-src.list >/dev/null
+		fi
+	fi
+	log "apt-get update"
+	as_root apt-get update -qq >/dev/null
+fi
+
+if [ -n "$missing" ]; then
+	log "installing:$missing"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $missing >/dev/null
+fi
+
+ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
+sdk="$CACHE/sdk-$ver"
+if [ ! -f "$sdk/include/ethdev_driver.h" ]; then
+	srcver=$(apt-cache showsrc dpdk 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
+	if [ "$srcver" != "$ver" ]; then
+		# try the exact version explicitly before giving up
+		if ! apt-cache showsrc dpdk 2>/dev/null | grep -qx "Version: $ver"; then
+			echo "setup: error: DPDK source package version '${srcver:-none}' does not match" \
+			     "installed libdpdk-dev '$ver'; cannot take the driver-SDK headers" >&2
+			exit 1
+		fi
+	fi
+	log "fetching dpdk=$ver source for the driver-SDK headers"
+	tmp=$(mktemp -d "$CACHE.src.XXXXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/src.XXXXXX"; })
+	(cd "$tmp" && apt-get source -qq --download-only "dpdk=$ver" >/dev/null 2>&1 &&
+		dpkg-source -x --skip-patches dpdk_*.dsc src >/dev/null 2>&1 ||
+		apt-get source -qq "dpdk=$ver" >/dev/null 2>&1)
+	srcdir=$(find "$tmp" -maxdepth 1 -mindepth 1 -type d | head -1)
+	[ -n "$srcdir" ] || { echo "setup: error: could not unpack dpdk source" >&2; exit 1; }
+	mkdir -p "$sdk/include"
+	for h in $SDK_HEADERS; do
+		f=$(find "$srcdir/lib" "$srcdir/drivers/bus" -name "$h" | head -1)
+		[ -n "$f" ] || { echo "setup: error: $h not found in dpdk source" >&2; exit 1; }
+		cp "$f" "$sdk/include/"
+	done
+	echo "$ver" > "$sdk/VERSION"
+	rm -rf "$tmp"
+	log "driver-SDK headers in $sdk/include"
+fi
+echo "$sdk/include"

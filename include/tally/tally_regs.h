@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tally NIC register map (BAR layout), specification version 1.0.
+ *
+ * The register file starts at offset 0 of the device BAR. Which BAR holds it
+ * is a property of the transport (see tally_io.h), never of this map.
+ *
+ * Conventions
+ *  - Offsets are bytes from the start of the BAR.
+ *  - Registers are 32 bits wide and accessed with 32-bit loads and stores
+ *    through tally_io_ops (they may have side effects).
+ *  - Blocks marked "memory-like" (statistics, counter banks) hold 64-bit
+ *    little-endian values written atomically by the device; the driver reads
+ *    them with plain aligned 64-bit loads from the BAR mapping, no side effects.
+ *  - 64-bit addresses are split in _LO/_HI registers; the device samples the
+ *    pair when the owning block is enabled (queue CTRL.ENABLE, STEER_CTRL.EN).
+ *  - Access: RO read-only, RW read/write, WO write-only (reads return 0),
+ *    W1C write-one-to-clear.
+ *  - Writes to unknown or RO offsets are ignored and counted in FAULT_CNT with
+ *    cause TALLY_FAULT_BAD_REG.
+ */
+#ifndef TALLY_REGS_H
+#define TALLY_REGS_H
+
+#include "tally_bits.h"
+
+/* ---- identity ---------------------------------------------------------- */
+#define TALLY_REG_SIG			0x0000	/* RO: TALLY_SIGNATURE */
+#define TALLY_SIGNATURE			0x594c4154u /* bytes "TALY" */
+#define TALLY_REG_VERSION		0x0004	/* RO */
+#define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
+#define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
+#define  TALLY_SPEC_MAJOR		1
+#define  TALLY_SPEC_MINOR		0
+#define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
+#define  TALLY_CAP_RSS			TALLY_BIT(0)
+#define  TALLY_CAP_RX_SCATTER		TALLY_BIT(1)	/* a frame may span Rx descriptors */
+#define  TALLY_CAP_TX_GATHER		TALLY_BIT(2)	/* a frame may span Tx descriptors */
+#define  TALLY_CAP_STEER		TALLY_BIT(3)
+#define  TALLY_CAP_CNT			TALLY_BIT(4)	/* flow counter bank */
+#define  TALLY_CAP_CCNT			TALLY_BIT(5)	/* completion counter bank */
+#define  TALLY_CAP_CNT_MIRROR		TALLY_BIT(6)	/* counter bank DMA mirror */
+#define  TALLY_CAP_DMA_CHECK		TALLY_BIT(7)	/* DMA region checking */
+#define TALLY_REG_BAR_SIZE		0x000c	/* RO: bytes of the BAR in use */
+#define TALLY_REG_QUEUES		0x0010	/* RO */
+#define  TALLY_QUEUES_RX_M		TALLY_GENMASK(7, 0)
+#define  TALLY_QUEUES_TX_M		TALLY_GENMASK(15, 8)
+#define TALLY_REG_RING_LIMITS		0x0014	/* RO */
+#define  TALLY_RING_MIN_LOG2_M		TALLY_GENMASK(7, 0)
+#define  TALLY_RING_MAX_LOG2_M		TALLY_GENMASK(15, 8)
+#define TALLY_REG_CNT_NUM		0x0018	/* RO: flow counters in the bank */
+#define TALLY_REG_CNT_OFF		0x001c	/* RO: BAR offset of the counter bank */
+#define TALLY_REG_CCNT_NUM		0x0020	/* RO: completion counters */
+#define TALLY_REG_CCNT_OFF		0x0024	/* RO: BAR offset of that bank */
+#define TALLY_REG_MAX_FRAME		0x0028	/* RO: largest frame (no FCS) the wire carries */
+#define TALLY_REG_DMA_REGIONS		0x002c	/* RO: number of DMA region slots */
+#define TALLY_REG_MAC_LO		0x0030	/* RO: MAC bytes 0..3 (byte 0 in bits 7:0) */
+#define TALLY_REG_MAC_HI		0x0034	/* RO: MAC bytes 4..5 in bits 15:0 */
+
+/* ---- control ----------------------------------------------------------- */
+#define TALLY_REG_RESET			0x0040	/* RW: write TALLY_RESET_MAGIC to reset */
+#define  TALLY_RESET_MAGIC		0x52535421u	/* "!TSR" */
+/*
+ * Reset disables every queue, clears DMA regions, RSS, steering root and
+ * statistics, zeroes both counter banks, and sets STATUS.READY. It reads back 0
+ * once complete (the model completes before the write returns).
+ */
+#define TALLY_REG_STATUS		0x0044	/* RO */
+#define  TALLY_STATUS_READY		TALLY_BIT(0)
+#define  TALLY_STATUS_LINK_UP		TALLY_BIT(1)
+#define  TALLY_STATUS_FAULT		TALLY_BIT(2)	/* a fault happened; see FAULT_* */
+#define TALLY_REG_CTRL			0x0048	/* RW */
+#define  TALLY_CTRL_ENABLE		TALLY_BIT(0)	/* port passes traffic */
+#define  TALLY_CTRL_PROMISC		TALLY_BIT(1)
+#define  TALLY_CTRL_ALLMULTI		TALLY_BIT(2)
+#define  TALLY_CTRL_RSS			TALLY_BIT(3)	/* default path uses RSS */
+#define  TALLY_CTRL_STEER		TALLY_BIT(4)	/* walk the steering root first */
+#define  TALLY_CTRL_ISOLATE		TALLY_BIT(5)	/* steering miss => drop, not default path */
+#define TALLY_REG_MTU			0x004c	/* RW: max L3 payload; larger frames dropped */
+#define TALLY_REG_FAULT_CNT		0x0050	/* RO: faults since reset */
+#define TALLY_REG_FAULT_CAUSE		0x0054	/* W1C: last fault cause (enum tally_fault) */
+#define TALLY_REG_FAULT_ADDR_LO		0x0058	/* RO: address of the last DMA fault */
+#define TALLY_REG_FAULT_ADDR_HI		0x005c	/* RO */
+
+enum tally_fault {
+	TALLY_FAULT_NONE = 0,
+	TALLY_FAULT_DMA = 1,		/* address outside every DMA region */
+	TALLY_FAULT_BAD_REG = 2,	/* write to an unknown or RO register */
+	TALLY_FAULT_BAD_DESC = 3,	/* malformed descriptor (zero length, bad chain) */
+	TALLY_FAULT_BAD_QUEUE = 4,	/* bad queue configuration at enable */
+	TALLY_FAULT_BAD_STEER = 5,	/* malformed steering entry */
+};
+
+/* ---- DMA regions: the only host memory the device may touch ------------- */
+#define TALLY_DMA_REGION_MAX		32
+#define TALLY_REG_DMA_BASE		0x0100
+#define TALLY_DMA_STRIDE		0x10
+#define TALLY_REG_DMA_ADDR_LO(i)	(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x0) /* RW */
+#define TALLY_REG_DMA_ADDR_HI(i)	(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x4) /* RW */
+#define TALLY_REG_DMA_LEN_LO(i)		(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x8) /* RW */
+#define TALLY_REG_DMA_LEN_HI(i)		(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0xc) /* RW */
+/* A region with length 0 is unused. Regions take effect when LEN_HI is written. */
+
+/* ---- RSS (default path and RSS actions) -------------------------------- */
+#define TALLY_RSS_KEY_LEN		40
+#define TALLY_RSS_RETA_SIZE		128
+#define TALLY_REG_RSS_KEY(i)		(0x0300 + (i) * 4)	/* RW, i < 10; key byte 4i in bits 7:0 */
+#define TALLY_REG_RSS_HF		0x0328	/* RW: enum tally_rss_hf bits */
+#define TALLY_REG_RSS_RETA(i)		(0x0380 + (i) * 4)	/* RW, i < 32; entry 4i in bits 7:0 */
+
+enum tally_rss_hf {
+	TALLY_RSS_HF_IPV4 = TALLY_BIT(0),	/* src, dst */
+	TALLY_RSS_HF_IPV4_TCP = TALLY_BIT(1),	/* src, dst, sport, dport */
+	TALLY_RSS_HF_IPV4_UDP = TALLY_BIT(2),
+	TALLY_RSS_HF_IPV6 = TALLY_BIT(3),
+	TALLY_RSS_HF_IPV6_TCP = TALLY_BIT(4),
+	TALLY_RSS_HF_IPV6_UDP = TALLY_BIT(5),
+};
+
+/* ---- steering (see tally_steer_fmt.h) ----------------------------------- */
+#define TALLY_REG_STEER_ROOT_LO		0x0400	/* RW: IOVA of the root table */
+#define TALLY_REG_STEER_ROOT_HI		0x0404	/* RW */
+#define TALLY_REG_STEER_CTRL		0x0408	/* RW */
+#define  TALLY_STEER_CTRL_EN		TALLY_BIT(0)
+#define TALLY_REG_FENCE			0x040c	/* WO: request fence with this sequence */
+#define TALLY_REG_FENCE_DONE		0x0410	/* RO: last completed fence sequence */
+/*
+ * Fence: once FENCE_DONE equals the value written to FENCE, the device holds
+ * no reference to steering memory or counter indices it read before the
+ * write. The driver frees or reuses such memory only after that.
+ */
+#define TALLY_REG_STEER_MISS_QUEUE	0x0414	/* RW: queue for "default miss" when RSS off */
+
+/* ---- counter bank mirror ------------------------------------------------ */
+#define TALLY_REG_CNT_MIRROR_LO		0x0440	/* RW: IOVA of host copy of the bank */
+#define TALLY_REG_CNT_MIRROR_HI		0x0444	/* RW */
+#define TALLY_REG_CNT_MIRROR_CTRL	0x0448	/* RW */
+#define  TALLY_CNT_MIRROR_EN		TALLY_BIT(0)
+#define  TALLY_CNT_MIRROR_PERIOD_US_M	TALLY_GENMASK(31, 8)
+
+/* ---- completion-counter commands ---------------------------------------- */
+#define TALLY_REG_CCNT_IDX		0x0480	/* RW: completion counter to operate on */
+#define TALLY_REG_CCNT_VAL_LO		0x0484	/* RW: operand */
+#define TALLY_REG_CCNT_VAL_HI		0x0488	/* RW */
+#define TALLY_REG_CCNT_CMD		0x048c	/* WO: enum tally_ccnt_cmd, executes at once */
+
+enum tally_ccnt_cmd {
+	TALLY_CCNT_CMD_SET_COMP = 1,
+	TALLY_CCNT_CMD_SET_ERR = 2,
+	TALLY_CCNT_CMD_ADD_COMP = 3,
+	TALLY_CCNT_CMD_ADD_ERR = 4,
+};
+
+/* ---- port statistics: memory-like, 64-bit, cleared by reset only -------- */
+#define TALLY_STATS_OFF			0x0800
+enum tally_port_stat {
+	TALLY_STAT_RX_PKTS,		/* frames delivered to a queue */
+	TALLY_STAT_RX_BYTES,
+	TALLY_STAT_TX_PKTS,		/* frames put on the wire */
+	TALLY_STAT_TX_BYTES,
+	TALLY_STAT_RX_WIRE_PKTS,	/* frames received from the wire (valid) */
+	TALLY_STAT_RX_MISSED,		/* dropped: no Rx descriptor / queue disabled */
+	TALLY_STAT_RX_ERR_RUNT,		/* dropped: shorter than 14 bytes (incl. zero length) */
+	TALLY_STAT_RX_ERR_OVERSIZE,	/* dropped: longer than MTU + L2 or the buffer chain */
+	TALLY_STAT_RX_ERR_TRUNC,	/* dropped: truncated on the wire (capture < length) */
+	TALLY_STAT_RX_FILTERED,		/* dropped: MAC filter (not promisc) */
+	TALLY_STAT_RX_STEER_DROP,	/* dropped by a steering drop action or isolate miss */
+	TALLY_STAT_TX_ERRORS,		/* Tx descriptors completed in error */
+	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame */
+	TALLY_STAT_DMA_FAULTS,		/* accesses outside DMA regions */
+	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
+	TALLY_STAT_NUM
+};
+#define TALLY_REG_STAT(s)		(TALLY_STATS_OFF + (s) * 8)
+
+/* ---- queues ------------------------------------------------------------- */
+#define TALLY_MAX_QUEUES		16	/* per direction, architectural limit */
+#define TALLY_Q_STRIDE			0x80
+#define TALLY_RXQ_BASE			0x1000
+#define TALLY_TXQ_BASE			0x1800
+#define TALLY_RXQ_REG(q, r)		(TALLY_RXQ_BASE + (q) * TALLY_Q_STRIDE + (r))
+#define TALLY_TXQ_REG(q, r)		(TALLY_TXQ_BASE + (q) * TALLY_Q_STRIDE + (r))
+/* per-queue register offsets (same for Rx and Tx) */
+#define TALLY_Q_RING_LO			0x00	/* RW: IOVA of the descriptor ring */
+#define TALLY_Q_RING_HI			0x04	/* RW */
+#define TALLY_Q_CQ_LO			0x08	/* RW: IOVA of the completion ring */
+#define TALLY_Q_CQ_HI			0x0c	/* RW */
+#define TALLY_Q_SIZE			0x10	/* RW: log2 of entries (both rings) */
+#define TALLY_Q_CTRL			0x14	/* RW */
+#define  TALLY_Q_CTRL_EN		TALLY_BIT(0)
+#define  TALLY_Q_CTRL_SCATTER		TALLY_BIT(1)	/* Rx: frame may span descriptors */
+#define TALLY_Q_DOORBELL		0x18	/* WO: producer index, free running (mod 2^32) */
+#define TALLY_Q_HEAD			0x1c	/* RO: device consumer index, free running */
+#define TALLY_Q_CCNT			0x20	/* RW: completion counter attach, see below */
+#define  TALLY_Q_CCNT_IDX_M		TALLY_GENMASK(23, 0)
+#define  TALLY_Q_CCNT_EN		TALLY_BIT(31)
+/* Queue statistics: memory-like 64-bit values inside the queue block. */
+#define TALLY_Q_STAT_PKTS		0x40
+#define TALLY_Q_STAT_BYTES		0x48
+#define TALLY_Q_STAT_DROPS		0x50	/* Rx: no descriptor; Tx: wire refused */
+#define TALLY_Q_STAT_ERRORS		0x58	/* Rx: DMA faults; Tx: bad descriptors/DMA */
+/*
+ * Queue enable (CTRL.EN 0->1) samples RING/CQ/SIZE, sets HEAD to 0 and the
+ * completion phase to 1. The driver zeroes the completion ring before that.
+ * Disable (1->0) stops the queue at once; in-flight descriptors are dropped.
+ */
+
+/* ---- banks -------------------------------------------------------------- */
+#define TALLY_CNT_BANK_OFF		0x10000	/* default; the driver reads CNT_OFF */
+#define TALLY_CNT_MAX			(1u << 24)	/* index field width in steering entries */
+
+#endif /* TALLY_REGS_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The software Tally NIC.
+ *
+ * What: an implementation of the programming model in include/tally/: a BAR
+ * (register file, statistics, counter banks) in host memory, Rx/Tx rings with
+ * completions and doorbells, DMA region checking, steering execution, and a
+ * wire back end on the other side of the port.
+ *
+ * The model includes only include/tally/ and lib/plat; it never sees driver
+ * code. The driver reaches it through a struct tally_io (tally_io.h) filled by
+ * tally_model_io(): register writes go through the model's decoder, and
+ * `service` runs one device step on the caller's thread.
+ *
+ * Modes:
+ *  - inline: the device only runs inside register writes (Tx doorbells are
+ *    processed before the write returns) and inside `service` calls (wire
+ *    input). Deterministic; used by tests.
+ *  - thread: a model thread polls doorbells and the wire; `service` is a no-op.
+ *
+ * Thread-safety: all entry points may be called from several threads; the
+ * model serialises its pipeline with one internal lock.
+ */
+#ifndef TALLY_MODEL_H
+#define TALLY_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/tally_io.h>
+
+struct tally_model;
+
+enum tally_model_mode {
+	TALLY_MODEL_INLINE = 0,
+	TALLY_MODEL_THREAD = 1,
+};
+
+enum tally_wire_kind {
+	TALLY_WIRE_LOOP = 0,	/* Tx frames come back as Rx frames */
+	TALLY_WIRE_PCAP,	/* Rx from a pcap file, Tx to a pcap file */
+	TALLY_WIRE_IF,		/* a Linux interface through AF_PACKET */
+	TALLY_WIRE_GEN,		/* packet generator (Rx); Tx frames are counted and dropped */
+	TALLY_WIRE_NONE,	/* nothing arrives; Tx frames are counted and dropped */
+};
+
+/* Translate a DMA address the driver programmed into a host pointer.
+ * Return NULL if there is no mapping. Identity when not set. */
+typedef void *(*tally_model_xlate_t)(void *arg, uint64_t iova, size_t len);
+
+struct tally_model_config {
+	enum tally_model_mode mode;
+	uint32_t rx_queues;		/* 1..TALLY_MAX_QUEUES */
+	uint32_t tx_queues;		/* 1..TALLY_MAX_QUEUES */
+	uint32_t counters;		/* flow counter bank entries, >= 1 */
+	uint32_t comp_counters;		/* completion counter bank entries, >= 1 */
+	uint32_t max_frame;		/* bytes without FCS, 64..16383 */
+	uint8_t mac[6];
+	enum tally_wire_kind wire;
+	const char *pcap_rx;		/* TALLY_WIRE_PCAP: input file, may be NULL */
+	const char *pcap_tx;		/* TALLY_WIRE_PCAP: output file, may be NULL */
+	uint32_t pcap_loops;		/* replay the input this many times (0 = 1) */
+	const char *iface;		/* TALLY_WIRE_IF: interface name */
+	uint32_t gen_flows;		/* TALLY_WIRE_GEN: distinct UDP flows, >= 1 */
+	uint32_t gen_len;		/* TALLY_WIRE_GEN: frame length, 60..max_frame */
+	uint64_t gen_count;		/* TALLY_WIRE_GEN: frames to send, 0 = endless */
+	tally_model_xlate_t xlate;
+	void *xlate_arg;
+};
+
+/* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,
+ * max_frame 9216, MAC 02:00:00:00:00:00, loop wire. */
+void tally_model_config_init(struct tally_model_config *cfg);
+
+/*
+ * Create a model. On failure returns a negative errno and writes a message
+ * naming the faulty setting into errbuf (if not NULL).
+ */
+int tally_model_create(const struct tally_model_config *cfg,
+		       struct tally_model **out, char *errbuf, size_t errlen);
+void tally_model_destroy(struct tally_model *m);
+
+/* Fill the transport the driver uses to reach this model. */
+void tally_model_io(struct tally_model *m, struct tally_io *io);
+
+/* Run one device step now (inline mode): process pending doorbells, take up
+ * to a burst of frames from the wire. Returns frames moved. */
+unsigned int tally_model_step(struct tally_model *m);
+
+/* Inject a frame as if it arrived from the wire (tests). Returns 0 or -errno. */
+int tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len);
+
+/* True once the wire input is exhausted (pcap input read to the end, gen
+ * count reached); always false for loop and if. */
+int tally_model_wire_eof(struct tally_model *m);
+
+#endif /* TALLY_MODEL_H */

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tally_plat.h"
+
+static tally_log_sink_t log_sink;
+static enum tally_log_level log_level = TALLY_LOG_WARNING;
+
+void
+tally_plat_set_log_sink(tally_log_sink_t sink)
+{
+	log_sink = sink;
+}
+
+void
+tally_plat_set_log_level(enum tally_log_level level)
+{
+	log_level = level;
+}
+
+void
+tally_plat_log(enum tally_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (log_sink != NULL)
+		log_sink(level, fmt, ap);
+	else if (level <= log_level)
+		vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void *
+tally_zmalloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+void *
+tally_zmalloc_aligned(size_t size, size_t align)
+{
+	void *p;
+
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	size = (size + align - 1) / align * align;
+	if (posix_memalign(&p, align, size) != 0)
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+void
+tally_free(void *p)
+{
+	free(p);
+}
+
+uint64_t
+tally_time_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
