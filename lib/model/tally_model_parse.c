@@ -1,13 +1,319 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Frame parser: placeholder until the steering work lands (fills nothing). */
+/*
+ * Frame parser: raw frame -> match key (mlx5 fte_match_param layout) plus the
+ * outer-header facts RSS and the Rx completion need.
+ *
+ * Parsed: Ethernet; up to two VLAN tags (0x8100 = C-tag, 0x88a8/0x9100 =
+ * S-tag); IPv4 with options and fragments; IPv6 with hop-by-hop, routing,
+ * fragment and destination-option extension headers; TCP, UDP, ICMP, ICMPv6;
+ * VXLAN on UDP port 4789, whose payload (Ethernet, one VLAN tag, IPv4/IPv6,
+ * TCP/UDP/ICMP) fills the inner section.
+ *
+ * Conventions:
+ *  - ethertype is the type following the last VLAN tag.
+ *  - ip_protocol is the L4 protocol (after IPv6 extension headers).
+ *  - frag is set for any IPv4 fragment (MF or offset) and for an IPv6
+ *    fragment header; L4 fields are only filled for the first fragment.
+ *  - A header cut short by the end of the frame stops parsing; the fields
+ *    filled so far stay (never reads past len).
+ */
 #include <string.h>
 
+#include <tally/tally_desc.h>
+
 #include "tally_model_dev.h"
+
+#define ETH_HLEN	14
+#define ET_IPV4		0x0800
+#define ET_IPV6		0x86dd
+#define ET_CVLAN	0x8100
+#define ET_SVLAN	0x88a8
+#define ET_QINQ		0x9100
+#define PROTO_ICMP	1
+#define PROTO_TCP	6
+#define PROTO_UDP	17
+#define PROTO_ICMPV6	58
+
+struct parse_out {
+	uint8_t *sec;		/* lyr_2_4 section being filled */
+	uint8_t *misc;		/* misc section */
+	uint8_t *misc3;
+	int inner;
+	uint8_t l3, l4;
+	uint8_t has_vlan;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint32_t l4_off;	/* offset of UDP payload for VXLAN */
+	uint16_t udp_dport;
+};
+
+static inline uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void
+set_vlan_flags(struct parse_out *o, uint16_t tpid, int second)
+{
+	uint8_t bit;
+
+	if (!second) {
+		bit = tpid == ET_CVLAN ? TALLY_L24_F_CVLAN : TALLY_L24_F_SVLAN;
+		o->sec[TALLY_L24_FLAGS] |= bit;
+		return;
+	}
+	if (o->inner)
+		bit = tpid == ET_CVLAN ? TALLY_MISC_F_INNER_SECOND_CVLAN :
+					 TALLY_MISC_F_INNER_SECOND_SVLAN;
+	else
+		bit = tpid == ET_CVLAN ? TALLY_MISC_F_OUTER_SECOND_CVLAN :
+					 TALLY_MISC_F_OUTER_SECOND_SVLAN;
+	o->misc[TALLY_MISC_SECOND_TAGS] |= bit;
+}
+
+/* Ethernet + VLAN tags. Returns the L3 offset, or 0 if cut short. */
+static uint32_t
+parse_l2(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
+	 uint16_t *ethertype)
+{
+	uint16_t et;
+	int tags = 0;
+
+	if (len < off + ETH_HLEN)
+		return 0;
+	memcpy(&o->sec[TALLY_L24_DMAC], f + off, 6);
+	memcpy(&o->sec[TALLY_L24_SMAC], f + off + 6, 6);
+	et = rd16(f + off + 12);
+	off += ETH_HLEN;
+	while ((et == ET_CVLAN || et == ET_SVLAN || et == ET_QINQ) && tags < 2) {
+		if (len < off + 4)
+			return 0;
+		if (tags == 0) {
+			memcpy(&o->sec[TALLY_L24_VLAN], f + off, 2);
+		} else {
+			uint32_t at = o->inner ? TALLY_MISC_INNER_SECOND_VLAN :
+						 TALLY_MISC_OUTER_SECOND_VLAN;
+			memcpy(&o->misc[at], f + off, 2);
+		}
+		set_vlan_flags(o, et, tags);
+		o->has_vlan = 1;
+		et = rd16(f + off + 2);
+		off += 4;
+		tags++;
+	}
+	o->sec[TALLY_L24_ETHERTYPE] = (uint8_t)(et >> 8);
+	o->sec[TALLY_L24_ETHERTYPE + 1] = (uint8_t)et;
+	*ethertype = et;
+	return off;
+}
+
+static void
+set_ip_version(struct parse_out *o, uint8_t ver)
+{
+	TALLY_FIELD_SET(o->sec[TALLY_L24_FLAGS], TALLY_L24_F_IPVER_M, ver);
+}
+
+/* IPv4 header. Returns the L4 offset (0 = stop), sets *proto, *first_frag. */
+static uint32_t
+parse_ipv4(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
+	   uint8_t *proto, int *l4_ok)
+{
+	uint32_t ihl;
+	uint16_t frag;
+
+	if (len < off + 20 || (f[off] >> 4) != 4)
+		return 0;
+	ihl = (uint32_t)(f[off] & 0x0f) * 4;
+	set_ip_version(o, 4);
+	o->l3 = TALLY_PTYPE_L3_IPV4;
+	o->sec[TALLY_L24_IP_DSCP_ECN] = f[off + 1];
+	o->sec[TALLY_L24_IHL_OK] = (uint8_t)((f[off] & 0x0f) << 4);
+	o->sec[TALLY_L24_TTL_HOPLIMIT] = f[off + 8];
+	o->sec[TALLY_L24_IP_PROTOCOL] = f[off + 9];
+	memcpy(&o->sec[TALLY_L24_SRC_IPV4], f + off + 12, 4);
+	memcpy(&o->sec[TALLY_L24_DST_IPV4], f + off + 16, 4);
+	memcpy(o->src, f + off + 12, 4);
+	memcpy(o->dst, f + off + 16, 4);
+	*proto = f[off + 9];
+	frag = rd16(f + off + 6);
+	*l4_ok = 1;
+	if (frag & 0x3fff) {	/* MF or offset */
+		o->sec[TALLY_L24_FLAGS] |= TALLY_L24_F_FRAG;
+		o->l4 = TALLY_PTYPE_L4_FRAG;
+		if (frag & 0x1fff)
+			*l4_ok = 0;	/* not the first fragment */
+	}
+	if (ihl < 20 || len < off + ihl)
+		return 0;
+	return off + ihl;
+}
+
+static int
+ipv6_is_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 60;
+}
+
+static uint32_t
+parse_ipv6(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
+	   uint8_t *proto, int *l4_ok)
+{
+	uint32_t fl, hops = 0;
+	uint8_t nh;
+	uint8_t *label;
+
+	if (len < off + 40 || (f[off] >> 4) != 6)
+		return 0;
+	set_ip_version(o, 6);
+	o->l3 = TALLY_PTYPE_L3_IPV6;
+	o->sec[TALLY_L24_IP_DSCP_ECN] = (uint8_t)(((f[off] & 0x0f) << 4) | (f[off + 1] >> 4));
+	o->sec[TALLY_L24_TTL_HOPLIMIT] = f[off + 7];
+	memcpy(&o->sec[TALLY_L24_SRC_IP], f + off + 8, 16);
+	memcpy(&o->sec[TALLY_L24_DST_IP], f + off + 24, 16);
+	memcpy(o->src, f + off + 8, 16);
+	memcpy(o->dst, f + off + 24, 16);
+	fl = ((uint32_t)(f[off + 1] & 0x0f) << 16) | rd16(f + off + 2);
+	label = &o->misc[o->inner ? TALLY_MISC_INNER_IPV6_FLOW_LABEL :
+				    TALLY_MISC_OUTER_IPV6_FLOW_LABEL];
+	label[1] = (uint8_t)(fl >> 16);
+	label[2] = (uint8_t)(fl >> 8);
+	label[3] = (uint8_t)fl;
+	nh = f[off + 6];
+	off += 40;
+	*l4_ok = 1;
+	while (ipv6_is_ext(nh) && hops++ < 8) {
+		if (len < off + 8)
+			return 0;
+		if (nh == 44) {
+			o->sec[TALLY_L24_FLAGS] |= TALLY_L24_F_FRAG;
+			o->l4 = TALLY_PTYPE_L4_FRAG;
+			if (rd16(f + off + 2) & 0xfff8)
+				*l4_ok = 0;
+			nh = f[off];
+			off += 8;
+		} else {
+			uint32_t hl = ((uint32_t)f[off + 1] + 1) * 8;
+
+			nh = f[off];
+			off += hl;
+		}
+	}
+	if (ipv6_is_ext(nh))
+		return 0;
+	o->sec[TALLY_L24_IP_PROTOCOL] = nh;
+	*proto = nh;
+	return len < off ? 0 : off;
+}
+
+static void
+parse_l4(const uint8_t *f, uint32_t len, uint32_t off, uint8_t proto,
+	 struct parse_out *o)
+{
+	uint16_t tcp_flags;
+
+	switch (proto) {
+	case PROTO_TCP:
+		if (len < off + 20)
+			return;
+		memcpy(&o->sec[TALLY_L24_TCP_SPORT], f + off, 4);
+		tcp_flags = (uint16_t)(((f[off + 12] & 1) << 8) | f[off + 13]);
+		o->sec[TALLY_L24_FLAGS] |= (uint8_t)(tcp_flags >> 8);
+		o->sec[TALLY_L24_TCP_FLAGS] = (uint8_t)tcp_flags;
+		o->l4 = TALLY_PTYPE_L4_TCP;
+		o->sport = rd16(f + off);
+		o->dport = rd16(f + off + 2);
+		break;
+	case PROTO_UDP:
+		if (len < off + 8)
+			return;
+		memcpy(&o->sec[TALLY_L24_UDP_SPORT], f + off, 4);
+		o->l4 = TALLY_PTYPE_L4_UDP;
+		o->sport = rd16(f + off);
+		o->dport = rd16(f + off + 2);
+		o->udp_dport = o->dport;
+		o->l4_off = off + 8;
+		break;
+	case PROTO_ICMP:
+		o->l4 = TALLY_PTYPE_L4_ICMP;
+		if (len < off + 8 || o->misc3 == NULL)
+			return;
+		o->misc3[TALLY_MISC3_ICMP_TYPE] = f[off];
+		o->misc3[TALLY_MISC3_ICMP_CODE] = f[off + 1];
+		memcpy(&o->misc3[TALLY_MISC3_ICMP_HEADER_DATA], f + off + 4, 4);
+		break;
+	case PROTO_ICMPV6:
+		o->l4 = TALLY_PTYPE_L4_ICMP;
+		if (len < off + 8 || o->misc3 == NULL)
+			return;
+		o->misc3[TALLY_MISC3_ICMPV6_TYPE] = f[off];
+		o->misc3[TALLY_MISC3_ICMPV6_CODE] = f[off + 1];
+		memcpy(&o->misc3[TALLY_MISC3_ICMPV6_HEADER_DATA], f + off + 4, 4);
+		break;
+	default:
+		break;
+	}
+}
+
+/* One header stack (outer or inner) from L2 down. */
+static void
+parse_stack(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o)
+{
+	uint16_t et = 0;
+	uint8_t proto = 0;
+	int l4_ok = 0;
+
+	off = parse_l2(f, len, off, o, &et);
+	if (off == 0)
+		return;
+	if (et == ET_IPV4)
+		off = parse_ipv4(f, len, off, o, &proto, &l4_ok);
+	else if (et == ET_IPV6)
+		off = parse_ipv6(f, len, off, o, &proto, &l4_ok);
+	else
+		return;
+	if (off != 0 && l4_ok)
+		parse_l4(f, len, off, proto, o);
+}
 
 void
 tally_model_parse(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
 {
+	struct parse_out o, in;
+	uint8_t *k;
+
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->frame = frame;
 	pkt->len = len;
+	k = pkt->key.b;
+
+	memset(&o, 0, sizeof(o));
+	o.sec = k + TALLY_MS_OFF(TALLY_MS_OUTER);
+	o.misc = k + TALLY_MS_OFF(TALLY_MS_MISC);
+	o.misc3 = k + TALLY_MS_OFF(TALLY_MS_MISC3);
+	parse_stack(frame, len, 0, &o);
+
+	pkt->l3 = o.l3;
+	pkt->l4 = o.l4;
+	pkt->has_vlan = o.has_vlan;
+	memcpy(pkt->src, o.src, sizeof(pkt->src));
+	memcpy(pkt->dst, o.dst, sizeof(pkt->dst));
+	pkt->sport = o.sport;
+	pkt->dport = o.dport;
+	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, o.l3) |
+			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, o.l4));
+
+	/* VXLAN: UDP/4789 carrying flags with the I bit and a full header. */
+	if (o.l4 == TALLY_PTYPE_L4_UDP && o.udp_dport == TALLY_VXLAN_UDP_PORT &&
+	    len >= o.l4_off + 8 && (frame[o.l4_off] & 0x08)) {
+		memcpy(&o.misc[TALLY_MISC_VXLAN_VNI], frame + o.l4_off + 4, 3);
+		pkt->ptype |= TALLY_PTYPE_TUNNEL_VXLAN;
+		memset(&in, 0, sizeof(in));
+		in.inner = 1;
+		in.sec = k + TALLY_MS_OFF(TALLY_MS_INNER);
+		in.misc = o.misc;
+		/* misc3 has no inner ICMP fields: inner ICMP is not matchable */
+		in.misc3 = NULL;
+		parse_stack(frame, len, o.l4_off + 8, &in);
+	}
 }
