@@ -5,7 +5,7 @@
  * here, so they build and run without EAL.
  *
  * Logging: messages go to a sink set once at start-up (the PMD routes them
- * to rte_log); the default sink writes WARNING and worse to stderr.
+ * to the DPDK log); the default sink writes WARNING and worse to stderr.
  */
 #ifndef TALLY_PLAT_H
 #define TALLY_PLAT_H

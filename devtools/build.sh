@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# build.sh [BUILD_DIR [meson options...]]: install what is missing, configure
+# and build. Warnings are errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+shift || true
+sdk=$(bash devtools/setup.sh | tail -1)
+if [ -f "$build/build.ninja" ]; then
+	meson configure "$build" -Ddpdk_sdk="$sdk" "$@" >/dev/null
+else
+	meson setup "$build" -Ddpdk_sdk="$sdk" "$@" >/dev/null
+fi
+ninja -C "$build" >/dev/null || ninja -C "$build"
+echo "build: $build ready" >&2

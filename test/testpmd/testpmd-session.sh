@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# testpmd-session.sh PMD_SO VDEV_ARGS SCRIPT [testpmd args...]
+#
+# Runs stock dpdk-testpmd on one net_tally vdev, feeding the interactive
+# commands of SCRIPT one line at a time. A line "sleep N" pauses; "wait-quiet"
+# pauses until port 0's Rx counter stops moving (up to 10 s). testpmd's
+# output goes to stdout.
+set -euo pipefail
+pmd=$1 vdev=$2 script=$3
+shift 3
+prefix="tally-tp-$$-$RANDOM"
+
+feed() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		"sleep "*) sleep "${line#sleep }" ;;
+		"") ;;
+		*) echo "$line"; sleep 0.2 ;;
+		esac
+	done < "$script"
+}
+
+feed | timeout 120 dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
+	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
+	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 "$@" 2>&1
