@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_flow pattern -> Tally match key.
+ *
+ * Supported items are data: for each, the per-byte mask of what the device
+ * can match (a user mask must be a subset), the byte ranges copied into the
+ * key, and a hook for fields that are not plain byte copies and for the
+ * fields an item implies (an ipv4 item implies ip_version 4, a udp item
+ * implies ip_protocol 17, a vxlan item implies outer UDP port 4789).
+ * Items after vxlan describe the inner headers and fill the inner section.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_flow.h>
+
+#include "tally_flow.h"
+
+/* Where a field lands: the L2-L4 section of the current header stack (outer,
+ * or inner after vxlan), or a fixed section. */
+enum key_sec {
+	KS_L24,
+	KS_MISC,
+	KS_MISC3,
+};
+
+struct field_copy {
+	uint16_t item_off;	/* byte offset in the item struct */
+	uint16_t key_off;	/* byte offset in the section */
+	uint8_t len;
+	uint8_t sec;		/* enum key_sec */
+};
+
+enum layer {
+	LAYER_L2 = 1,
+	LAYER_VLAN,
+	LAYER_L3,
+	LAYER_L4,
+	LAYER_TUNNEL,
+};
+
+struct parse_state {
+	struct tally_flow_match *m;
+	int inner;		/* after vxlan */
+	int layer;		/* highest layer seen in this stack */
+	int vlans;		/* VLAN items in this stack */
+	uint8_t ipver;		/* 4/6 when an L3 item was seen */
+	const struct rte_flow_item *next; /* next non-void item */
+	struct rte_flow_error *error;
+};
+
+struct item_desc {
+	enum rte_flow_item_type type;
+	const char *name;
+	uint8_t layer;		/* enum layer */
+	uint8_t outer_only;
+	size_t size;
+	const void *nic_mask;
+	const void *default_mask;
+	const struct field_copy *copies;
+	unsigned int ncopies;
+	/* special fields and implied matches; spec/mask are never NULL here */
+	int (*extra)(struct parse_state *ps, const struct rte_flow_item *item,
+		     const void *spec, const void *mask);
+};
+
+/* ---- key helpers ---------------------------------------------------------- */
+
+static uint8_t *
+sec_base(struct tally_match_key *k, const struct parse_state *ps, enum key_sec s)
+{
+	switch (s) {
+	case KS_MISC:
+		return k->b + TALLY_MS_OFF(TALLY_MS_MISC);
+	case KS_MISC3:
+		return k->b + TALLY_MS_OFF(TALLY_MS_MISC3);
+	case KS_L24:
+	default:
+		return k->b + TALLY_MS_OFF(ps->inner ? TALLY_MS_INNER : TALLY_MS_OUTER);
+	}
+}
+
+static uint8_t
+sec_bit(const struct parse_state *ps, enum key_sec s)
+{
+	switch (s) {
+	case KS_MISC:
+		return 1u << TALLY_MS_MISC;
+	case KS_MISC3:
+		return 1u << TALLY_MS_MISC3;
+	case KS_L24:
+	default:
+		return 1u << (ps->inner ? TALLY_MS_INNER : TALLY_MS_OUTER);
+	}
+}
+
+/* Match `len` bytes at section offset `off` against value under mask. A bit
+ * already matched with another value is a conflict. */
+static int
+key_set(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s,
+	unsigned int off, const uint8_t *val, const uint8_t *mask, unsigned int len)
+{
+	uint8_t *km = sec_base(&ps->m->mask, ps, s) + off;
+	uint8_t *kv = sec_base(&ps->m->value, ps, s) + off;
+	unsigned int i;
+	int any = 0;
+
+	for (i = 0; i < len; i++) {
+		uint8_t both = km[i] & mask[i];
+
+		if ((kv[i] & both) != (val[i] & both))
+			return -rte_flow_error_set(ps->error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"item conflicts with a field matched by an earlier item");
+		km[i] |= mask[i];
+		kv[i] |= val[i] & mask[i];
+		any |= mask[i];
+	}
+	if (any)
+		ps->m->criteria |= sec_bit(ps, s);
+	return 0;
+}
+
+/* Match a field an item implies (full mask over `bits`). */
+static int
+key_imply(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s,
+	  unsigned int off, uint8_t val, uint8_t bits)
+{
+	return key_set(ps, item, s, off, &val, &bits, 1);
+}
+
+static int
+key_imply16(struct parse_state *ps, const struct rte_flow_item *item,
+	    enum key_sec s, unsigned int off, uint16_t val)
+{
+	uint8_t v[2] = { (uint8_t)(val >> 8), (uint8_t)val };
+	static const uint8_t full[2] = { 0xff, 0xff };
+
+	return key_set(ps, item, s, off, v, full, 2);
+}
+
+static int
+imply_ip_protocol(struct parse_state *ps, const struct rte_flow_item *item,
+		  uint8_t proto)
+{
+	return key_imply(ps, item, KS_L24, TALLY_L24_IP_PROTOCOL, proto, 0xff);
+}
+
+/* ---- eth ---------------------------------------------------------------- */
+
+static const struct rte_flow_item_eth eth_nic_mask = {
+	.hdr.dst_addr.addr_bytes = "\xff\xff\xff\xff\xff\xff",
+	.hdr.src_addr.addr_bytes = "\xff\xff\xff\xff\xff\xff",
+	.hdr.ether_type = RTE_BE16(0xffff),
+	.has_vlan = 1,
+};
+
+static const struct field_copy eth_copies[] = {
+	{ offsetof(struct rte_flow_item_eth, hdr.dst_addr), TALLY_L24_DMAC, 6, KS_L24 },
+	{ offsetof(struct rte_flow_item_eth, hdr.src_addr), TALLY_L24_SMAC, 6, KS_L24 },
+};
+
+static int
+tpid_bit(uint16_t tpid, uint8_t *bit)
+{
+	if (tpid == RTE_ETHER_TYPE_VLAN)
+		*bit = TALLY_L24_F_CVLAN;
+	else if (tpid == RTE_ETHER_TYPE_QINQ || tpid == RTE_ETHER_TYPE_QINQ1)
+		*bit = TALLY_L24_F_SVLAN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int
+eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	  const void *spec, const void *mask)
+{
+	const struct rte_flow_item_eth *s = spec, *mk = mask;
+	uint16_t type = rte_be_to_cpu_16(s->hdr.ether_type);
+	uint16_t tmask = rte_be_to_cpu_16(mk->hdr.ether_type);
+	uint8_t bit;
+	int ret;
+
+	if (mk->has_vlan) {
+		/* has_vlan matches the C-tag bit, as the device cannot OR tags */
+		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+				s->has_vlan ? TALLY_L24_F_CVLAN : 0, TALLY_L24_F_CVLAN);
+		if (ret)
+			return ret;
+	}
+	if (tmask == 0)
+		return 0;
+	if (ps->next != NULL && ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN) {
+		/* type is the TPID of the tag that follows */
+		if (tmask != 0xffff || tpid_bit(type, &bit) != 0)
+			return -rte_flow_error_set(ps->error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
+				"eth type before vlan must be a full-mask TPID 0x8100, 0x88a8 or 0x9100");
+		return key_imply(ps, item, KS_L24, TALLY_L24_FLAGS, bit, bit);
+	}
+	return key_set(ps, item, KS_L24, TALLY_L24_ETHERTYPE,
+		       (const uint8_t *)&s->hdr.ether_type,
+		       (const uint8_t *)&mk->hdr.ether_type, 2);
+}
+
+/* ---- vlan ----------------------------------------------------------------- */
+
+/* every vlan field lands in a place that depends on the tag position */
+static const struct field_copy vlan_copies[] = {
+	{ 0, 0, 0, KS_L24 },
+};
+
+static const struct rte_flow_item_vlan vlan_nic_mask = {
+	.hdr.vlan_tci = RTE_BE16(0xffff),
+	.hdr.eth_proto = RTE_BE16(0xffff),
+};
+
+static int
+vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	   const void *spec, const void *mask)
+{
+	const struct rte_flow_item_vlan *s = spec, *mk = mask;
+	unsigned int tci_off;
+	enum key_sec sec;
+	uint8_t bit;
+	int ret;
+
+	if (ps->vlans == 0) {
+		sec = KS_L24;
+		tci_off = TALLY_L24_VLAN;
+		/* a vlan item requires a tag; the C-tag bit unless eth named S */
+		if (!(sec_base(&ps->m->mask, ps, KS_L24)[TALLY_L24_FLAGS] &
+		      (TALLY_L24_F_CVLAN | TALLY_L24_F_SVLAN))) {
+			ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+					TALLY_L24_F_CVLAN, TALLY_L24_F_CVLAN);
+			if (ret)
+				return ret;
+		}
+	} else {
+		sec = KS_MISC;
+		tci_off = ps->inner ? TALLY_MISC_INNER_SECOND_VLAN :
+				      TALLY_MISC_OUTER_SECOND_VLAN;
+		bit = ps->inner ? TALLY_MISC_F_INNER_SECOND_CVLAN :
+				  TALLY_MISC_F_OUTER_SECOND_CVLAN;
+		ret = key_imply(ps, item, KS_MISC, TALLY_MISC_SECOND_TAGS, bit, bit);
+		if (ret)
+			return ret;
+	}
+	ps->vlans++;
+	ret = key_set(ps, item, sec, tci_off, (const uint8_t *)&s->hdr.vlan_tci,
+		      (const uint8_t *)&mk->hdr.vlan_tci, 2);
+	if (ret)
+		return ret;
+	if (mk->hdr.eth_proto != 0 && ps->next != NULL &&
+	    ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN)
+		return -rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+			"vlan inner_type before a second vlan item is not supported");
+	return key_set(ps, item, KS_L24, TALLY_L24_ETHERTYPE,
+		       (const uint8_t *)&s->hdr.eth_proto,
+		       (const uint8_t *)&mk->hdr.eth_proto, 2);
+}
+
+/* ---- ipv4 ----------------------------------------------------------------- */
+
+static const struct rte_flow_item_ipv4 ipv4_nic_mask = {
+	.hdr.type_of_service = 0xff,
+	.hdr.time_to_live = 0xff,
+	.hdr.next_proto_id = 0xff,
+	.hdr.src_addr = RTE_BE32(0xffffffff),
+	.hdr.dst_addr = RTE_BE32(0xffffffff),
+};
+
+static const struct field_copy ipv4_copies[] = {
+	{ offsetof(struct rte_flow_item_ipv4, hdr.type_of_service), TALLY_L24_IP_DSCP_ECN, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv4, hdr.time_to_live), TALLY_L24_TTL_HOPLIMIT, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv4, hdr.next_proto_id), TALLY_L24_IP_PROTOCOL, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv4, hdr.src_addr), TALLY_L24_SRC_IPV4, 4, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv4, hdr.dst_addr), TALLY_L24_DST_IPV4, 4, KS_L24 },
+};
+
+static int
+ipv4_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	   const void *spec, const void *mask)
+{
+	ps->ipver = 4;
+	return key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+			 TALLY_FIELD_PREP(TALLY_L24_F_IPVER_M, 4), TALLY_L24_F_IPVER_M);
+}
+
+/* ---- ipv6 ----------------------------------------------------------------- */
+
+static const struct rte_flow_item_ipv6 ipv6_nic_mask = {
+	.hdr.vtc_flow = RTE_BE32(0x0fffffff),	/* traffic class, flow label */
+	.hdr.proto = 0xff,
+	.hdr.hop_limits = 0xff,
+	.hdr.src_addr = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+	.hdr.dst_addr = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+};
+
+static const struct field_copy ipv6_copies[] = {
+	{ offsetof(struct rte_flow_item_ipv6, hdr.proto), TALLY_L24_IP_PROTOCOL, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv6, hdr.hop_limits), TALLY_L24_TTL_HOPLIMIT, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv6, hdr.src_addr), TALLY_L24_SRC_IP, 16, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv6, hdr.dst_addr), TALLY_L24_DST_IP, 16, KS_L24 },
+};
+
+static int
+ipv6_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	   const void *spec, const void *mask)
+{
+	const struct rte_flow_item_ipv6 *s = spec, *mk = mask;
+	uint32_t v = rte_be_to_cpu_32(s->hdr.vtc_flow);
+	uint32_t m = rte_be_to_cpu_32(mk->hdr.vtc_flow);
+	uint8_t tc_v = (uint8_t)(v >> 20), tc_m = (uint8_t)(m >> 20);
+	uint8_t fl_v[4] = { 0, (uint8_t)((v >> 16) & 0x0f), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t fl_m[4] = { 0, (uint8_t)((m >> 16) & 0x0f), (uint8_t)(m >> 8), (uint8_t)m };
+	int ret;
+
+	ps->ipver = 6;
+	ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+			TALLY_FIELD_PREP(TALLY_L24_F_IPVER_M, 6), TALLY_L24_F_IPVER_M);
+	if (ret == 0)
+		ret = key_set(ps, item, KS_L24, TALLY_L24_IP_DSCP_ECN, &tc_v, &tc_m, 1);
+	if (ret == 0)
+		ret = key_set(ps, item, KS_MISC, ps->inner ?
+			      TALLY_MISC_INNER_IPV6_FLOW_LABEL :
+			      TALLY_MISC_OUTER_IPV6_FLOW_LABEL, fl_v, fl_m, 4);
+	return ret;
+}
+
+/* ---- tcp / udp ------------------------------------------------------------ */
+
+static const struct rte_flow_item_tcp tcp_nic_mask = {
+	.hdr.src_port = RTE_BE16(0xffff),
+	.hdr.dst_port = RTE_BE16(0xffff),
+	.hdr.tcp_flags = 0xff,
+};
+
+static const struct field_copy tcp_copies[] = {
+	{ offsetof(struct rte_flow_item_tcp, hdr.src_port), TALLY_L24_TCP_SPORT, 2, KS_L24 },
+	{ offsetof(struct rte_flow_item_tcp, hdr.dst_port), TALLY_L24_TCP_DPORT, 2, KS_L24 },
+	{ offsetof(struct rte_flow_item_tcp, hdr.tcp_flags), TALLY_L24_TCP_FLAGS, 1, KS_L24 },
+};
+
+static int
+tcp_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	  const void *spec, const void *mask)
+{
+	return imply_ip_protocol(ps, item, IPPROTO_TCP);
+}
+
+static const struct rte_flow_item_udp udp_nic_mask = {
+	.hdr.src_port = RTE_BE16(0xffff),
+	.hdr.dst_port = RTE_BE16(0xffff),
+};
+
+static const struct field_copy udp_copies[] = {
+	{ offsetof(struct rte_flow_item_udp, hdr.src_port), TALLY_L24_UDP_SPORT, 2, KS_L24 },
+	{ offsetof(struct rte_flow_item_udp, hdr.dst_port), TALLY_L24_UDP_DPORT, 2, KS_L24 },
+};
+
+static int
+udp_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	  const void *spec, const void *mask)
+{
+	return imply_ip_protocol(ps, item, IPPROTO_UDP);
+}
+
+/* ---- icmp / icmp6 ---------------------------------------------------------- */
+
+static const struct rte_flow_item_icmp icmp_nic_mask = {
+	.hdr.icmp_type = 0xff,
+	.hdr.icmp_code = 0xff,
+	.hdr.icmp_ident = RTE_BE16(0xffff),
+	.hdr.icmp_seq_nb = RTE_BE16(0xffff),
+};
+
+static const struct field_copy icmp_copies[] = {
+	{ offsetof(struct rte_flow_item_icmp, hdr.icmp_type), TALLY_MISC3_ICMP_TYPE, 1, KS_MISC3 },
+	{ offsetof(struct rte_flow_item_icmp, hdr.icmp_code), TALLY_MISC3_ICMP_CODE, 1, KS_MISC3 },
+	{ offsetof(struct rte_flow_item_icmp, hdr.icmp_ident), TALLY_MISC3_ICMP_HEADER_DATA, 4, KS_MISC3 },
+};
+
+static int
+icmp_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	   const void *spec, const void *mask)
+{
+	if (ps->ipver == 6)
+		return -rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM, item, "icmp item after ipv6: use icmp6");
+	return imply_ip_protocol(ps, item, IPPROTO_ICMP);
+}
+
+static const struct rte_flow_item_icmp6 icmp6_nic_mask = {
+	.type = 0xff,
+	.code = 0xff,
+};
+
+static const struct field_copy icmp6_copies[] = {
+	{ offsetof(struct rte_flow_item_icmp6, type), TALLY_MISC3_ICMPV6_TYPE, 1, KS_MISC3 },
+	{ offsetof(struct rte_flow_item_icmp6, code), TALLY_MISC3_ICMPV6_CODE, 1, KS_MISC3 },
+};
+
+static int
+icmp6_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	    const void *spec, const void *mask)
+{
+	if (ps->ipver == 4)
+		return -rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM, item, "icmp6 item after ipv4: use icmp");
+	return imply_ip_protocol(ps, item, IPPROTO_ICMPV6);
+}
+
+/* ---- vxlan ---------------------------------------------------------------- */
+
+static const struct rte_flow_item_vxlan vxlan_nic_mask = {
+	.vni = "\xff\xff\xff",
+};
+
+static const struct field_copy vxlan_copies[] = {
+	{ offsetof(struct rte_flow_item_vxlan, vni), TALLY_MISC_VXLAN_VNI, 3, KS_MISC },
+};
+
+static int
+vxlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
+	    const void *spec, const void *mask)
+{
+	int ret;
+
+	ret = imply_ip_protocol(ps, item, IPPROTO_UDP);
+	if (ret == 0)
+		ret = key_imply16(ps, item, KS_L24, TALLY_L24_UDP_DPORT,
+				  TALLY_VXLAN_UDP_PORT);
+	return ret;
+}
+
+/* ---- the catalogue -------------------------------------------------------- */
+
+#define ITEM(TYPE, nm, lay, outer, st, copies_, extra_)			\
+	{ .type = RTE_FLOW_ITEM_TYPE_##TYPE, .name = #nm, .layer = (lay),	\
+	  .outer_only = (outer), .size = sizeof(struct rte_flow_item_##st),	\
+	  .nic_mask = &st##_nic_mask, .default_mask = &rte_flow_item_##st##_mask, \
+	  .copies = (copies_), .ncopies = RTE_DIM(copies_), .extra = (extra_) }
+
+/* Parsed by devtools/check-flow-doc.sh: keep one ITEM( per line. */
+static const struct item_desc items[] = {
+	ITEM(ETH, eth, LAYER_L2, 0, eth, eth_copies, eth_extra),
+	ITEM(ICMP, icmp, LAYER_L4, 1, icmp, icmp_copies, icmp_extra),
+	ITEM(ICMP6, icmp6, LAYER_L4, 1, icmp6, icmp6_copies, icmp6_extra),
+	ITEM(IPV4, ipv4, LAYER_L3, 0, ipv4, ipv4_copies, ipv4_extra),
+	ITEM(IPV6, ipv6, LAYER_L3, 0, ipv6, ipv6_copies, ipv6_extra),
+	ITEM(TCP, tcp, LAYER_L4, 0, tcp, tcp_copies, tcp_extra),
+	ITEM(UDP, udp, LAYER_L4, 0, udp, udp_copies, udp_extra),
+	ITEM(VLAN, vlan, LAYER_VLAN, 0, vlan, vlan_copies, vlan_extra),
+	ITEM(VXLAN, vxlan, LAYER_TUNNEL, 1, vxlan, vxlan_copies, vxlan_extra),
+};
+
+static const struct item_desc *
+find_item(enum rte_flow_item_type type)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(items); i++)
+		if (items[i].type == type)
+			return &items[i];
+	return NULL;
+}
+
+static const struct rte_flow_item *
+next_item(const struct rte_flow_item *item)
+{
+	do {
+		item++;
+	} while (item->type == RTE_FLOW_ITEM_TYPE_VOID);
+	return item->type == RTE_FLOW_ITEM_TYPE_END ? NULL : item;
+}
+
+/* Layer order inside one header stack: L2, up to two VLANs, L3, L4, tunnel. */
+static int
+check_order(struct parse_state *ps, const struct item_desc *d,
+	    const struct rte_flow_item *item)
+{
+	if (ps->inner && d->outer_only)
+		return -rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM, item,
+			d->layer == LAYER_TUNNEL ? "nested tunnels are not supported" :
+			"item not supported after vxlan (inner headers)");
+	if (d->layer == LAYER_VLAN) {
+		if (ps->layer > LAYER_VLAN || ps->vlans >= 2)
+			return -rte_flow_error_set(ps->error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"vlan item must follow eth, at most two per header stack");
+		return 0;
+	}
+	if (d->layer <= ps->layer)
+		return -rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"item out of order: each header layer at most once, outermost first");
+	return 0;
+}
+
+static int
+parse_item(struct parse_state *ps, const struct item_desc *d,
+	   const struct rte_flow_item *item)
+{
+	static const uint8_t zero[sizeof(struct rte_flow_item_ipv6)];
+	const uint8_t *spec = item->spec, *mask = item->mask;
+	const uint8_t *nic = d->nic_mask;
+	unsigned int i;
+	int ret;
+
+	if (spec == NULL) {
+		spec = zero;
+		mask = zero;
+	} else if (mask == NULL) {
+		mask = d->default_mask;
+	}
+	if (item->last != NULL && (item->spec == NULL ||
+				   memcmp(item->last, item->spec, d->size) != 0))
+		return -rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
+			"ranges (last) are not supported");
+	for (i = 0; i < d->size; i++)
+		if (mask[i] & ~nic[i])
+			return -rte_flow_error_set(ps->error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+				"mask covers a field the device cannot match");
+	for (i = 0; i < d->ncopies; i++) {
+		const struct field_copy *c = &d->copies[i];
+
+		if (c->len == 0)
+			continue;
+		ret = key_set(ps, item, c->sec, c->key_off, spec + c->item_off,
+			      mask + c->item_off, c->len);
+		if (ret)
+			return ret;
+	}
+	return d->extra != NULL ? d->extra(ps, item, spec, mask) : 0;
+}
+
+int
+tally_flow_parse_pattern(const struct rte_flow_item pattern[],
+			 struct tally_flow_match *m, struct rte_flow_error *error)
+{
+	const struct rte_flow_item *item;
+	struct parse_state ps;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	memset(&ps, 0, sizeof(ps));
+	ps.m = m;
+	ps.error = error;
+	if (pattern == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL, "NULL pattern");
+	for (item = pattern; item->type != RTE_FLOW_ITEM_TYPE_END; item++) {
+		const struct item_desc *d;
+
+		if (item->type == RTE_FLOW_ITEM_TYPE_VOID)
+			continue;
+		d = find_item(item->type);
+		if (d == NULL)
+			return -rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ITEM, item, "item type not supported");
+		ret = check_order(&ps, d, item);
+		if (ret)
+			return ret;
+		ps.next = next_item(item);
+		ret = parse_item(&ps, d, item);
+		if (ret)
+			return ret;
+		if (d->layer == LAYER_TUNNEL) {
+			ps.inner = 1;
+			ps.layer = 0;
+			ps.vlans = 0;
+			ps.ipver = 0;
+		} else if (d->layer != LAYER_VLAN) {
+			ps.layer = d->layer;
+		} else {
+			ps.layer = LAYER_L2;
+		}
+	}
+	return 0;
+}
