@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Model life cycle, the tally_io transport, the device step and its thread. */
+#include <string.h>
+#include <time.h>
+
+#include "tally_model_priv.h"
+
+#define TALLY_MODEL_IDLE_NS	20000	/* thread sleep when nothing moved */
+
+static const struct tally_wire_ops *const tally_model_wires[] = {
+	[TALLY_WIRE_LOOP] = &tally_wire_loop_ops,
+	[TALLY_WIRE_PCAP] = &tally_wire_pcap_ops,
+	[TALLY_WIRE_IF] = &tally_wire_if_ops,
+	[TALLY_WIRE_GEN] = &tally_wire_gen_ops,
+	[TALLY_WIRE_NONE] = &tally_wire_none_ops,
+};
+
+static unsigned int
+tally_model_step_locked(struct tally_model *m)
+{
+	unsigned int frames = 0, i;
+	uint32_t caplen, len;
+
+	for (i = 0; i < m->cfg.tx_queues; i++)
+		if (m->txq[i].en && m->txq[i].prod != m->txq[i].head)
+			frames += tally_model_tx_queue(m, &m->txq[i]);
+	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
+		return frames;	/* the wire keeps its frames until the port runs */
+	for (i = 0; i < TALLY_MODEL_BURST; i++) {
+		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
+			break;
+		tally_model_rx_frame(m, m->rx_buf, caplen, len);
+		frames++;
+	}
+	return frames;
+}
+
+unsigned int
+tally_model_step(struct tally_model *m)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&m->lock);
+	n = tally_model_step_locked(m);
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+static void *
+tally_model_thread(void *arg)
+{
+	struct tally_model *m = arg;
+	struct timespec idle = { 0, TALLY_MODEL_IDLE_NS };
+
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
+		if (tally_model_step(m) == 0)
+			nanosleep(&idle, NULL);
+	return NULL;
+}
+
+int
+tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
+{
+	int rc = 0;
+
+	if (m == NULL || (frame == NULL && len != 0))
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE)
+		tally_model_rx_frame(m, frame, len, len);
+	else
+		rc = -ENETDOWN;
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+int
+tally_model_wire_eof(struct tally_model *m)
+{
+	int eof;
+
+	pthread_mutex_lock(&m->lock);
+	eof = m->wire->eof(m) != 0;
+	pthread_mutex_unlock(&m->lock);
+	return eof;
+}
+
+static unsigned int
+tally_model_service(void *ctx)
+{
+	struct tally_model *m = ctx;
+
+	if (m->cfg.mode == TALLY_MODEL_THREAD)
+		return 0;
+	return tally_model_step(m);
+}
+
+static const struct tally_io_ops tally_model_io_ops = {
+	.name = "model",
+	.read32 = tally_model_read32,
+	.write32 = tally_model_write32,
+	.service = tally_model_service,
+};
+
+void
+tally_model_io(struct tally_model *m, struct tally_io *io)
+{
+	io->ops = &tally_model_io_ops;
+	io->ctx = m;
+	io->bar = m->bar;
+	io->bar_len = m->bar_len;
+}
+
+static void
+tally_model_free(struct tally_model *m)
+{
+	if (m->wire != NULL)
+		m->wire->close(m);
+	pthread_mutex_destroy(&m->lock);
+	tally_free(m->bar);
+	tally_free(m->rx_buf);
+	tally_free(m->tx_buf);
+	tally_free(m->pcap_rx);
+	tally_free(m->pcap_tx);
+	tally_free(m->iface);
+	tally_free(m);
+}
+
+static char *
+tally_model_strdup(const char *s, bool *fail)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	d = tally_zmalloc(strlen(s) + 1);
+	if (d == NULL)
+		*fail = true;
+	else
+		memcpy(d, s, strlen(s) + 1);
+	return d;
+}
+
+/* Allocate the BAR and buffers; lay out the banks. */
+static int
+tally_model_alloc(struct tally_model *m)
+{
+	bool fail = false;
+	uint64_t len;
+
+	m->pcap_rx = tally_model_strdup(m->cfg.pcap_rx, &fail);
+	m->pcap_tx = tally_model_strdup(m->cfg.pcap_tx, &fail);
+	m->iface = tally_model_strdup(m->cfg.iface, &fail);
+	m->cfg.pcap_rx = m->pcap_rx;
+	m->cfg.pcap_tx = m->pcap_tx;
+	m->cfg.iface = m->iface;
+	m->cnt_off = TALLY_CNT_BANK_OFF;
+	len = TALLY_ALIGN_UP((uint64_t)m->cnt_off +
+			     (uint64_t)m->cfg.counters * sizeof(struct tally_cnt_entry),
+			     (uint64_t)4096);
+	m->ccnt_off = (uint32_t)len;
+	len = TALLY_ALIGN_UP(len + (uint64_t)m->cfg.comp_counters *
+			     sizeof(struct tally_ccnt_entry), (uint64_t)4096);
+	m->bar_len = (size_t)len;
+	m->bar = tally_zmalloc_aligned(m->bar_len, 4096);
+	m->rx_buf = tally_zmalloc(TALLY_MODEL_WIRE_BUF);
+	m->tx_buf = tally_zmalloc(m->cfg.max_frame);
+	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+int
+tally_model_create(const struct tally_model_config *cfg, struct tally_model **out,
+		   char *errbuf, size_t errlen)
+{
+	struct tally_model *m;
+	int rc;
+
+	if (cfg == NULL || out == NULL) {
+		tally_model_errf(errbuf, errlen, "config or output pointer is NULL");
+		return -EINVAL;
+	}
+	rc = tally_model_config_check(cfg, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	m = tally_zmalloc(sizeof(*m));
+	if (m == NULL) {
+		tally_model_errf(errbuf, errlen, "out of memory for the model");
+		return -ENOMEM;
+	}
+	m->cfg = *cfg;
+	pthread_mutex_init(&m->lock, NULL);
+	rc = tally_model_alloc(m);
+	if (rc < 0) {
+		tally_model_errf(errbuf, errlen, "out of memory for a %zu-byte BAR",
+				 m->bar_len);
+		goto fail;
+	}
+	tally_model_regs_init(m);
+	rc = tally_model_wires[cfg->wire]->open(m, errbuf, errlen);
+	if (rc < 0)
+		goto fail;
+	m->wire = tally_model_wires[cfg->wire];
+	if (cfg->mode == TALLY_MODEL_THREAD) {
+		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
+		if (rc < 0) {
+			tally_model_errf(errbuf, errlen, "mode=thread: cannot start: %s",
+					 strerror(-rc));
+			goto fail;
+		}
+		m->thread_started = true;
+	}
+	*out = m;
+	return 0;
+fail:
+	tally_model_free(m);
+	return rc;
+}
+
+void
+tally_model_destroy(struct tally_model *m)
+{
+	if (m == NULL)
+		return;
+	if (m->thread_started) {
+		__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(m->thread, NULL);
+	}
+	tally_model_free(m);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal state of the software Tally NIC, shared by the files of lib/model.
+ *
+ * Design
+ *  - The BAR is one host buffer. Readable register values, port and queue
+ *    statistics and both counter banks live in it, so the driver's plain
+ *    loads see exactly what a real BAR would show. `wr[]` keeps the value the
+ *    driver last wrote to every register offset (write-only ones included).
+ *  - Everything that changes device state runs under `lock`: the register
+ *    decoder, tally_model_step(), tally_model_inject() and the model thread.
+ *    Values the driver may load at any time (registers, statistics, counters)
+ *    are stored with __atomic builtins so no load ever sees a torn value.
+ *  - Queue rings are sampled at enable: ring and completion ring IOVAs are
+ *    checked against the DMA regions once and kept as host pointers. Buffer
+ *    addresses inside descriptors are checked on every use.
+ *  - The wire back end is an ops table (struct tally_wire_ops); one file per
+ *    back end. Back ends never call into the Rx pipeline themselves: the step
+ *    polls them, so a loop back end can never recurse.
+ */
+#ifndef TALLY_MODEL_PRIV_H
+#define TALLY_MODEL_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/tally_cnt_bank.h>
+#include <tally/tally_desc.h>
+#include <tally/tally_regs.h>
+
+#include "tally_model.h"
+#include "tally_model_dev.h"
+#include "tally_plat.h"
+
+/* Register file: everything below the first bank that is not memory-like. */
+#define TALLY_MODEL_REGFILE_LEN	0x2000
+#define TALLY_MODEL_RING_MIN_LOG2	4
+#define TALLY_MODEL_RING_MAX_LOG2	15
+#define TALLY_MODEL_BURST		64	/* wire frames per step */
+#define TALLY_MODEL_WIRE_BUF		16384	/* > any valid max_frame */
+#define TALLY_MODEL_MTU_DEFAULT		1500
+#define TALLY_MODEL_L2_OVERHEAD		18	/* Ethernet header + one VLAN tag */
+#define TALLY_MODEL_CCNT_MAX		(1u << 24)
+#define TALLY_MODEL_GEN_FLOWS_MAX	(1u << 24)
+#define TALLY_MODEL_CAPS	(TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | \
+				 TALLY_CAP_TX_GATHER | TALLY_CAP_STEER | \
+				 TALLY_CAP_CNT | TALLY_CAP_CCNT | \
+				 TALLY_CAP_DMA_CHECK)
+
+struct tally_model;
+
+/* Wire back end: the other side of the port. All calls run under the lock. */
+struct tally_wire_ops {
+	const char *name;
+	/* Allocate m->wire_priv; on failure write a message naming the setting. */
+	int (*open)(struct tally_model *m, char *errbuf, size_t errlen);
+	void (*close)(struct tally_model *m);
+	/* Put a frame on the wire: 0, or -errno when the wire refused it. */
+	int (*tx)(struct tally_model *m, const uint8_t *frame, uint32_t len);
+	/* Take one frame: 1 with *caplen bytes copied into buf (at most buflen)
+	 * and *len its length on the wire, 0 when nothing is pending. */
+	int (*rx)(struct tally_model *m, uint8_t *buf, uint32_t buflen,
+		  uint32_t *caplen, uint32_t *len);
+	int (*eof)(struct tally_model *m);
+};
+
+extern const struct tally_wire_ops tally_wire_loop_ops;
+extern const struct tally_wire_ops tally_wire_pcap_ops;
+extern const struct tally_wire_ops tally_wire_if_ops;
+extern const struct tally_wire_ops tally_wire_gen_ops;
+extern const struct tally_wire_ops tally_wire_none_ops;
+
+struct tally_model_region {
+	uint64_t base;
+	uint64_t len;		/* 0: slot unused */
+};
+
+struct tally_model_queue {
+	uint32_t id;
+	bool is_tx;
+	bool en;
+	uint32_t log2;
+	uint32_t mask;
+	void *ring;		/* host pointer of the descriptor ring */
+	void *cq;		/* host pointer of the completion ring */
+	uint32_t prod;		/* last doorbell value */
+	uint32_t head;		/* device consumer index, free running */
+	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
+};
+
+struct tally_model {
+	struct tally_model_config cfg;	/* strings point into the copies below */
+	char *pcap_rx;
+	char *pcap_tx;
+	char *iface;
+
+	uint8_t *bar;
+	size_t bar_len;
+	uint32_t cnt_off;
+	uint32_t ccnt_off;
+	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
+
+	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
+	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
+	struct tally_model_queue txq[TALLY_MAX_QUEUES];
+
+	pthread_mutex_t lock;
+	const struct tally_wire_ops *wire;
+	void *wire_priv;
+	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
+	uint8_t *tx_buf;		/* max_frame bytes */
+
+	pthread_t thread;
+	bool thread_started;
+	int stop;			/* atomic */
+};
+
+/* ---- BAR access (atomic, so the driver never sees a torn value) ---------- */
+static inline uint32_t
+tally_model_bar_rd(const struct tally_model *m, uint32_t off)
+{
+	return __atomic_load_n((const uint32_t *)(const void *)(m->bar + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+static inline void
+tally_model_bar_wr(struct tally_model *m, uint32_t off, uint32_t val)
+{
+	__atomic_store_n((uint32_t *)(void *)(m->bar + off), val, __ATOMIC_RELEASE);
+}
+
+static inline void
+tally_model_bar_add64(struct tally_model *m, uint32_t off, uint64_t val)
+{
+	__atomic_fetch_add((uint64_t *)(void *)(m->bar + off), val, __ATOMIC_RELAXED);
+}
+
+static inline void
+tally_model_stat_add(struct tally_model *m, enum tally_port_stat s, uint64_t val)
+{
+	tally_model_bar_add64(m, TALLY_REG_STAT(s), val);
+}
+
+static inline void
+tally_model_qstat_add(struct tally_model *m, const struct tally_model_queue *q,
+		      uint32_t stat, uint64_t val)
+{
+	uint32_t base = q->is_tx ? TALLY_TXQ_REG(q->id, 0) : TALLY_RXQ_REG(q->id, 0);
+
+	tally_model_bar_add64(m, base + stat, val);
+}
+
+static inline uint32_t
+tally_model_q_reg(const struct tally_model_queue *q, uint32_t r)
+{
+	return q->is_tx ? TALLY_TXQ_REG(q->id, r) : TALLY_RXQ_REG(q->id, r);
+}
+
+/* Completion phase of free-running index idx: 1 on the first pass. */
+static inline uint8_t
+tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
+{
+	return (uint8_t)(((idx >> q->log2) & 1u) ^ 1u);
+}
+
+/* tally_model_config.c */
+int tally_model_config_check(const struct tally_model_config *cfg,
+			     char *errbuf, size_t errlen);
+void tally_model_errf(char *errbuf, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* tally_model_regs.c */
+void tally_model_regs_init(struct tally_model *m);
+void tally_model_reset(struct tally_model *m);
+uint32_t tally_model_read32(void *ctx, uint32_t off);
+void tally_model_write32(void *ctx, uint32_t off, uint32_t val);
+
+/* tally_model_queue.c: queue register writes, called by the decoder. */
+void tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
+			     uint32_t r, uint32_t val);
+void tally_model_queue_reset(struct tally_model *m);
+
+/* tally_model_dma.c */
+void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
+void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
+
+/* tally_model_cnt.c */
+void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
+void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
+			  bool error);
+
+/* tally_model_rss.c */
+uint32_t tally_model_toeplitz(const uint8_t key[TALLY_RSS_KEY_LEN],
+			      const uint8_t *in, size_t len);
+/* Hash pkt per hf with the port key; false when nothing matched hf. */
+bool tally_model_rss_hash(const struct tally_model *m,
+			  const struct tally_model_pkt *pkt, uint32_t hf,
+			  uint32_t *hash);
+
+/* tally_model_rx.c: one frame from the wire (caplen bytes of len). */
+void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
+			  uint32_t caplen, uint32_t len);
+
+/* tally_model_tx.c: consume posted descriptors of one Tx queue. */
+unsigned int tally_model_tx_queue(struct tally_model *m,
+				  struct tally_model_queue *q);
+
+#endif /* TALLY_MODEL_PRIV_H */

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Register decoder: access type of every offset (RO/RW/WO/W1C), identity
+ * values, reset, and the write side effects of the global registers.
+ * Queue registers are handed to tally_model_queue.c.
+ */
+#include <string.h>
+
+#include "tally_model_priv.h"
+
+enum tally_model_acc {
+	TALLY_MODEL_ACC_NONE,	/* unknown offset */
+	TALLY_MODEL_ACC_RO,
+	TALLY_MODEL_ACC_RW,
+	TALLY_MODEL_ACC_WO,
+	TALLY_MODEL_ACC_W1C,
+};
+
+static enum tally_model_acc
+tally_model_queue_acc(uint32_t r)
+{
+	switch (r) {
+	case TALLY_Q_RING_LO:
+	case TALLY_Q_RING_HI:
+	case TALLY_Q_CQ_LO:
+	case TALLY_Q_CQ_HI:
+	case TALLY_Q_SIZE:
+	case TALLY_Q_CTRL:
+	case TALLY_Q_CCNT:
+		return TALLY_MODEL_ACC_RW;
+	case TALLY_Q_DOORBELL:
+		return TALLY_MODEL_ACC_WO;
+	case TALLY_Q_HEAD:
+		return TALLY_MODEL_ACC_RO;
+	default:
+		if (r >= TALLY_Q_STAT_PKTS && r < TALLY_Q_STAT_ERRORS + 8)
+			return TALLY_MODEL_ACC_RO;
+		return TALLY_MODEL_ACC_NONE;
+	}
+}
+
+static enum tally_model_acc
+tally_model_global_acc(uint32_t off)
+{
+	switch (off) {
+	case TALLY_REG_RESET:
+	case TALLY_REG_CTRL:
+	case TALLY_REG_MTU:
+	case TALLY_REG_RSS_HF:
+	case TALLY_REG_STEER_ROOT_LO:
+	case TALLY_REG_STEER_ROOT_HI:
+	case TALLY_REG_STEER_CTRL:
+	case TALLY_REG_STEER_MISS_QUEUE:
+	case TALLY_REG_CNT_MIRROR_LO:
+	case TALLY_REG_CNT_MIRROR_HI:
+	case TALLY_REG_CNT_MIRROR_CTRL:
+	case TALLY_REG_CCNT_IDX:
+	case TALLY_REG_CCNT_VAL_LO:
+	case TALLY_REG_CCNT_VAL_HI:
+		return TALLY_MODEL_ACC_RW;
+	case TALLY_REG_STATUS:
+	case TALLY_REG_FAULT_CNT:
+	case TALLY_REG_FAULT_ADDR_LO:
+	case TALLY_REG_FAULT_ADDR_HI:
+	case TALLY_REG_FENCE_DONE:
+		return TALLY_MODEL_ACC_RO;
+	case TALLY_REG_FAULT_CAUSE:
+		return TALLY_MODEL_ACC_W1C;
+	case TALLY_REG_FENCE:
+	case TALLY_REG_CCNT_CMD:
+		return TALLY_MODEL_ACC_WO;
+	default:
+		break;
+	}
+	if (off <= TALLY_REG_MAC_HI)
+		return TALLY_MODEL_ACC_RO;
+	if (off >= TALLY_REG_DMA_BASE &&
+	    off < TALLY_REG_DMA_BASE + TALLY_DMA_REGION_MAX * TALLY_DMA_STRIDE)
+		return TALLY_MODEL_ACC_RW;
+	if (off >= TALLY_REG_RSS_KEY(0) &&
+	    off < TALLY_REG_RSS_KEY(TALLY_RSS_KEY_LEN / 4))
+		return TALLY_MODEL_ACC_RW;
+	if (off >= TALLY_REG_RSS_RETA(0) &&
+	    off < TALLY_REG_RSS_RETA(TALLY_RSS_RETA_SIZE / 4))
+		return TALLY_MODEL_ACC_RW;
+	if (off >= TALLY_STATS_OFF && off < TALLY_REG_STAT(TALLY_STAT_NUM))
+		return TALLY_MODEL_ACC_RO;
+	return TALLY_MODEL_ACC_NONE;
+}
+
+static struct tally_model_queue *
+tally_model_queue_of(struct tally_model *m, uint32_t off, uint32_t *r)
+{
+	uint32_t qi;
+
+	if (off >= TALLY_RXQ_BASE && off < TALLY_TXQ_BASE) {
+		qi = (off - TALLY_RXQ_BASE) / TALLY_Q_STRIDE;
+		*r = (off - TALLY_RXQ_BASE) % TALLY_Q_STRIDE;
+		return qi < m->cfg.rx_queues ? &m->rxq[qi] : NULL;
+	}
+	if (off >= TALLY_TXQ_BASE && off < TALLY_MODEL_REGFILE_LEN) {
+		qi = (off - TALLY_TXQ_BASE) / TALLY_Q_STRIDE;
+		*r = (off - TALLY_TXQ_BASE) % TALLY_Q_STRIDE;
+		return qi < m->cfg.tx_queues ? &m->txq[qi] : NULL;
+	}
+	return NULL;
+}
+
+static enum tally_model_acc
+tally_model_acc(struct tally_model *m, uint32_t off)
+{
+	uint32_t r;
+
+	if ((off & 3) != 0 || off >= m->bar_len)
+		return TALLY_MODEL_ACC_NONE;
+	if (off >= TALLY_MODEL_REGFILE_LEN)
+		return TALLY_MODEL_ACC_RO;	/* counter banks */
+	if (off >= TALLY_RXQ_BASE) {
+		if (tally_model_queue_of(m, off, &r) == NULL)
+			return TALLY_MODEL_ACC_NONE;
+		return tally_model_queue_acc(r);
+	}
+	return tally_model_global_acc(off);
+}
+
+void
+tally_model_regs_init(struct tally_model *m)
+{
+	const uint8_t *mac = m->cfg.mac;
+
+	tally_model_bar_wr(m, TALLY_REG_SIG, TALLY_SIGNATURE);
+	tally_model_bar_wr(m, TALLY_REG_VERSION,
+			   TALLY_FIELD_PREP(TALLY_VERSION_MAJOR_M, TALLY_SPEC_MAJOR) |
+			   TALLY_FIELD_PREP(TALLY_VERSION_MINOR_M, TALLY_SPEC_MINOR));
+	tally_model_bar_wr(m, TALLY_REG_CAPS, TALLY_MODEL_CAPS);
+	tally_model_bar_wr(m, TALLY_REG_BAR_SIZE, (uint32_t)m->bar_len);
+	tally_model_bar_wr(m, TALLY_REG_QUEUES,
+			   TALLY_FIELD_PREP(TALLY_QUEUES_RX_M, m->cfg.rx_queues) |
+			   TALLY_FIELD_PREP(TALLY_QUEUES_TX_M, m->cfg.tx_queues));
+	tally_model_bar_wr(m, TALLY_REG_RING_LIMITS,
+			   TALLY_FIELD_PREP(TALLY_RING_MIN_LOG2_M, TALLY_MODEL_RING_MIN_LOG2) |
+			   TALLY_FIELD_PREP(TALLY_RING_MAX_LOG2_M, TALLY_MODEL_RING_MAX_LOG2));
+	tally_model_bar_wr(m, TALLY_REG_CNT_NUM, m->cfg.counters);
+	tally_model_bar_wr(m, TALLY_REG_CNT_OFF, m->cnt_off);
+	tally_model_bar_wr(m, TALLY_REG_CCNT_NUM, m->cfg.comp_counters);
+	tally_model_bar_wr(m, TALLY_REG_CCNT_OFF, m->ccnt_off);
+	tally_model_bar_wr(m, TALLY_REG_MAX_FRAME, m->cfg.max_frame);
+	tally_model_bar_wr(m, TALLY_REG_DMA_REGIONS, TALLY_DMA_REGION_MAX);
+	tally_model_bar_wr(m, TALLY_REG_MAC_LO, (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
+			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
+	tally_model_bar_wr(m, TALLY_REG_MAC_HI, (uint32_t)mac[4] | (uint32_t)mac[5] << 8);
+	tally_model_reset(m);
+}
+
+/* Everything but the identity block returns to its default. Lock held. */
+void
+tally_model_reset(struct tally_model *m)
+{
+	memset(m->bar + TALLY_REG_RESET, 0, m->bar_len - TALLY_REG_RESET);
+	memset(&m->wr[TALLY_REG_RESET / 4], 0,
+	       sizeof(m->wr) - TALLY_REG_RESET / 4 * sizeof(m->wr[0]));
+	memset(m->dma, 0, sizeof(m->dma));
+	tally_model_queue_reset(m);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	tally_model_bar_wr(m, TALLY_REG_MTU, TALLY_MODEL_MTU_DEFAULT);
+	m->wr[TALLY_REG_MTU / 4] = TALLY_MODEL_MTU_DEFAULT;
+	tally_model_bar_wr(m, TALLY_REG_STATUS,
+			   TALLY_STATUS_READY | TALLY_STATUS_LINK_UP);
+}
+
+static void
+tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
+{
+	if (off == TALLY_REG_RESET) {
+		tally_model_bar_wr(m, off, 0);
+		if (val == TALLY_RESET_MAGIC)
+			tally_model_reset(m);
+		return;
+	}
+	if (off == TALLY_REG_FENCE) {
+		/* Every step runs under the lock we hold: none is in flight. */
+		tally_model_bar_wr(m, TALLY_REG_FENCE_DONE, val);
+		return;
+	}
+	if (off == TALLY_REG_CCNT_CMD) {
+		tally_model_ccnt_cmd(m, val);
+		return;
+	}
+	if (off >= TALLY_REG_DMA_BASE &&
+	    off < TALLY_REG_DMA_BASE + TALLY_DMA_REGION_MAX * TALLY_DMA_STRIDE &&
+	    (off - TALLY_REG_DMA_BASE) % TALLY_DMA_STRIDE == 0xc)
+		tally_model_dma_region_update(m, (off - TALLY_REG_DMA_BASE) /
+						 TALLY_DMA_STRIDE);
+}
+
+static void
+tally_model_w1c(struct tally_model *m, uint32_t off, uint32_t val)
+{
+	uint32_t now = tally_model_bar_rd(m, off) & ~val;
+
+	tally_model_bar_wr(m, off, now);
+	if (off == TALLY_REG_FAULT_CAUSE && now == 0)
+		tally_model_bar_wr(m, TALLY_REG_STATUS,
+				   tally_model_bar_rd(m, TALLY_REG_STATUS) &
+				   ~TALLY_STATUS_FAULT);
+}
+
+void
+tally_model_write32(void *ctx, uint32_t off, uint32_t val)
+{
+	struct tally_model *m = ctx;
+	struct tally_model_queue *q;
+	enum tally_model_acc acc;
+	uint32_t r;
+
+	pthread_mutex_lock(&m->lock);
+	acc = tally_model_acc(m, off);
+	switch (acc) {
+	case TALLY_MODEL_ACC_NONE:
+	case TALLY_MODEL_ACC_RO:
+		tally_model_fault(m, TALLY_FAULT_BAD_REG, off);
+		break;
+	case TALLY_MODEL_ACC_W1C:
+		tally_model_w1c(m, off, val);
+		break;
+	case TALLY_MODEL_ACC_RW:
+	case TALLY_MODEL_ACC_WO:
+		m->wr[off / 4] = val;
+		if (acc == TALLY_MODEL_ACC_RW)
+			tally_model_bar_wr(m, off, val);
+		q = tally_model_queue_of(m, off, &r);
+		if (q != NULL)
+			tally_model_queue_write(m, q, r, val);
+		else
+			tally_model_global_write(m, off, val);
+		break;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+uint32_t
+tally_model_read32(void *ctx, uint32_t off)
+{
+	struct tally_model *m = ctx;
+
+	if ((off & 3) != 0 || off >= m->bar_len)
+		return 0;
+	/* Write-only registers are never stored in the BAR: they read 0. */
+	return tally_model_bar_rd(m, off);
+}
+
+uint32_t
+tally_model_reg(const struct tally_model *m, uint32_t off)
+{
+	if ((off & 3) != 0 || off >= m->bar_len)
+		return 0;
+	if (off < TALLY_MODEL_REGFILE_LEN &&
+	    tally_model_acc((struct tally_model *)(uintptr_t)m, off) == TALLY_MODEL_ACC_WO)
+		return m->wr[off / 4];
+	return tally_model_bar_rd(m, off);
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tx pipeline, run under the model lock: consume posted descriptors in
+ * order, gather each frame up to EOP, check every segment address, hand the
+ * frame to the wire and write one completion per descriptor.
+ */
+#include <string.h>
+
+#include "tally_model_priv.h"
+
+static struct tally_tx_desc
+tally_model_tx_desc(const struct tally_model_queue *q, uint32_t idx)
+{
+	const volatile struct tally_tx_desc *d =
+		(const volatile struct tally_tx_desc *)q->ring + (idx & q->mask);
+	struct tally_tx_desc c;
+
+	c.addr = d->addr;
+	c.len = d->len;
+	c.flags = d->flags;
+	c.rsvd = 0;
+	return c;
+}
+
+/* Complete the n descriptors at head with one status; advance head. */
+static void
+tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
+			uint32_t n, uint32_t len, uint8_t status)
+{
+	struct tally_tx_cqe *c;
+	uint32_t k, idx;
+
+	for (k = 0; k < n; k++) {
+		idx = q->head + k;
+		c = (struct tally_tx_cqe *)q->cq + (idx & q->mask);
+		c->len = (uint16_t)(k + 1 == n ? len : 0);
+		c->status = status;
+		c->rsvd = 0;
+		/* pairs with the driver's acquire load of phase */
+		__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
+		tally_model_ccnt_hit(m, q, status != TALLY_TXC_OK);
+	}
+	if (status != TALLY_TXC_OK)
+		tally_model_stat_add(m, TALLY_STAT_TX_ERRORS, n);
+	q->head += n;
+}
+
+/* Copy the n segments at head into m->tx_buf. */
+static uint8_t
+tally_model_tx_gather(struct tally_model *m, struct tally_model_queue *q,
+		      uint32_t n, uint32_t *total)
+{
+	struct tally_tx_desc d;
+	uint32_t k;
+	void *p;
+
+	*total = 0;
+	for (k = 0; k < n; k++) {
+		d = tally_model_tx_desc(q, q->head + k);
+		if (d.len == 0 || *total + d.len > m->cfg.max_frame) {
+			tally_model_fault(m, TALLY_FAULT_BAD_DESC, d.addr);
+			return TALLY_TXC_ERR_DESC;
+		}
+		p = tally_model_dma(m, d.addr, d.len);
+		if (p == NULL)
+			return TALLY_TXC_ERR_DMA;
+		memcpy(m->tx_buf + *total, p, d.len);
+		*total += d.len;
+	}
+	return TALLY_TXC_OK;
+}
+
+static void
+tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_t n)
+{
+	uint32_t total;
+	uint8_t st;
+
+	st = tally_model_tx_gather(m, q, n, &total);
+	if (st == TALLY_TXC_OK && m->wire->tx(m, m->tx_buf, total) < 0) {
+		st = TALLY_TXC_ERR_WIRE;
+		tally_model_stat_add(m, TALLY_STAT_TX_WIRE_DROP, 1);
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
+	} else if (st == TALLY_TXC_OK) {
+		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, 1);
+		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, total);
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, 1);
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, total);
+	} else {
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
+		total = 0;
+	}
+	tally_model_tx_complete(m, q, n, total, st);
+}
+
+/* Segments of the next frame: n > 0 with EOP, 0 to wait for more,
+ * or -n for n segments without EOP (too many). */
+static int32_t
+tally_model_tx_extent(const struct tally_model_queue *q, uint32_t avail)
+{
+	uint32_t n;
+
+	for (n = 0; n < avail && n < TALLY_TX_MAX_SEGS; n++)
+		if (tally_model_tx_desc(q, q->head + n).flags & TALLY_TXD_F_EOP)
+			return (int32_t)n + 1;
+	return n == TALLY_TX_MAX_SEGS ? -(int32_t)n : 0;
+}
+
+unsigned int
+tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
+{
+	unsigned int frames = 0;
+	uint32_t avail;
+	int32_t n;
+	bool eop;
+
+	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
+		return 0;
+	while ((avail = q->prod - q->head) != 0) {
+		if (avail > q->mask + 1)
+			avail = q->mask + 1;	/* producer ran past the ring */
+		if (q->tx_skip) {
+			eop = tally_model_tx_desc(q, q->head).flags & TALLY_TXD_F_EOP;
+			tally_model_tx_complete(m, q, 1, 0, TALLY_TXC_ERR_DESC);
+			q->tx_skip = !eop;
+			continue;
+		}
+		n = tally_model_tx_extent(q, avail);
+		if (n == 0)
+			break;		/* EOP not posted yet */
+		if (n < 0) {
+			tally_model_fault(m, TALLY_FAULT_BAD_DESC,
+					  tally_model_tx_desc(q, q->head).addr);
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
+			tally_model_tx_complete(m, q, (uint32_t)-n, 0, TALLY_TXC_ERR_DESC);
+			q->tx_skip = true;
+			continue;
+		}
+		tally_model_tx_frame(m, q, (uint32_t)n);
+		frames++;
+	}
+	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
+	return frames;
+}

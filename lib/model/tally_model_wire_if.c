@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interface wire: a non-blocking AF_PACKET raw socket bound to cfg->iface,
+ * in promiscuous mode. Frames the socket itself sends are not received back
+ * (PACKET_IGNORE_OUTGOING, and outgoing frames are skipped as a fallback).
+ */
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tally_model_priv.h"
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING	23
+#endif
+
+struct tally_wire_if {
+	int fd;
+};
+
+static int
+tally_wire_if_setup(struct tally_model *m, int fd, char *errbuf, size_t errlen)
+{
+	struct packet_mreq mr;
+	struct sockaddr_ll sll;
+	unsigned int ifindex = if_nametoindex(m->iface);
+	int one = 1;
+
+	if (ifindex == 0) {
+		tally_model_errf(errbuf, errlen, "iface=%s: no such interface", m->iface);
+		return -ENODEV;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		int e = errno;
+
+		tally_model_errf(errbuf, errlen, "iface=%s: bind: %s", m->iface, strerror(e));
+		return -e;
+	}
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = (int)ifindex;
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0)
+		TALLY_LOG(WARNING, "iface=%s: promiscuous mode: %s", m->iface,
+			  strerror(errno));
+	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
+		TALLY_LOG(INFO, "iface=%s: PACKET_IGNORE_OUTGOING unsupported", m->iface);
+	return 0;
+}
+
+static int
+tally_wire_if_open(struct tally_model *m, char *errbuf, size_t errlen)
+{
+	struct tally_wire_if *w;
+	int fd, rc;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (fd < 0) {
+		rc = -errno;
+		tally_model_errf(errbuf, errlen, "iface=%s: socket: %s", m->iface,
+				 strerror(-rc));
+		return rc;
+	}
+	rc = tally_wire_if_setup(m, fd, errbuf, errlen);
+	w = rc == 0 ? tally_zmalloc(sizeof(*w)) : NULL;
+	if (rc == 0 && w == NULL) {
+		tally_model_errf(errbuf, errlen, "iface=%s: out of memory", m->iface);
+		rc = -ENOMEM;
+	}
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	w->fd = fd;
+	m->wire_priv = w;
+	return 0;
+}
+
+static void
+tally_wire_if_close(struct tally_model *m)
+{
+	struct tally_wire_if *w = m->wire_priv;
+
+	if (w == NULL)
+		return;
+	close(w->fd);
+	tally_free(w);
+	m->wire_priv = NULL;
+}
+
+static int
+tally_wire_if_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
+{
+	struct tally_wire_if *w = m->wire_priv;
+	ssize_t n = send(w->fd, frame, len, MSG_DONTWAIT);
+
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int
+tally_wire_if_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
+		 uint32_t *caplen, uint32_t *len)
+{
+	struct tally_wire_if *w = m->wire_priv;
+	struct sockaddr_ll from;
+	socklen_t flen;
+	ssize_t n;
+
+	for (;;) {
+		flen = sizeof(from);
+		n = recvfrom(w->fd, buf, buflen, MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&from, &flen);
+		if (n < 0)
+			return 0;	/* EAGAIN, or an error: nothing now */
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;	/* our own Tx on kernels without IGNORE_OUTGOING */
+		*len = (uint32_t)n;
+		*caplen = TALLY_MIN((uint32_t)n, buflen);
+		return 1;
+	}
+}
+
+static int
+tally_wire_if_eof(struct tally_model *m)
+{
+	return 0;
+}
+
+const struct tally_wire_ops tally_wire_if_ops = {
+	.name = "if",
+	.open = tally_wire_if_open,
+	.close = tally_wire_if_close,
+	.tx = tally_wire_if_tx,
+	.rx = tally_wire_if_rx,
+	.eof = tally_wire_if_eof,
+};
