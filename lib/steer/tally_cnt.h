@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flow counter pool over the device's flow counter bank (tally_cnt_bank.h).
+ *
+ * What: hands out indices of the bank (the 24-bit CNT field of steering
+ * entries), keeps reference counts for shared counters (one counter named by
+ * many rules, rte_flow indirect COUNT, verbs counters objects), and reads
+ * counters. It owns no device memory: the bank lives in the BAR.
+ *
+ * Index layout: a counter id IS the bank index (bits 23:0, < TALLY_CNT_MAX);
+ * a pool manages the range [first, first + num) of the bank.
+ *
+ *   31         24 23                                       0
+ *  +-------------+------------------------------------------+
+ *  |  0 (rsvd)   |  bank index                              |
+ *  +-------------+------------------------------------------+
+ *
+ * Life cycle: tally_cnt_alloc() -> ref 1, baseline = current bank value (a
+ * new owner reads 0). Every rule that names the counter takes a reference
+ * (tally_cnt_ref) and drops it on delete (tally_cnt_free). When the last
+ * reference goes, the index enters a deferred-reuse ring tagged with a fence
+ * ticket; it is handed out again only after FENCE_DONE reaches that ticket,
+ * i.e. after the device provably stopped adding to it on behalf of the old
+ * rules. So a new owner never inherits a stale increment.
+ * Alloc/free/ref are O(1): a LIFO stack of free indices plus a FIFO ring of
+ * pending ones.
+ *
+ * Reading (tally_cnt_read) - the contract:
+ *  - Lock-free, no register access: plain aligned 64-bit atomic loads of the
+ *    {packets, bytes} pair at io->bar + CNT_OFF + 16 * idx.
+ *  - Width: both fields are full 64-bit values that only increase (wrap at
+ *    2^64; arithmetic is modulo 2^64, so a baseline across a wrap is fine).
+ *  - Ordering and torn-read guard: the device adds packets first, then bytes,
+ *    each with an atomic 64-bit add. The reader loads packets, bytes, packets
+ *    (acquire) and retries until the two packet loads agree. Then every frame
+ *    included in `bytes` is included in `packets`; `bytes` may lag by the
+ *    frames in flight at the instant of the read (never more than that).
+ *  - Reset is a software baseline: tally_cnt_reset() snapshots the bank
+ *    value (with the same guard) into a per-counter {packets, bytes} pair
+ *    published under a per-counter sequence lock; readers load the baseline
+ *    pair first (retrying while a reset is writing it), then the bank, and
+ *    return bank - baseline. Because the bank only grows and the baseline
+ *    was taken from it earlier, a read never returns a negative (wrapped)
+ *    value nor a mix of two baselines. The device is never written.
+ *
+ * Thread-safety: tally_cnt_read/reset may run on any thread concurrently with
+ * everything, without locks. alloc/free/ref/reclaim take the pool lock
+ * (ref and free of a counter with other references are lock-free atomics).
+ * create/destroy are not concurrent with anything.
+ */
+#ifndef TALLY_CNT_H
+#define TALLY_CNT_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include <tally/tally_cnt_bank.h>
+#include <tally/tally_io.h>
+#include <tally/tally_regs.h>
+#include "tally_fence.h"
+
+struct tally_cnt_pool_config {
+	const struct tally_io *io;	/* the device; bank at read32(CNT_OFF) */
+	struct tally_fence *fence;	/* the device's fence sequencer */
+	uint32_t first;			/* first bank index managed */
+	uint32_t num;			/* 0 = up to the end of the bank */
+};
+
+/* Per-counter software state (private). */
+struct tally_cnt_slot {
+	uint64_t base_pkts;		/* baseline, under seq */
+	uint64_t base_bytes;
+	uint32_t seq;			/* odd while a reset writes the baseline */
+	uint32_t ref;			/* 0 = free or pending reuse */
+};
+
+struct tally_cnt_pending {
+	uint32_t idx;
+	uint32_t ticket;
+};
+
+/* The pool (fields private; visible for the inline read). */
+struct tally_cnt_pool {
+	const volatile struct tally_cnt_entry *bank;	/* bank entry `first` */
+	uint32_t first;
+	uint32_t num;
+	struct tally_cnt_slot *slot;	/* [num] */
+	struct tally_fence *fence;
+	pthread_mutex_t lock;
+	uint32_t *free_stack;		/* [num] */
+	uint32_t nfree;
+	struct tally_cnt_pending *ring;	/* [num], FIFO */
+	uint32_t ring_head;		/* next to reclaim */
+	uint32_t ring_len;
+};
+
+int tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
+			  struct tally_cnt_pool **out);
+void tally_cnt_pool_destroy(struct tally_cnt_pool *pool);
+
+/* New counter with one reference, reading 0. -ENOSPC: none free and none
+ * pending; -EAGAIN: only counters still waiting for a fence (one was
+ * requested; retry later). */
+int tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx);
+/* One more reference to an allocated counter. -EINVAL out of range,
+ * -ENOENT not allocated. */
+int tally_cnt_ref(struct tally_cnt_pool *pool, uint32_t idx);
+/* Drop one reference; the last one sends the index to deferred reuse. */
+int tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx);
+/* References held (0 = free or pending). */
+uint32_t tally_cnt_refcnt(const struct tally_cnt_pool *pool, uint32_t idx);
+/* Move every pending index whose fence completed back to the free stack.
+ * Returns the number moved. */
+unsigned int tally_cnt_reclaim(struct tally_cnt_pool *pool);
+void tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
+			  uint32_t *free_now, uint32_t *pending);
+
+/* Set the software baseline to the current value (the counter reads 0). */
+int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);
+
+/* Guarded load of the bank pair (see the contract above). */
+static inline void
+tally_cnt_load_raw(const volatile struct tally_cnt_entry *e, uint64_t *pkts,
+		   uint64_t *bytes)
+{
+	uint64_t p1, p2, b;
+
+	p1 = __atomic_load_n(&e->packets, __ATOMIC_ACQUIRE);
+	for (;;) {
+		b = __atomic_load_n(&e->bytes, __ATOMIC_ACQUIRE);
+		p2 = __atomic_load_n(&e->packets, __ATOMIC_ACQUIRE);
+		if (p1 == p2)
+			break;
+		p1 = p2;
+	}
+	*pkts = p1;
+	*bytes = b;
+}
+
+/*
+ * THE counter read: packets and bytes since allocation or the last reset.
+ * Lock-free; see the contract at the top. Returns 0 or -EINVAL (index not
+ * managed by this pool).
+ */
+static inline int
+tally_cnt_read(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
+	       uint64_t *bytes)
+{
+	const struct tally_cnt_slot *s;
+	uint64_t bp, bb, p, b;
+	uint32_t s1, s2, i = idx - pool->first;
+
+	if (i >= pool->num)
+		return -EINVAL;
+	s = &pool->slot[i];
+	for (;;) {
+		/* pairs with the release store ending tally_cnt_reset() */
+		s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1)
+			continue;
+		bp = __atomic_load_n(&s->base_pkts, __ATOMIC_RELAXED);
+		bb = __atomic_load_n(&s->base_bytes, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			break;
+	}
+	/* bank loads are acquire, so they happen after the baseline loads */
+	tally_cnt_load_raw(&pool->bank[i], &p, &b);
+	*pkts = p - bp;
+	*bytes = b - bb;
+	return 0;
+}
+
+#endif /* TALLY_CNT_H */

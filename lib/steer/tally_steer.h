@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tally steering engine: tables, matchers, rules and actions in host memory
+ * that the device walks (format: include/tally/tally_steer_fmt.h).
+ *
+ * What?
+ * =====
+ * A context owns the steering root of one device. A table (an rte_flow
+ * group; id < max_tables) holds matchers in priority order. A matcher is a
+ * mask over the match key (tally_match.h, the mlx5 fte_match_param layout)
+ * at one priority, plus a hash table of rules. A rule is a value of the
+ * masked key plus an action: optional COUNT (flow counter index), MARK, FLAG
+ * and one fate: DROP, QUEUE, RSS (a queue set), JUMP (to a table), MISS
+ * (default path) or none (default path; not dropped under isolation).
+ *
+ * The match description is our own: a masked key in the device layout
+ * (struct tally_steer_match). The PMD's rte_flow parser and the verbs shim
+ * translate onto it; nothing here knows rte_flow items or ibv specs.
+ *
+ * Semantics (what the device does, and what the test reference implements)
+ * ========================================================================
+ * A frame starts in table 0. Matchers are tried in ascending priority
+ * value; matchers of equal priority in creation order. In each, the rule
+ * whose value equals (key & mask) - at most one, duplicates are refused -
+ * is a hit, and the first hit wins. Its COUNT/MARK/FLAG apply; JUMP
+ * continues in the target table (earlier marks/counts stay), other fates
+ * end the walk. A table without a hit ends the walk as a miss.
+ *
+ * Compile once, insert fast
+ * =========================
+ * A matcher is compiled once into the list of 32-bit key words its mask
+ * touches (the "mask descriptor", also given to the device). Inserting a
+ * rule reads only those words of the value, hashes them, and probes an
+ * open-addressing table: O(1) expected, no scan over rules. Deleting is a
+ * handle lookup plus one store: O(1). Growth doubles the hash array
+ * (amortised O(1)); tombstones are purged by rehashing in the background of
+ * later operations.
+ *
+ * Invariants
+ * ==========
+ *  - The device only ever sees fully written entries: pointers are
+ *    published with release stores, entries through their ctrl sequence
+ *    word (see tally_steer_fmt.h).
+ *  - Device-visible memory that was unpublished (old hash arrays, matcher
+ *    lists, matcher descriptors) is freed only after a device fence
+ *    completes (struct tally_fence). Freed RSS set slots are reused likewise.
+ *  - No two rules of one matcher have the same masked value (-EEXIST).
+ *  - The jump graph between tables is acyclic: a rule whose JUMP would close
+ *    a cycle (or names its own table) is refused with -ELOOP; a JUMP to a
+ *    table that does not exist is refused with -ENOENT. A table referenced
+ *    by jumps or holding matchers cannot be destroyed (-EBUSY).
+ *  - Every failing call leaves no partial state behind.
+ *  - Rules holding COUNT take a reference on the counter in the ctx's
+ *    counter pool (if one was given) and drop it on delete, so the counter
+ *    is not reused before a fence after its last rule is gone.
+ *
+ * Errors: negative errno. -EINVAL bad argument, -EEXIST duplicate,
+ * -ENOENT missing table/RSS set/counter, -ELOOP jump cycle, -ENOSPC a
+ * configured capacity is exhausted, -ENOMEM allocation failed, -EBUSY
+ * object still in use.
+ *
+ * Thread-safety
+ * =============
+ * Every function here may be called from any thread; all control operations
+ * of one context are serialised by the context lock (one writer at a time).
+ * The device reads concurrently at all times, without locks. Handles
+ * (tables, matchers, rules) stay valid until destroyed; destroying an object
+ * while another thread still uses its handle is the caller's bug.
+ */
+#ifndef TALLY_STEER_H
+#define TALLY_STEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/tally_io.h>
+#include <tally/tally_match.h>
+#include <tally/tally_steer_fmt.h>
+#include "tally_cnt.h"
+#include "tally_fence.h"
+
+struct tally_steer_ctx;
+struct tally_steer_table;
+struct tally_steer_matcher;
+struct tally_steer_rule;
+
+/*
+ * Device-visible memory. In the PMD this is DMA-able memory (rte_malloc and
+ * its IOVA); in tests an arena registered as a DMA region. alloc returns
+ * zeroed memory aligned to `align` and its IOVA, or NULL. free receives the
+ * size given to alloc.
+ */
+struct tally_steer_mem_ops {
+	void *(*alloc)(void *arg, size_t size, size_t align, uint64_t *iova);
+	void (*free)(void *arg, void *ptr, size_t size);
+	void *arg;
+};
+
+struct tally_steer_config {
+	const struct tally_io *io;	/* the device (STEER_ROOT, STEER_CTRL) */
+	struct tally_fence *fence;	/* the device's fence sequencer */
+	struct tally_cnt_pool *cnt;	/* optional: COUNT takes references */
+	struct tally_steer_mem_ops mem;
+	uint32_t max_tables;		/* 0 = 256; <= TALLY_STEER_MAX_TABLES */
+	uint32_t max_rss;		/* RSS sets; 0 = 256; <= TALLY_STEER_MAX_RSS */
+	uint32_t max_rules;		/* 0 = unlimited (2^32 - 1) */
+	uint32_t nb_queues;		/* queue bound; 0 = TALLY_MAX_QUEUES */
+};
+
+/* The match description: a masked key in the device's layout. Only bits set
+ * in mask matter; value bits outside mask are ignored. */
+struct tally_steer_match {
+	struct tally_match_key mask;
+	struct tally_match_key value;
+};
+
+/* Set len bytes of field at key offset off (TALLY_MK()). mask may be NULL
+ * (all ones). Returns 0 or -EINVAL (out of the key). */
+int tally_steer_match_set(struct tally_steer_match *m, uint32_t off,
+			  const void *value, const void *mask, uint32_t len);
+
+enum tally_steer_fate {
+	TALLY_STEER_FATE_NONE = 0,	/* default path, matched */
+	TALLY_STEER_FATE_DROP,
+	TALLY_STEER_FATE_QUEUE,		/* arg = queue index */
+	TALLY_STEER_FATE_RSS,		/* arg = RSS set id */
+	TALLY_STEER_FATE_JUMP,		/* arg = table id */
+	TALLY_STEER_FATE_MISS,		/* default miss */
+};
+
+#define TALLY_STEER_A_COUNT	(1u << 0)	/* count into `counter` */
+#define TALLY_STEER_A_MARK	(1u << 1)	/* set `mark` */
+#define TALLY_STEER_A_FLAG	(1u << 2)	/* set the flag */
+
+struct tally_steer_action {
+	uint32_t flags;			/* TALLY_STEER_A_* */
+	enum tally_steer_fate fate;
+	uint32_t arg;			/* by fate: queue, RSS set id, table id */
+	uint32_t counter;		/* with A_COUNT: bank index (< TALLY_CNT_MAX) */
+	uint32_t mark;			/* with A_MARK */
+};
+
+struct tally_steer_mem_stats {
+	uint64_t dev_bytes;		/* device-visible memory allocated now */
+	uint64_t dev_deferred;		/* of which waiting for a fence */
+	uint64_t host_bytes;		/* host-only memory (handles, shadows) */
+	uint64_t rules;
+};
+
+/* ---- context ----------------------------------------------------------------
+ * create: allocates the root, table array and RSS array, writes
+ * STEER_ROOT_LO/HI and sets STEER_CTRL.EN (CTRL.STEER stays the port's
+ * business). destroy: clears STEER_CTRL, waits for a fence, frees all
+ * (remaining rules included, dropping their counter references). */
+int tally_steer_ctx_create(const struct tally_steer_config *cfg,
+			   struct tally_steer_ctx **out);
+void tally_steer_ctx_destroy(struct tally_steer_ctx *ctx);
+/* Free device memory whose fence completed. Cheap when nothing is pending. */
+void tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx);
+/* Fence and wait (<= timeout_us), then reclaim everything. 0 or -ETIMEDOUT. */
+int tally_steer_ctx_sync(struct tally_steer_ctx *ctx, uint64_t timeout_us);
+void tally_steer_ctx_mem(struct tally_steer_ctx *ctx,
+			 struct tally_steer_mem_stats *st);
+uint64_t tally_steer_ctx_root_iova(const struct tally_steer_ctx *ctx);
+
+/* ---- tables ---------------------------------------------------------------- */
+/* -EINVAL id >= max_tables, -EEXIST exists. */
+int tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
+			     struct tally_steer_table **out);
+/* -EBUSY while it has matchers or rules jump to it. */
+int tally_steer_table_destroy(struct tally_steer_table *tbl);
+/* NULL if absent. */
+struct tally_steer_table *tally_steer_table_get(struct tally_steer_ctx *ctx,
+						uint32_t id);
+uint32_t tally_steer_table_id(const struct tally_steer_table *tbl);
+
+/* ---- matchers -----------------------------------------------------------
+ * Compile mask once. Lower priority value = tried first. -ENOSPC more than
+ * TALLY_STEER_MAX_MATCHERS in the table. */
+int tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
+			       const struct tally_match_key *mask,
+			       struct tally_steer_matcher **out);
+/* -EBUSY while it holds rules. */
+int tally_steer_matcher_destroy(struct tally_steer_matcher *m);
+/* Key words the mask uses (0..128). */
+uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
+uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);
+/* log2 of the hash array size (tests, dumps). */
+uint32_t tally_steer_matcher_log2(const struct tally_steer_matcher *m);
+
+/* ---- rules ----------------------------------------------------------------
+ * value: a key; only the matcher's mask bits are used. -EEXIST same masked
+ * value in this matcher, -ENOENT jump to a missing table / RSS set not
+ * allocated / counter not allocated in the pool, -ELOOP jump cycle,
+ * -EINVAL bad action, -ENOSPC max_rules or hash array limit. */
+int tally_steer_rule_insert(struct tally_steer_matcher *m,
+			    const struct tally_match_key *value,
+			    const struct tally_steer_action *act,
+			    struct tally_steer_rule **out);
+int tally_steer_rule_delete(struct tally_steer_rule *r);
+/* The action as stored (for dumps/queries). */
+void tally_steer_rule_action(const struct tally_steer_rule *r,
+			     struct tally_steer_action *act);
+
+/* ---- RSS queue sets ---------------------------------------------------------
+ * Immutable once created; rules name them by id. hf: enum tally_rss_hf bits
+ * (0 = port setting). -ENOSPC no free id, -EINVAL bad queues. */
+int tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
+			   const uint16_t *queues, uint16_t nq, uint32_t *id);
+/* -EBUSY while rules use it, -ENOENT unknown. */
+int tally_steer_rss_destroy(struct tally_steer_ctx *ctx, uint32_t id);
+
+#endif /* TALLY_STEER_H */

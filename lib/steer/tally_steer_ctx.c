@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Steering context: root, device memory, deferred frees, accounting. */
+#include "tally_steer_internal.h"
+
+int
+steer_dmem_alloc(struct tally_steer_ctx *ctx, size_t size, size_t align,
+		 struct steer_dmem *out)
+{
+	uint64_t iova = 0;
+	void *va = ctx->cfg.mem.alloc(ctx->cfg.mem.arg, size, align, &iova);
+
+	if (va == NULL)
+		return -ENOMEM;
+	out->va = va;
+	out->iova = iova;
+	out->size = size;
+	ctx->dev_bytes += size;
+	return 0;
+}
+
+void
+steer_dmem_free(struct tally_steer_ctx *ctx, struct steer_dmem *mem)
+{
+	if (mem->va == NULL)
+		return;
+	ctx->cfg.mem.free(ctx->cfg.mem.arg, mem->va, mem->size);
+	ctx->dev_bytes -= mem->size;
+	memset(mem, 0, sizeof(*mem));
+}
+
+void
+steer_dmem_defer(struct tally_steer_ctx *ctx, struct steer_dmem *mem)
+{
+	struct steer_deferred *d;
+
+	if (mem->va == NULL)
+		return;
+	if (ctx->dq_len == ctx->dq_cap) {
+		uint32_t cap = ctx->dq_cap ? ctx->dq_cap * 2 : 16, i;
+		struct steer_deferred *n = tally_zmalloc(cap * sizeof(*n));
+
+		if (n == NULL) {
+			/* Cannot queue it: wait for the fence right here. */
+			uint32_t t = tally_fence_ticket(ctx->cfg.fence);
+
+			if (tally_fence_wait(ctx->cfg.fence, t, STEER_FENCE_TIMEOUT_US) == 0)
+				steer_dmem_free(ctx, mem);
+			else
+				TALLY_LOG(ERR, "fence timeout: leaking %zu bytes", mem->size);
+			return;
+		}
+		for (i = 0; i < ctx->dq_len; i++)
+			n[i] = ctx->dq[(ctx->dq_head + i) % ctx->dq_cap];
+		tally_free(ctx->dq);
+		ctx->host_bytes += (uint64_t)(cap - ctx->dq_cap) * sizeof(*n);
+		ctx->dq = n;
+		ctx->dq_cap = cap;
+		ctx->dq_head = 0;
+	}
+	d = &ctx->dq[(ctx->dq_head + ctx->dq_len) % ctx->dq_cap];
+	d->mem = *mem;
+	d->ticket = tally_fence_ticket(ctx->cfg.fence);
+	ctx->dq_len++;
+	ctx->dev_deferred += mem->size;
+	memset(mem, 0, sizeof(*mem));
+	tally_fence_request(ctx->cfg.fence);
+}
+
+void
+steer_reclaim_locked(struct tally_steer_ctx *ctx)
+{
+	while (ctx->dq_len > 0) {
+		struct steer_deferred *d = &ctx->dq[ctx->dq_head];
+
+		if (!tally_fence_done(ctx->cfg.fence, d->ticket))
+			break;
+		ctx->dev_deferred -= d->mem.size;
+		steer_dmem_free(ctx, &d->mem);
+		ctx->dq_head = (ctx->dq_head + 1) % ctx->dq_cap;
+		ctx->dq_len--;
+	}
+}
+
+void
+tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int
+tally_steer_ctx_sync(struct tally_steer_ctx *ctx, uint64_t timeout_us)
+{
+	int rc;
+
+	pthread_mutex_lock(&ctx->lock);
+	rc = tally_fence_wait(ctx->cfg.fence, tally_fence_ticket(ctx->cfg.fence),
+			      timeout_us);
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ctx->cfg.cnt != NULL)
+		tally_cnt_reclaim(ctx->cfg.cnt);
+	return rc;
+}
+
+static void
+steer_write_root(struct tally_steer_ctx *ctx, uint64_t iova, uint32_t ctrl)
+{
+	const struct tally_io *io = ctx->cfg.io;
+
+	tally_wmb();
+	io->ops->write32(io->ctx, TALLY_REG_STEER_CTRL, 0);
+	io->ops->write32(io->ctx, TALLY_REG_STEER_ROOT_LO, (uint32_t)iova);
+	io->ops->write32(io->ctx, TALLY_REG_STEER_ROOT_HI, (uint32_t)(iova >> 32));
+	io->ops->write32(io->ctx, TALLY_REG_STEER_CTRL, ctrl);
+}
+
+static int
+steer_ctx_alloc_hw(struct tally_steer_ctx *ctx)
+{
+	struct tally_steer_root *root;
+	int rc;
+
+	rc = steer_dmem_alloc(ctx, sizeof(*root), 64, &ctx->root_mem);
+	if (rc == 0)
+		rc = steer_dmem_alloc(ctx, (size_t)ctx->cfg.max_tables *
+				      sizeof(struct tally_steer_tbl), 64, &ctx->tbl_mem);
+	if (rc == 0)
+		rc = steer_dmem_alloc(ctx, (size_t)ctx->cfg.max_rss *
+				      sizeof(struct tally_steer_rss), 64, &ctx->rss_mem);
+	if (rc != 0)
+		return rc;
+	ctx->tbl_hw = ctx->tbl_mem.va;
+	ctx->rss_hw = ctx->rss_mem.va;
+	memset(ctx->tbl_hw, 0, ctx->tbl_mem.size);
+	memset(ctx->rss_hw, 0, ctx->rss_mem.size);
+	root = ctx->root_mem.va;
+	root->magic = TALLY_STEER_ROOT_MAGIC;
+	root->version = TALLY_FIELD_PREP(TALLY_STEER_ROOT_VER_MAJOR_M, TALLY_STEER_FMT_MAJOR) |
+			TALLY_FIELD_PREP(TALLY_STEER_ROOT_VER_MINOR_M, TALLY_STEER_FMT_MINOR);
+	root->num_tables = ctx->cfg.max_tables;
+	root->num_rss = ctx->cfg.max_rss;
+	root->tables_iova = ctx->tbl_mem.iova;
+	root->rss_iova = ctx->rss_mem.iova;
+	return 0;
+}
+
+static void
+steer_ctx_free(struct tally_steer_ctx *ctx)
+{
+	uint32_t i;
+
+	if (ctx->tables != NULL) {
+		for (i = 0; i < ctx->cfg.max_tables; i++) {
+			struct tally_steer_table *t = ctx->tables[i];
+			uint32_t j;
+
+			if (t == NULL)
+				continue;
+			for (j = 0; j < t->nm; j++) {
+				steer_rules_free_all(t->m[j]);
+				steer_matcher_free(t->m[j]);
+			}
+			steer_dmem_free(ctx, &t->mlist);
+			tally_free(t->out);
+			tally_free(t);
+		}
+	}
+	while (ctx->dq_len > 0) {
+		steer_dmem_free(ctx, &ctx->dq[ctx->dq_head].mem);
+		ctx->dq_head = (ctx->dq_head + 1) % ctx->dq_cap;
+		ctx->dq_len--;
+	}
+	for (i = 0; i < ctx->nchunks; i++)
+		tally_free(ctx->chunk[i]);
+	tally_free(ctx->chunk);
+	tally_free(ctx->dq);
+	steer_dmem_free(ctx, &ctx->rss_mem);
+	steer_dmem_free(ctx, &ctx->tbl_mem);
+	steer_dmem_free(ctx, &ctx->root_mem);
+	tally_free(ctx->tables);
+	tally_free(ctx->rss_sw);
+	pthread_mutex_destroy(&ctx->lock);
+	tally_free(ctx);
+}
+
+int
+tally_steer_ctx_create(const struct tally_steer_config *cfg,
+		       struct tally_steer_ctx **out)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (cfg == NULL || out == NULL || cfg->io == NULL || cfg->fence == NULL ||
+	    cfg->mem.alloc == NULL || cfg->mem.free == NULL ||
+	    cfg->max_tables > TALLY_STEER_MAX_TABLES ||
+	    cfg->max_rss > TALLY_STEER_MAX_RSS || cfg->nb_queues > 65536)
+		return -EINVAL;
+	ctx = tally_zmalloc(sizeof(*ctx));
+	if (ctx == NULL)
+		return -ENOMEM;
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->cfg = *cfg;
+	if (ctx->cfg.max_tables == 0)
+		ctx->cfg.max_tables = 256;
+	if (ctx->cfg.max_rss == 0)
+		ctx->cfg.max_rss = 256;
+	if (ctx->cfg.max_rules == 0)
+		ctx->cfg.max_rules = UINT32_MAX - 1;
+	if (ctx->cfg.nb_queues == 0)
+		ctx->cfg.nb_queues = TALLY_MAX_QUEUES;
+	ctx->free_handle = STEER_HANDLE_NONE;
+	ctx->tables = tally_zmalloc(ctx->cfg.max_tables * sizeof(ctx->tables[0]));
+	ctx->rss_sw = tally_zmalloc(ctx->cfg.max_rss * sizeof(ctx->rss_sw[0]));
+	if (ctx->tables == NULL || ctx->rss_sw == NULL) {
+		steer_ctx_free(ctx);
+		return -ENOMEM;
+	}
+	ctx->host_bytes = sizeof(*ctx) +
+		ctx->cfg.max_tables * sizeof(ctx->tables[0]) +
+		ctx->cfg.max_rss * sizeof(ctx->rss_sw[0]);
+	rc = steer_ctx_alloc_hw(ctx);
+	if (rc != 0) {
+		steer_ctx_free(ctx);
+		return rc;
+	}
+	steer_write_root(ctx, ctx->root_mem.iova, TALLY_STEER_CTRL_EN);
+	*out = ctx;
+	return 0;
+}
+
+void
+tally_steer_ctx_destroy(struct tally_steer_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	steer_write_root(ctx, 0, 0);
+	if (tally_fence_wait(ctx->cfg.fence, tally_fence_ticket(ctx->cfg.fence),
+			     STEER_FENCE_TIMEOUT_US) != 0)
+		TALLY_LOG(WARNING, "fence timeout; freeing steering memory anyway");
+	steer_ctx_free(ctx);
+}
+
+void
+tally_steer_ctx_mem(struct tally_steer_ctx *ctx, struct tally_steer_mem_stats *st)
+{
+	pthread_mutex_lock(&ctx->lock);
+	st->dev_bytes = ctx->dev_bytes;
+	st->dev_deferred = ctx->dev_deferred;
+	st->host_bytes = ctx->host_bytes;
+	st->rules = ctx->nrules;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+uint64_t
+tally_steer_ctx_root_iova(const struct tally_steer_ctx *ctx)
+{
+	return ctx->root_mem.iova;
+}
+
+int
+tally_steer_match_set(struct tally_steer_match *m, uint32_t off,
+		      const void *value, const void *mask, uint32_t len)
+{
+	const uint8_t *v = value, *k = mask;
+	uint32_t i;
+
+	if (off >= TALLY_MATCH_KEY_LEN || len > TALLY_MATCH_KEY_LEN - off)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		uint8_t mk = k != NULL ? k[i] : 0xff;
+
+		m->mask.b[off + i] = mk;
+		m->value.b[off + i] = v[i] & mk;
+	}
+	return 0;
+}

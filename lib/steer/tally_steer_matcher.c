@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Matchers: mask compilation, priority order, hash array (re)building. */
+#include "tally_steer_internal.h"
+
+/* Allocate a hash array of 2^log2 entries (all EMPTY) and its shadow. */
+static int
+steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
+		 struct steer_dmem *mem, uint32_t **shadow)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct tally_steer_htab *h;
+	size_t n = (size_t)1 << log2;
+	int rc;
+
+	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
+		return -ENOSPC;
+	*shadow = tally_zmalloc_aligned(n * sizeof(uint32_t), 64);
+	if (*shadow == NULL)
+		return -ENOMEM;
+	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_SIZE(log2, m->nwords), 64, mem);
+	if (rc != 0) {
+		tally_free(*shadow);
+		return rc;
+	}
+	/* entries must read EMPTY: ctrl == 0 */
+	memset(mem->va, 0, mem->size);
+	h = mem->va;
+	h->magic = TALLY_STEER_HTAB_MAGIC;
+	h->log2_size = log2;
+	h->nwords = m->nwords;
+	h->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
+	h->seed = m->seed;
+	return 0;
+}
+
+/*
+ * Rebuild the hash array at 2^log2 entries without tombstones, publish it
+ * and retire the old one after a fence. Rule handles follow their entries.
+ * On failure nothing changed.
+ */
+int
+steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct tally_steer_matcher_desc *d = m->desc.va;
+	struct steer_dmem nmem, old = m->htab;
+	uint32_t *nshadow, old_n = 1u << m->log2, mask = (1u << log2) - 1, i;
+	uint8_t *nent;
+	int rc;
+
+	rc = steer_htab_alloc(m, log2, &nmem, &nshadow);
+	if (rc != 0)
+		return rc;
+	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
+	for (i = 0; i < old_n; i++) {
+		const struct tally_steer_entry *e = steer_entry(m, i);
+		struct tally_steer_entry *ne;
+		uint32_t s;
+
+		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
+			continue;
+		s = tally_steer_hash(e->key, m->nwords, m->seed) & mask;
+		for (;;) {
+			ne = (struct tally_steer_entry *)(void *)(nent + (size_t)s * m->stride);
+			if (ne->ctrl == 0)
+				break;
+			s = (s + 1) & mask;
+		}
+		memcpy(ne, e, m->stride);
+		nshadow[s] = m->shadow[i];
+		steer_handle(ctx, m->shadow[i])->slot = s;
+	}
+	/* pairs with the device's acquire load of desc.htab */
+	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
+	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
+	tally_free(m->shadow);
+	m->shadow = nshadow;
+	m->htab = nmem;
+	m->ent = nent;
+	m->log2 = log2;
+	m->tombs = 0;
+	steer_dmem_defer(ctx, &old);
+	return 0;
+}
+
+static void
+steer_matcher_compile(struct tally_steer_matcher *m, const struct tally_match_key *mask)
+{
+	uint32_t i, w;
+
+	m->nwords = 0;
+	for (i = 0; i < TALLY_STEER_KEY_WORDS; i++) {
+		w = tally_steer_key_word(mask, i);
+		if (w == 0)
+			continue;
+		m->widx[m->nwords] = (uint8_t)i;
+		m->wmask[m->nwords] = w;
+		m->nwords++;
+	}
+	m->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
+}
+
+void
+steer_matcher_free(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+
+	steer_dmem_free(ctx, &m->htab);
+	steer_dmem_free(ctx, &m->desc);
+	ctx->host_bytes -= sizeof(*m) + ((uint64_t)4 << m->log2);
+	tally_free(m->shadow);
+	tally_free(m);
+}
+
+int
+tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
+			   const struct tally_match_key *mask,
+			   struct tally_steer_matcher **out)
+{
+	struct tally_steer_ctx *ctx = tbl->ctx;
+	struct tally_steer_matcher *m, *list[TALLY_STEER_MAX_MATCHERS];
+	struct tally_steer_matcher_desc *d;
+	uint32_t i, pos;
+	int rc;
+
+	if (mask == NULL || out == NULL)
+		return -EINVAL;
+	m = tally_zmalloc(sizeof(*m));
+	if (m == NULL)
+		return -ENOMEM;
+	m->tbl = tbl;
+	m->priority = priority;
+	steer_matcher_compile(m, mask);
+	pthread_mutex_lock(&ctx->lock);
+	if (tbl->nm == TALLY_STEER_MAX_MATCHERS) {
+		rc = -ENOSPC;
+		goto fail;
+	}
+	m->seq = ctx->matcher_seq++;
+	m->seed = 0x9e3779b9u * (m->seq + 1);
+	rc = steer_dmem_alloc(ctx, TALLY_STEER_MATCHER_SIZE(m->nwords), 64, &m->desc);
+	if (rc != 0)
+		goto fail;
+	rc = steer_htab_alloc(m, STEER_HTAB_MIN_LOG2, &m->htab, &m->shadow);
+	if (rc != 0) {
+		steer_dmem_free(ctx, &m->desc);
+		goto fail;
+	}
+	m->log2 = STEER_HTAB_MIN_LOG2;
+	m->ent = (uint8_t *)m->htab.va + sizeof(struct tally_steer_htab);
+	d = m->desc.va;
+	d->magic = TALLY_STEER_MATCHER_MAGIC;
+	d->nwords = m->nwords;
+	d->priority = priority;
+	d->id = m->seq;
+	d->htab = m->htab.iova;
+	for (i = 0; i < m->nwords; i++) {
+		d->words[i].idx = m->widx[i];
+		d->words[i].mask = m->wmask[i];
+	}
+	/* insert after every matcher with priority <= ours (stable order) */
+	for (pos = 0; pos < tbl->nm && tbl->m[pos]->priority <= priority; pos++)
+		;
+	memcpy(list, tbl->m, pos * sizeof(list[0]));
+	list[pos] = m;
+	memcpy(&list[pos + 1], &tbl->m[pos], (tbl->nm - pos) * sizeof(list[0]));
+	rc = steer_table_publish(tbl, list, tbl->nm + 1);
+	if (rc != 0) {
+		steer_dmem_free(ctx, &m->htab);
+		steer_dmem_free(ctx, &m->desc);
+		tally_free(m->shadow);
+		goto fail;
+	}
+	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
+	tbl->nm++;
+	ctx->host_bytes += sizeof(*m) + ((uint64_t)4 << m->log2);
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	*out = m;
+	return 0;
+fail:
+	pthread_mutex_unlock(&ctx->lock);
+	tally_free(m);
+	return rc;
+}
+
+int
+tally_steer_matcher_destroy(struct tally_steer_matcher *m)
+{
+	struct tally_steer_table *tbl = m->tbl;
+	struct tally_steer_ctx *ctx = tbl->ctx;
+	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
+	uint32_t i, n = 0;
+	int rc;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (m->used != 0) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EBUSY;
+	}
+	for (i = 0; i < tbl->nm; i++)
+		if (tbl->m[i] != m)
+			list[n++] = tbl->m[i];
+	rc = steer_table_publish(tbl, list, n);
+	if (rc != 0) {
+		pthread_mutex_unlock(&ctx->lock);
+		return rc;
+	}
+	memcpy(tbl->m, list, n * sizeof(list[0]));
+	tbl->nm = n;
+	/* the device may still walk it until the fence requested above */
+	steer_dmem_defer(ctx, &m->htab);
+	steer_dmem_defer(ctx, &m->desc);
+	steer_matcher_free(m);
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+uint32_t
+tally_steer_matcher_nwords(const struct tally_steer_matcher *m)
+{
+	return m->nwords;
+}
+
+uint32_t
+tally_steer_matcher_rules(const struct tally_steer_matcher *m)
+{
+	return m->used;
+}
+
+uint32_t
+tally_steer_matcher_log2(const struct tally_steer_matcher *m)
+{
+	return m->log2;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Tables (rte_flow groups): creation, lookup, matcher list publication. */
+#include "tally_steer_internal.h"
+
+int
+tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
+			 struct tally_steer_table **out)
+{
+	struct tally_steer_table *t;
+
+	if (ctx == NULL || id >= ctx->cfg.max_tables)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->tables[id] != NULL) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EEXIST;
+	}
+	t = tally_zmalloc(sizeof(*t));
+	if (t == NULL) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	t->ctx = ctx;
+	t->id = id;
+	ctx->tables[id] = t;
+	ctx->host_bytes += sizeof(*t);
+	pthread_mutex_unlock(&ctx->lock);
+	if (out != NULL)
+		*out = t;
+	return 0;
+}
+
+int
+tally_steer_table_destroy(struct tally_steer_table *t)
+{
+	struct tally_steer_ctx *ctx = t->ctx;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (t->nm != 0 || t->in_refs != 0) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EBUSY;
+	}
+	ctx->tables[t->id] = NULL;
+	ctx->host_bytes -= sizeof(*t) + t->out_cap * sizeof(t->out[0]);
+	tally_free(t->out);
+	tally_free(t);
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+struct tally_steer_table *
+tally_steer_table_get(struct tally_steer_ctx *ctx, uint32_t id)
+{
+	struct tally_steer_table *t;
+
+	if (id >= ctx->cfg.max_tables)
+		return NULL;
+	pthread_mutex_lock(&ctx->lock);
+	t = ctx->tables[id];
+	pthread_mutex_unlock(&ctx->lock);
+	return t;
+}
+
+uint32_t
+tally_steer_table_id(const struct tally_steer_table *t)
+{
+	return t->id;
+}
+
+/*
+ * Publish the table's matcher list from t->m[0..n): build a new immutable
+ * list, release-store its IOVA in the table entry, retire the old list after
+ * a fence. On failure nothing changed.
+ */
+int
+steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
+		    uint32_t n)
+{
+	struct tally_steer_ctx *ctx = t->ctx;
+	struct steer_dmem nl = { 0 }, old = t->mlist;
+	struct tally_steer_mlist *l;
+	uint32_t i;
+	int rc;
+
+	if (n > 0) {
+		rc = steer_dmem_alloc(ctx, TALLY_STEER_MLIST_SIZE(n), 64, &nl);
+		if (rc != 0)
+			return rc;
+		l = nl.va;
+		l->magic = TALLY_STEER_MLIST_MAGIC;
+		l->num = n;
+		for (i = 0; i < n; i++)
+			l->matcher[i] = m[i]->desc.iova;
+	}
+	/* pairs with the device's acquire load of tbl.mlist */
+	__atomic_store_n(&ctx->tbl_hw[t->id].mlist, nl.iova, __ATOMIC_RELEASE);
+	t->mlist = nl;
+	steer_dmem_defer(ctx, &old);
+	return 0;
+}
