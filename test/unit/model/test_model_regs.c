@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Register semantics: identity, RO/W1C/WO/unknown, reset, fence, layout. */
+#include <tally/tally_cnt_bank.h>
+
+#include "tally_model_dev.h"
+#include "tally_mt.h"
+#include "tally_test.h"
+
+static int
+test_identity(void)
+{
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	uint32_t caps;
+
+	mt_config(&cfg);
+	cfg.rx_queues = 3;
+	cfg.tx_queues = 5;
+	cfg.max_frame = 2000;
+	cfg.mac[5] = 0x42;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00010000, "");
+	caps = mt_rd(&d, TALLY_REG_CAPS);
+	TEST_ASSERT_EQ(caps, TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | TALLY_CAP_TX_GATHER |
+		       TALLY_CAP_STEER | TALLY_CAP_CNT | TALLY_CAP_CCNT |
+		       TALLY_CAP_DMA_CHECK, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_BAR_SIZE), d.io.bar_len, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_QUEUES), 3 | 5 << 8, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RING_LIMITS), 4 | 15 << 8, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CNT_NUM), 4096, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CNT_OFF), TALLY_CNT_BANK_OFF, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CCNT_NUM), 64, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CCNT_OFF), TALLY_CNT_BANK_OFF + 4096 * 16, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CCNT_OFF) % 4096, 0, "4K aligned");
+	TEST_ASSERT(mt_rd(&d, TALLY_REG_CCNT_OFF) + 64 * 16 <= d.io.bar_len, "fits");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAX_FRAME), 2000, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_DMA_REGIONS), 32, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_LO), 0x02, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_HI), 0x4200, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS),
+		       TALLY_STATUS_READY | TALLY_STATUS_LINK_UP, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MTU), 1500, "");
+	TEST_ASSERT(d.io.bar != NULL && ((uintptr_t)d.io.bar & 4095) == 0, "aligned BAR");
+	TEST_ASSERT(d.io.ops->service != NULL && d.io.ops->name != NULL, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+static int
+test_ro_and_unknown(void)
+{
+	static const uint32_t bad[] = {
+		TALLY_REG_SIG, TALLY_REG_CAPS, TALLY_REG_STATUS, TALLY_REG_FAULT_CNT,
+		TALLY_REG_FENCE_DONE, TALLY_REG_STAT(TALLY_STAT_RX_PKTS),
+		TALLY_RXQ_REG(0, TALLY_Q_HEAD), TALLY_RXQ_REG(0, TALLY_Q_STAT_PKTS),
+		0x0038, 0x0202 /* unaligned */, TALLY_RXQ_REG(2, TALLY_Q_CTRL),
+		TALLY_TXQ_REG(15, TALLY_Q_RING_LO), TALLY_CNT_BANK_OFF, 0x7ffffff0,
+	};
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	uint32_t i;
+
+	mt_config(&cfg);
+	cfg.rx_queues = 2;
+	cfg.tx_queues = 2;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	for (i = 0; i < TALLY_ARRAY_SIZE(bad); i++) {
+		mt_wr(&d, bad[i], 0xdeadbeef);
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), i + 1, "offset 0x%x", bad[i]);
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_REG, "");
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_ADDR_LO), bad[i], "");
+	}
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "RO write ignored");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FENCE_DONE), 0, "");
+	TEST_ASSERT(mt_rd(&d, TALLY_REG_STATUS) & TALLY_STATUS_FAULT, "");
+	TEST_ASSERT_EQ(mt_rd(&d, 0x7ffffff0), 0, "read past the BAR");
+	/* W1C: writing other bits keeps the cause; writing its bits clears it */
+	mt_wr(&d, TALLY_REG_FAULT_CAUSE, 0x1);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_REG, "");
+	mt_wr(&d, TALLY_REG_FAULT_CAUSE, TALLY_FAULT_BAD_REG);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CAUSE), 0, "");
+	TEST_ASSERT(!(mt_rd(&d, TALLY_REG_STATUS) & TALLY_STATUS_FAULT), "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), TALLY_ARRAY_SIZE(bad), "count kept");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+static int
+test_rw_wo_fence(void)
+{
+	struct mt_dev d;
+
+	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
+	mt_wr(&d, TALLY_REG_MTU, 9000);
+	mt_wr(&d, TALLY_REG_RSS_RETA(31), 0x01020304);
+	mt_wr(&d, TALLY_REG_STEER_ROOT_LO, 0x1000);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MTU), 9000, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RSS_RETA(31)), 0x01020304, "");
+	TEST_ASSERT_EQ(tally_model_reg(d.m, TALLY_REG_STEER_ROOT_LO), 0x1000, "");
+	mt_wr(&d, TALLY_REG_FENCE, 77);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FENCE), 0, "WO reads 0");
+	TEST_ASSERT_EQ(tally_model_reg(d.m, TALLY_REG_FENCE), 77, "last written");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FENCE_DONE), 77, "fence done");
+	mt_wr(&d, TALLY_RXQ_REG(0, TALLY_Q_DOORBELL), 5);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_RXQ_REG(0, TALLY_Q_DOORBELL)), 0, "WO reads 0");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "no fault");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+static int
+test_reset(void)
+{
+	struct mt_dev d;
+	struct mt_rxq rq;
+	uint32_t ccnt_off;
+
+	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 4, 2048, false), 0, "rxq");
+	mt_port(&d, TALLY_CTRL_PROMISC | TALLY_CTRL_RSS);
+	mt_wr(&d, TALLY_REG_MTU, 4000);
+	mt_wr(&d, TALLY_REG_RSS_KEY(3), 0xabcd);
+	mt_wr(&d, 0x0038, 1);	/* a fault */
+	/* counters: one flow counter hit (device-internal entry) and a ccnt set */
+	tally_model_cnt_add(d.m, 7, 100);
+	ccnt_off = mt_rd(&d, TALLY_REG_CCNT_OFF);
+	mt_wr(&d, TALLY_REG_CCNT_IDX, 3);
+	mt_wr(&d, TALLY_REG_CCNT_VAL_LO, 9);
+	mt_wr(&d, TALLY_REG_CCNT_CMD, TALLY_CCNT_CMD_SET_COMP);
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_CNT_BANK_OFF + 7 * 16), 1, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_CNT_BANK_OFF + 7 * 16 + 8), 100, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, ccnt_off + 3 * 16), 9, "");
+	{
+		uint8_t f[64];
+
+		mt_udp_frame(f, sizeof(f), (const uint8_t[6]){ 2, 0, 0, 0, 0, 0 },
+			     1, 2, 3, 4, 0);
+		TEST_ASSERT_EQ(tally_model_inject(d.m, f, sizeof(f)), 0, "");
+	}
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 1, "");
+
+	mt_wr(&d, TALLY_REG_RESET, TALLY_RESET_MAGIC);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RESET), 0, "reads back 0");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS),
+		       TALLY_STATUS_READY | TALLY_STATUS_LINK_UP, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CTRL), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MTU), 1500, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RSS_KEY(3)), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_DMA_LEN_LO(0)), 0, "regions cleared");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_RXQ_REG(0, TALLY_Q_CTRL)), 0, "queue off");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_RXQ_REG(0, TALLY_Q_STAT_PKTS)), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_CNT_BANK_OFF + 7 * 16), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_CNT_BANK_OFF + 7 * 16 + 8), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, ccnt_off + 3 * 16), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "identity kept");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CNT_NUM), 4096, "identity kept");
+	/* regions are gone: enabling a queue now faults */
+	mt_wr(&d, TALLY_RXQ_REG(0, TALLY_Q_SIZE), 4);
+	mt_wr(&d, TALLY_RXQ_REG(0, TALLY_Q_CTRL), TALLY_Q_CTRL_EN);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_RXQ_REG(0, TALLY_Q_CTRL)), 0, "stays off");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_QUEUE, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+static int
+test_queue_enable_checks(void)
+{
+	static const struct {
+		uint32_t log2;
+		uint64_t ring_delta;	/* from a valid ring */
+	} bad[] = { { 3, 0 }, { 16, 0 }, { 0, 0 }, { 4, 8 }, { 10, 1ull << 40 } };
+	struct mt_dev d;
+	uint64_t ring, cq;
+	uint32_t i, base = TALLY_TXQ_REG(1, 0);
+
+	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
+	ring = (uint64_t)(uintptr_t)mt_alloc(&d, 1 << 20);
+	cq = (uint64_t)(uintptr_t)mt_alloc(&d, 1 << 20);
+	for (i = 0; i < TALLY_ARRAY_SIZE(bad); i++) {
+		uint64_t r = ring + bad[i].ring_delta;
+
+		mt_wr(&d, base + TALLY_Q_RING_LO, (uint32_t)r);
+		mt_wr(&d, base + TALLY_Q_RING_HI, (uint32_t)(r >> 32));
+		mt_wr(&d, base + TALLY_Q_CQ_LO, (uint32_t)cq);
+		mt_wr(&d, base + TALLY_Q_CQ_HI, (uint32_t)(cq >> 32));
+		mt_wr(&d, base + TALLY_Q_SIZE, bad[i].log2);
+		mt_wr(&d, base + TALLY_Q_CTRL, TALLY_Q_CTRL_EN);
+		TEST_ASSERT_EQ(mt_rd(&d, base + TALLY_Q_CTRL), 0, "case %u", i);
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_QUEUE, "");
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), i + 1, "");
+	}
+	mt_wr(&d, base + TALLY_Q_RING_LO, (uint32_t)ring);
+	mt_wr(&d, base + TALLY_Q_RING_HI, (uint32_t)(ring >> 32));
+	mt_wr(&d, base + TALLY_Q_SIZE, 15);
+	mt_wr(&d, base + TALLY_Q_CTRL, TALLY_Q_CTRL_EN);
+	TEST_ASSERT_EQ(mt_rd(&d, base + TALLY_Q_CTRL), TALLY_Q_CTRL_EN, "max size ok");
+	TEST_ASSERT_EQ(mt_rd(&d, base + TALLY_Q_HEAD), 0, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_identity),
+	TEST_CASE(test_ro_and_unknown),
+	TEST_CASE(test_rw_wo_fence),
+	TEST_CASE(test_reset),
+	TEST_CASE(test_queue_enable_checks),
+};
+
+TEST_MAIN("model-regs", cases)
