@@ -32,8 +32,8 @@
  * BUSY entries, and on a VALID entry whose key equals W it executes the
  * entry's actions. The first matcher with a hit wins. A JUMP action continues
  * the walk at the named table; other fates end it. A miss in every matcher of
- * a table ends the walk with "miss" (default path, or drop under
- * CTRL.ISOLATE). At most TALLY_STEER_MAX_HOPS tables are visited per frame;
+ * a table (or a table whose mlist is 0) ends the walk with "miss" (default
+ * path, or drop under CTRL.ISOLATE). At most TALLY_STEER_MAX_HOPS tables are visited per frame;
  * more is a TALLY_FAULT_BAD_STEER fault and the frame is dropped. Any
  * malformed entry (bad magic, count or index out of range) is a BAD_STEER
  * fault and a drop; an address outside the DMA regions is a DMA fault and a
@@ -168,8 +168,10 @@ enum tally_steer_state {
 #define TALLY_STEER_ACT_FATE_M \
 	(TALLY_STEER_ACT_DROP | TALLY_STEER_ACT_QUEUE | TALLY_STEER_ACT_RSS | \
 	 TALLY_STEER_ACT_JUMP | TALLY_STEER_ACT_MISS)
-/* No fate bit = end of walk on the default path (like MISS, but not dropped
- * under CTRL.ISOLATE: the frame did match a rule). At most one fate bit. */
+/* No fate bit = end of walk on the default path, like MISS (under
+ * CTRL.ISOLATE the port has no default path: dropped). At most one fate bit;
+ * more is a BAD_STEER fault. COUNT/MARK/FLAG of every table visited apply
+ * (a later MARK replaces an earlier one). */
 
 struct tally_steer_entry {
 	uint32_t ctrl;			/* state + generation, see above */

@@ -11,7 +11,7 @@
  * at one priority, plus a hash table of rules. A rule is a value of the
  * masked key plus an action: optional COUNT (flow counter index), MARK, FLAG
  * and one fate: DROP, QUEUE, RSS (a queue set), JUMP (to a table), MISS
- * (default path) or none (default path; not dropped under isolation).
+ * (default path) or none (default path; under isolation both drop).
  *
  * The match description is our own: a masked key in the device layout
  * (struct tally_steer_match). The PMD's rte_flow parser and the verbs shim
