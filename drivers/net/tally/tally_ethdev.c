@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ethdev control ops shared by the vdev and PCI probes.
+ */
+#include <string.h>
+
+#include <rte_eal_memconfig.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "tally_hal_io.h"
+#include "tally_ethdev.h"
+#include "tally_logs.h"
+#include "tally_rxtx.h"
+
+/* The Toeplitz key most NICs ship as default (Microsoft RSS verification). */
+static const uint8_t tally_default_rss_key[TALLY_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+uint32_t
+tally_rss_hf_to_dev(uint64_t hf)
+{
+	uint32_t d = 0;
+
+	if (hf & (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 |
+		  RTE_ETH_RSS_NONFRAG_IPV4_OTHER))
+		d |= TALLY_RSS_HF_IPV4;
+	if (hf & RTE_ETH_RSS_NONFRAG_IPV4_TCP)
+		d |= TALLY_RSS_HF_IPV4_TCP;
+	if (hf & RTE_ETH_RSS_NONFRAG_IPV4_UDP)
+		d |= TALLY_RSS_HF_IPV4_UDP;
+	if (hf & (RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 |
+		  RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX))
+		d |= TALLY_RSS_HF_IPV6;
+	if (hf & (RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_IPV6_TCP_EX))
+		d |= TALLY_RSS_HF_IPV6_TCP;
+	if (hf & (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX))
+		d |= TALLY_RSS_HF_IPV6_UDP;
+	return d;
+}
+
+struct tally_adapter *
+tally_adapter_from_port(uint16_t port_id)
+{
+	struct rte_eth_dev *dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return NULL;
+	dev = &rte_eth_devices[port_id];
+	if (dev->dev_ops != &tally_eth_dev_ops)
+		return NULL;
+	return tally_adapter(dev);
+}
+
+static bool
+tally_rss_enabled(const struct rte_eth_dev *dev)
+{
+	return (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) != 0;
+}
+
+static void
+tally_reta_default(struct tally_adapter *ad, uint16_t nb_rxq)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_RSS_RETA_SIZE; i++)
+		ad->reta[i] = nb_rxq ? i % nb_rxq : 0;
+}
+
+static int
+tally_dev_configure(struct rte_eth_dev *dev)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	struct rte_eth_conf *conf = &dev->data->dev_conf;
+	enum rte_eth_rx_mq_mode mq = conf->rxmode.mq_mode;
+	struct rte_eth_rss_conf *rss = &conf->rx_adv_conf.rss_conf;
+
+	if (mq != RTE_ETH_MQ_RX_NONE && mq != RTE_ETH_MQ_RX_RSS) {
+		TALLY_DRV_LOG(ERR, "port %u: rx mq_mode %d not supported",
+			      dev->data->port_id, mq);
+		return -EINVAL;
+	}
+	if (conf->txmode.mq_mode != RTE_ETH_MQ_TX_NONE) {
+		TALLY_DRV_LOG(ERR, "port %u: tx mq_mode %d not supported",
+			      dev->data->port_id, conf->txmode.mq_mode);
+		return -EINVAL;
+	}
+	if (mq == RTE_ETH_MQ_RX_RSS) {
+		if (rss->rss_hf & ~TALLY_PMD_RSS_HF) {
+			TALLY_DRV_LOG(ERR, "port %u: rss_hf 0x%" PRIx64 " not supported",
+				      dev->data->port_id, rss->rss_hf & ~TALLY_PMD_RSS_HF);
+			return -EINVAL;
+		}
+		if (rss->rss_key != NULL && rss->rss_key_len != TALLY_RSS_KEY_LEN) {
+			TALLY_DRV_LOG(ERR, "port %u: rss key length %u, need %u",
+				      dev->data->port_id, rss->rss_key_len,
+				      TALLY_RSS_KEY_LEN);
+			return -EINVAL;
+		}
+		if (rss->rss_key != NULL)
+			memcpy(ad->rss_key, rss->rss_key, TALLY_RSS_KEY_LEN);
+		ad->rss_hf = rss->rss_hf;
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+	}
+	ad->reta_user = false;
+	tally_reta_default(ad, dev->data->nb_rx_queues);
+	return 0;
+}
+
+struct tally_dma_walk {
+	struct tally_adapter *ad;
+	int rc;
+};
+
+static int
+tally_dma_region_add(struct tally_dma_walk *w, uint64_t iova, uint64_t len)
+{
+	struct tally_adapter *ad = w->ad;
+
+	if (ad->dma_regions_used >= ad->hal.dma_regions) {
+		TALLY_DRV_LOG(ERR, "more memory areas than the %u DMA regions",
+			      ad->hal.dma_regions);
+		w->rc = -ENOSPC;
+		return -1;
+	}
+	w->rc = tally_hal_dma_region_set(&ad->hal, ad->dma_regions_used++,
+					 iova, len);
+	return w->rc ? -1 : 0;
+}
+
+/* IOVA as VA: every memseg list is one region, its whole VA reservation. */
+static int
+tally_dma_msl_cb(const struct rte_memseg_list *msl, void *arg)
+{
+	if (msl->len == 0 || msl->base_va == NULL)
+		return 0;
+	return tally_dma_region_add(arg, (uint64_t)(uintptr_t)msl->base_va,
+				    msl->len);
+}
+
+/* IOVA as PA: one region per IOVA-contiguous run of segments. */
+static int
+tally_dma_contig_cb(const struct rte_memseg_list *msl,
+		    const struct rte_memseg *ms, size_t len, void *arg)
+{
+	RTE_SET_USED(msl);
+	if (ms->iova == RTE_BAD_IOVA)
+		return 0;
+	return tally_dma_region_add(arg, ms->iova, len);
+}
+
+static int
+tally_dma_program(struct tally_adapter *ad)
+{
+	struct tally_dma_walk w = { .ad = ad, .rc = 0 };
+
+	tally_hal_dma_region_clear_all(&ad->hal);
+	ad->dma_regions_used = 0;
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		rte_memseg_list_walk(tally_dma_msl_cb, &w);
+	else
+		rte_memseg_contig_walk(tally_dma_contig_cb, &w);
+	return w.rc;
+}
+
+static int
+tally_rss_program(struct rte_eth_dev *dev)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	int rc;
+
+	tally_hal_rss_set_key(&ad->hal, ad->rss_key);
+	rc = tally_hal_rss_set_reta(&ad->hal, ad->reta);
+	if (rc != 0) {
+		TALLY_DRV_LOG(ERR, "port %u: RETA names a queue >= %u",
+			      dev->data->port_id, ad->hal.nb_rxq);
+		return rc;
+	}
+	tally_hal_rss_set_hf(&ad->hal, tally_rss_hf_to_dev(ad->rss_hf));
+	return 0;
+}
+
+static void
+tally_queues_stop_all(struct rte_eth_dev *dev)
+{
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		tally_rx_queue_stop(dev, i);
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		tally_tx_queue_stop(dev, i);
+}
+
+static uint32_t
+tally_ctrl_bits(struct rte_eth_dev *dev)
+{
+	uint32_t ctrl = TALLY_CTRL_ENABLE;
+
+	if (dev->data->promiscuous)
+		ctrl |= TALLY_CTRL_PROMISC;
+	if (dev->data->all_multicast)
+		ctrl |= TALLY_CTRL_ALLMULTI;
+	if (tally_rss_enabled(dev) && dev->data->nb_rx_queues > 1)
+		ctrl |= TALLY_CTRL_RSS;
+	return ctrl;
+}
+
+static int
+tally_dev_start(struct rte_eth_dev *dev)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint16_t i;
+	int rc;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		if (dev->data->rx_queues[i] == NULL) {
+			TALLY_DRV_LOG(ERR, "port %u: rx queue %u not set up",
+				      dev->data->port_id, i);
+			return -EINVAL;
+		}
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		if (dev->data->tx_queues[i] == NULL) {
+			TALLY_DRV_LOG(ERR, "port %u: tx queue %u not set up",
+				      dev->data->port_id, i);
+			return -EINVAL;
+		}
+	rc = tally_dma_program(ad);
+	if (rc != 0)
+		goto err;
+	tally_hal_set_mtu(&ad->hal, dev->data->mtu);
+	if (!ad->reta_user)
+		tally_reta_default(ad, dev->data->nb_rx_queues);
+	rc = tally_rss_program(dev);
+	if (rc != 0)
+		goto err;
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct tally_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq->deferred_start)
+			continue;
+		rc = tally_rx_queue_start(dev, i);
+		if (rc != 0)
+			goto err_queues;
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		struct tally_txq *txq = dev->data->tx_queues[i];
+
+		if (txq->deferred_start)
+			continue;
+		rc = tally_tx_queue_start(dev, i);
+		if (rc != 0)
+			goto err_queues;
+	}
+	tally_set_rxtx_functions(dev);
+	tally_hal_ctrl_update(&ad->hal, tally_ctrl_bits(dev),
+			      TALLY_CTRL_RSS | TALLY_CTRL_PROMISC |
+			      TALLY_CTRL_ALLMULTI);
+	ad->started = true;
+	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
+	return 0;
+
+err_queues:
+	tally_queues_stop_all(dev);
+err:
+	tally_hal_dma_region_clear_all(&ad->hal);
+	return rc;
+}
+
+static int
+tally_dev_stop(struct rte_eth_dev *dev)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_ENABLE);
+	tally_queues_stop_all(dev);
+	tally_hal_dma_region_clear_all(&ad->hal);
+	ad->dma_regions_used = 0;
+	ad->started = false;
+	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	return 0;
+}
+
+int
+tally_dev_close(struct rte_eth_dev *dev)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint16_t i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY || ad->closed)
+		return 0;
+	if (ad->started)
+		tally_dev_stop(dev);
+	for (i = 0; i < dev->data->nb_rx_queues; i++)
+		tally_rx_queue_release(dev, i);
+	for (i = 0; i < dev->data->nb_tx_queues; i++)
+		tally_tx_queue_release(dev, i);
+	if (ad->hal_open)
+		tally_hal_close(&ad->hal);
+	ad->hal_open = false;
+	if (ad->transport_fini != NULL)
+		ad->transport_fini(ad);
+	ad->transport_fini = NULL;
+	ad->closed = true;
+	return 0;
+}
+
+static int
+tally_link_update(struct rte_eth_dev *dev, int wait)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	struct rte_eth_link link = {
+		.link_speed = RTE_ETH_SPEED_NUM_100G,
+		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
+		.link_autoneg = RTE_ETH_LINK_FIXED,
+		.link_status = ad->started ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN,
+	};
+
+	RTE_SET_USED(wait);
+	if (!ad->started)
+		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+static int
+tally_ctrl_bit(struct rte_eth_dev *dev, uint32_t bit, bool on)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	tally_hal_ctrl_update(&ad->hal, on ? bit : 0, on ? 0 : bit);
+	return 0;
+}
+
+static int
+tally_promiscuous_enable(struct rte_eth_dev *dev)
+{
+	return tally_ctrl_bit(dev, TALLY_CTRL_PROMISC, true);
+}
+
+static int
+tally_promiscuous_disable(struct rte_eth_dev *dev)
+{
+	return tally_ctrl_bit(dev, TALLY_CTRL_PROMISC, false);
+}
+
+static int
+tally_allmulticast_enable(struct rte_eth_dev *dev)
+{
+	return tally_ctrl_bit(dev, TALLY_CTRL_ALLMULTI, true);
+}
+
+static int
+tally_allmulticast_disable(struct rte_eth_dev *dev)
+{
+	return tally_ctrl_bit(dev, TALLY_CTRL_ALLMULTI, false);
+}
+
+static int
+tally_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN > ad->max_frame)
+		return -EINVAL;
+	tally_hal_set_mtu(&ad->hal, mtu);
+	return 0;
+}
+
+static int
+tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint32_t max_desc = TALLY_PMD_MAX_DESC;
+	uint32_t min_desc = TALLY_PMD_MIN_DESC;
+
+	if (ad->hal.ring_max_log2 < 15)
+		max_desc = 1u << ad->hal.ring_max_log2;
+	if ((1u << ad->hal.ring_min_log2) > min_desc)
+		min_desc = 1u << ad->hal.ring_min_log2;
+
+	info->max_rx_queues = ad->max_rxq;
+	info->max_tx_queues = ad->max_txq;
+	info->max_mac_addrs = 1;
+	info->min_rx_bufsize = TALLY_PMD_MIN_RX_BUF;
+	info->max_rx_pktlen = ad->max_frame;
+	info->min_mtu = RTE_ETHER_MIN_MTU;
+	info->max_mtu = ad->max_frame - RTE_ETHER_HDR_LEN;
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER |
+				RTE_ETH_RX_OFFLOAD_RSS_HASH;
+	info->rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->reta_size = TALLY_RSS_RETA_SIZE;
+	info->hash_key_size = TALLY_RSS_KEY_LEN;
+	info->flow_type_rss_offloads = TALLY_PMD_RSS_HF;
+	info->rx_desc_lim = (struct rte_eth_desc_lim) {
+		.nb_max = max_desc, .nb_min = min_desc, .nb_align = min_desc,
+	};
+	info->tx_desc_lim = (struct rte_eth_desc_lim) {
+		.nb_max = max_desc, .nb_min = min_desc, .nb_align = min_desc,
+		.nb_seg_max = TALLY_TX_MAX_SEGS, .nb_mtu_seg_max = TALLY_TX_MAX_SEGS,
+	};
+	info->default_rxportconf.ring_size = TALLY_PMD_DEFAULT_DESC;
+	info->default_txportconf.ring_size = TALLY_PMD_DEFAULT_DESC;
+	info->default_rxportconf.burst_size = TALLY_PMD_BURST;
+	info->default_txportconf.burst_size = TALLY_PMD_BURST;
+	info->default_rxportconf.nb_queues = 1;
+	info->default_txportconf.nb_queues = 1;
+	info->speed_capa = RTE_ETH_LINK_SPEED_100G | RTE_ETH_LINK_SPEED_FIXED;
+	info->dev_capa = RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP |
+			 RTE_ETH_DEV_CAPA_FLOW_SHARED_OBJECT_KEEP;
+	return 0;
+}
+
+static int
+tally_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	if (conf->rss_hf & ~TALLY_PMD_RSS_HF)
+		return -EINVAL;
+	if (conf->rss_key != NULL && conf->rss_key_len != TALLY_RSS_KEY_LEN)
+		return -EINVAL;
+	if (conf->rss_key != NULL)
+		memcpy(ad->rss_key, conf->rss_key, TALLY_RSS_KEY_LEN);
+	ad->rss_hf = conf->rss_hf;
+	if (ad->started) {
+		tally_hal_rss_set_key(&ad->hal, ad->rss_key);
+		tally_hal_rss_set_hf(&ad->hal, tally_rss_hf_to_dev(ad->rss_hf));
+	}
+	return 0;
+}
+
+static int
+tally_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	if (conf->rss_key != NULL) {
+		if (conf->rss_key_len < TALLY_RSS_KEY_LEN)
+			return -EINVAL;
+		memcpy(conf->rss_key, ad->rss_key, TALLY_RSS_KEY_LEN);
+	}
+	conf->rss_key_len = TALLY_RSS_KEY_LEN;
+	conf->rss_hf = ad->rss_hf;
+	return 0;
+}
+
+static int
+tally_reta_update(struct rte_eth_dev *dev,
+		  struct rte_eth_rss_reta_entry64 *reta, uint16_t size)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint8_t next[TALLY_RSS_RETA_SIZE];
+	unsigned int i;
+
+	if (size != TALLY_RSS_RETA_SIZE)
+		return -EINVAL;
+	memcpy(next, ad->reta, sizeof(next));
+	for (i = 0; i < size; i++) {
+		const struct rte_eth_rss_reta_entry64 *e =
+			&reta[i / RTE_ETH_RETA_GROUP_SIZE];
+		unsigned int j = i % RTE_ETH_RETA_GROUP_SIZE;
+
+		if (!(e->mask & (1ull << j)))
+			continue;
+		if (e->reta[j] >= ad->max_rxq)
+			return -EINVAL;
+		next[i] = (uint8_t)e->reta[j];
+	}
+	memcpy(ad->reta, next, sizeof(next));
+	ad->reta_user = true;
+	if (ad->started)
+		return tally_hal_rss_set_reta(&ad->hal, ad->reta);
+	return 0;
+}
+
+static int
+tally_reta_query(struct rte_eth_dev *dev,
+		 struct rte_eth_rss_reta_entry64 *reta, uint16_t size)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	unsigned int i;
+
+	if (size != TALLY_RSS_RETA_SIZE)
+		return -EINVAL;
+	for (i = 0; i < size; i++) {
+		struct rte_eth_rss_reta_entry64 *e =
+			&reta[i / RTE_ETH_RETA_GROUP_SIZE];
+		unsigned int j = i % RTE_ETH_RETA_GROUP_SIZE;
+
+		if (e->mask & (1ull << j))
+			e->reta[j] = ad->reta[i];
+	}
+	return 0;
+}
+
+static int
+tally_fw_version_get(struct rte_eth_dev *dev, char *fw, size_t len)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	int n;
+
+	n = snprintf(fw, len, "tally-spec %u.%u", tally_hal_version_major(&ad->hal),
+		     tally_hal_version_minor(&ad->hal));
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n + 1 > len ? n + 1 : 0;
+}
+
+const uint32_t *
+tally_supported_ptypes_get(struct rte_eth_dev *dev)
+{
+	static const uint32_t ptypes[] = {
+		RTE_PTYPE_L2_ETHER,
+		RTE_PTYPE_L2_ETHER_VLAN,
+		RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
+		RTE_PTYPE_L3_IPV6_EXT_UNKNOWN,
+		RTE_PTYPE_L4_TCP,
+		RTE_PTYPE_L4_UDP,
+		RTE_PTYPE_L4_ICMP,
+		RTE_PTYPE_L4_FRAG,
+		RTE_PTYPE_TUNNEL_VXLAN,
+		RTE_PTYPE_UNKNOWN,
+	};
+
+	if (dev->rx_pkt_burst == tally_rx_burst)
+		return ptypes;
+	return NULL;
+}
+
+static int
+tally_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features)
+{
+	RTE_SET_USED(dev);
+	*features &= RTE_ETH_RX_METADATA_USER_MARK | RTE_ETH_RX_METADATA_USER_FLAG;
+	return 0;
+}
+
+const struct eth_dev_ops tally_eth_dev_ops = {
+	.dev_configure = tally_dev_configure,
+	.dev_start = tally_dev_start,
+	.dev_stop = tally_dev_stop,
+	.dev_close = tally_dev_close,
+	.link_update = tally_link_update,
+	.promiscuous_enable = tally_promiscuous_enable,
+	.promiscuous_disable = tally_promiscuous_disable,
+	.allmulticast_enable = tally_allmulticast_enable,
+	.allmulticast_disable = tally_allmulticast_disable,
+	.mtu_set = tally_mtu_set,
+	.stats_get = tally_stats_get,
+	.stats_reset = tally_stats_reset,
+	.xstats_get = tally_xstats_get,
+	.xstats_reset = tally_xstats_reset,
+	.xstats_get_names = tally_xstats_get_names,
+	.dev_infos_get = tally_dev_infos_get,
+	.rxq_info_get = tally_rxq_info_get,
+	.txq_info_get = tally_txq_info_get,
+	.fw_version_get = tally_fw_version_get,
+	.dev_supported_ptypes_get = tally_supported_ptypes_get,
+	.rx_queue_start = tally_rx_queue_start,
+	.rx_queue_stop = tally_rx_queue_stop,
+	.tx_queue_start = tally_tx_queue_start,
+	.tx_queue_stop = tally_tx_queue_stop,
+	.rx_queue_setup = tally_rx_queue_setup,
+	.rx_queue_release = tally_rx_queue_release,
+	.tx_queue_setup = tally_tx_queue_setup,
+	.tx_queue_release = tally_tx_queue_release,
+	.rss_hash_update = tally_rss_hash_update,
+	.rss_hash_conf_get = tally_rss_hash_conf_get,
+	.reta_update = tally_reta_update,
+	.reta_query = tally_reta_query,
+	.rx_metadata_negotiate = tally_rx_metadata_negotiate,
+};
+
+/*
+ * Common init for both probes: open the device through `io`, size the port
+ * from the device identity and install the ops. On failure nothing is left
+ * open; the caller releases the port and its transport.
+ */
+int
+tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
+		  const struct rte_ether_addr *mac)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	int rc;
+
+	ad->eth_dev = dev;
+	rc = tally_hal_open(&ad->hal, io);
+	if (rc != 0) {
+		TALLY_INIT_LOG(ERR, "%s: cannot open device: %s",
+			       dev->data->name, strerror(-rc));
+		return rc;
+	}
+	ad->hal_open = true;
+	ad->max_rxq = RTE_MIN(ad->hal.nb_rxq, TALLY_PMD_MAX_QUEUES);
+	ad->max_txq = RTE_MIN(ad->hal.nb_txq, TALLY_PMD_MAX_QUEUES);
+	ad->max_frame = ad->hal.max_frame;
+	if (ad->max_frame < RTE_ETHER_MAX_LEN) {
+		TALLY_INIT_LOG(ERR, "%s: device max frame %u < %u", dev->data->name,
+			       ad->max_frame, RTE_ETHER_MAX_LEN);
+		rc = -EIO;
+		goto err;
+	}
+	memcpy(ad->rss_key, tally_default_rss_key, TALLY_RSS_KEY_LEN);
+	ad->rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+	tally_reta_default(ad, 1);
+
+	dev->data->mac_addrs = rte_zmalloc("tally_mac", RTE_ETHER_ADDR_LEN, 0);
+	if (dev->data->mac_addrs == NULL) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	if (mac != NULL)
+		rte_ether_addr_copy(mac, &dev->data->mac_addrs[0]);
+	else
+		memcpy(dev->data->mac_addrs[0].addr_bytes, ad->hal.mac,
+		       RTE_ETHER_ADDR_LEN);
+	dev->dev_ops = &tally_eth_dev_ops;
+	/* our own per-queue xstats: no ethdev autofill */
+	dev->data->dev_flags &= ~RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	dev->data->dev_link.link_speed = RTE_ETH_SPEED_NUM_NONE;
+	dev->data->dev_link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
+	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	tally_set_rxtx_functions(dev);
+	TALLY_INIT_LOG(INFO, "%s: port %u, %u rxq %u txq, max frame %u",
+		       dev->data->name, dev->data->port_id, ad->max_rxq,
+		       ad->max_txq, ad->max_frame);
+	return 0;
+err:
+	tally_hal_close(&ad->hal);
+	ad->hal_open = false;
+	return rc;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tally PMD: adapter and queue structures shared by the probe paths (vdev,
+ * PCI), the ethdev ops, the queue code, the burst functions and stats.
+ *
+ * Layout of responsibilities:
+ *  - tally_vdev.c / tally_pci.c: obtain a struct tally_io (in-process model
+ *    or mapped BAR), allocate the port, call tally_ethdev_init().
+ *  - tally_ethdev.c: dev_ops shared by both probes (control path).
+ *  - tally_queue.c: queue setup/release/start/stop (control path).
+ *  - tally_rxtx.c: burst functions only (data path).
+ *  - tally_stats.c: stats and xstats with software baselines.
+ *
+ * Threads: control ops run on the application's control thread (ethdev
+ * serialises them per port). Each Rx/Tx queue is polled by one lcore at a
+ * time. Stats reads only load device memory-like blocks and may run
+ * concurrently with the data path.
+ */
+#ifndef TALLY_ETHDEV_H
+#define TALLY_ETHDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ethdev_driver.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "tally_hal.h"
+
+struct tally_model;
+
+#define TALLY_PMD_MAX_QUEUES		8	/* per direction */
+#define TALLY_PMD_MIN_DESC		16
+#define TALLY_PMD_MAX_DESC		32768
+#define TALLY_PMD_DEFAULT_DESC		1024
+#define TALLY_PMD_BURST			32
+#define TALLY_PMD_MIN_RX_BUF		64
+#define TALLY_PMD_RING_ALIGN		4096
+
+#define TALLY_PMD_RSS_HF	(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP)
+
+struct tally_adapter;
+
+struct tally_rxq {
+	/* hot: burst state */
+	struct tally_hal_dev *hal;
+	struct tally_rx_desc *ring;
+	struct tally_rx_cqe *cq;
+	struct rte_mbuf **sw_ring;	/* mbuf posted in each slot */
+	struct rte_mempool *mp;
+	struct rte_mbuf *pkt_first;	/* frame being assembled across bursts */
+	struct rte_mbuf *pkt_last;
+	uint64_t *alloc_failed;		/* &dev->data->rx_mbuf_alloc_failed */
+	uint32_t cons;			/* free-running consumer index */
+	uint32_t prod;			/* free-running producer index */
+	uint32_t mask;
+	uint16_t buf_len;		/* bytes per posted buffer */
+	uint16_t port_id;
+	uint16_t qid;
+	uint8_t phase;			/* expected completion phase */
+	bool scatter;
+	/* software counters (this queue's lcore only) */
+	uint64_t sw_errors;		/* completions in error */
+	/* cold */
+	uint16_t nb_desc;
+	bool started;
+	bool deferred_start;
+	uint64_t offloads;
+	uint64_t ring_iova;
+	uint64_t cq_iova;
+	void *mem;			/* ring + CQ block */
+	unsigned int socket_id;
+};
+
+struct tally_txq {
+	struct tally_hal_dev *hal;
+	struct tally_tx_desc *ring;
+	struct tally_tx_cqe *cq;
+	struct rte_mbuf **sw_ring;	/* segment mbuf of each descriptor */
+	uint32_t cons;			/* next completion to reclaim */
+	uint32_t prod;			/* free-running producer index */
+	uint32_t mask;
+	uint32_t max_frame;
+	uint16_t qid;
+	uint8_t phase;
+	uint64_t sw_rejected;		/* frames the burst refused */
+	uint64_t sw_cq_errors;		/* frames completed in error */
+	uint16_t nb_desc;
+	bool started;
+	bool deferred_start;
+	uint64_t offloads;
+	uint64_t ring_iova;
+	uint64_t cq_iova;
+	void *mem;
+	unsigned int socket_id;
+};
+
+/* Software baselines for stats/xstats reset: device counters never reset. */
+struct tally_stats_base {
+	uint64_t port[TALLY_STAT_NUM];
+	struct tally_hal_qstats rxq[TALLY_PMD_MAX_QUEUES];
+	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
+	uint64_t tx_rejected;
+	uint64_t rx_nombuf;
+};
+
+/* Software counters of released queues, so totals never go backwards. */
+struct tally_stats_retired {
+	uint64_t rx_errors[TALLY_PMD_MAX_QUEUES];
+	uint64_t tx_rejected[TALLY_PMD_MAX_QUEUES];
+};
+
+struct tally_adapter {
+	struct tally_hal_dev hal;
+	struct rte_eth_dev *eth_dev;
+	struct tally_model *model;	/* vdev only (NULL on PCI) */
+	/* releases the transport (vdev: destroys the model); may be NULL */
+	void (*transport_fini)(struct tally_adapter *ad);
+	void *transport_priv;
+	bool hal_open;
+	bool started;
+	bool closed;
+	uint16_t max_rxq;
+	uint16_t max_txq;
+	uint32_t max_frame;
+	/* RSS state, programmed at start and by the rss/reta ops */
+	uint8_t rss_key[TALLY_RSS_KEY_LEN];
+	uint8_t reta[TALLY_RSS_RETA_SIZE];
+	uint64_t rss_hf;		/* RTE_ETH_RSS_* */
+	bool reta_user;			/* reta set by reta_update */
+	unsigned int dma_regions_used;
+	struct tally_stats_base base;
+	struct tally_stats_retired retired;
+	char fw_version[32];
+};
+
+static inline struct tally_adapter *
+tally_adapter(const struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* tally_ethdev.c */
+extern const struct eth_dev_ops tally_eth_dev_ops;
+int tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
+		      const struct rte_ether_addr *mac);
+int tally_dev_close(struct rte_eth_dev *dev);
+/* The adapter of port_id if it is a Tally port, else NULL. */
+struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
+uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
+const uint32_t *tally_supported_ptypes_get(struct rte_eth_dev *dev);
+
+/* tally_queue.c */
+int tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,
+			 uint16_t nb_desc, unsigned int socket_id,
+			 const struct rte_eth_rxconf *conf,
+			 struct rte_mempool *mp);
+int tally_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,
+			 uint16_t nb_desc, unsigned int socket_id,
+			 const struct rte_eth_txconf *conf);
+void tally_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+void tally_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid);
+int tally_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int tally_rx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+int tally_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid);
+int tally_tx_queue_stop(struct rte_eth_dev *dev, uint16_t qid);
+void tally_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid,
+			struct rte_eth_rxq_info *qinfo);
+void tally_txq_info_get(struct rte_eth_dev *dev, uint16_t qid,
+			struct rte_eth_txq_info *qinfo);
+
+/* tally_stats.c */
+int tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
+int tally_stats_reset(struct rte_eth_dev *dev);
+int tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+		     unsigned int n);
+int tally_xstats_get_names(struct rte_eth_dev *dev,
+			   struct rte_eth_xstat_name *names, unsigned int n);
+int tally_xstats_reset(struct rte_eth_dev *dev);
+
+#endif /* TALLY_ETHDEV_H */

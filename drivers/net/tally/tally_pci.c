@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PCI probe: a Tally function (BAR 0) or a QEMU ivshmem-plain function whose
+ * BAR 2 carries the software device's register file. The transport is plain
+ * MMIO on the mapped BAR; the device runs by itself (no service hook).
+ */
+#include <string.h>
+
+#include <ethdev_pci.h>
+#include <rte_io.h>
+
+#include <tally/tally_pci_ids.h>
+#include <tally/tally_regs.h>
+
+#include "tally_ethdev.h"
+#include "tally_logs.h"
+
+static uint32_t
+tally_mmio_read32(void *ctx, uint32_t off)
+{
+	return rte_read32(RTE_PTR_ADD(ctx, off));
+}
+
+static void
+tally_mmio_write32(void *ctx, uint32_t off, uint32_t val)
+{
+	rte_write32(val, RTE_PTR_ADD(ctx, off));
+}
+
+static const struct tally_io_ops tally_mmio_ops = {
+	.name = "pci-bar",
+	.read32 = tally_mmio_read32,
+	.write32 = tally_mmio_write32,
+	.service = NULL,
+};
+
+static const struct rte_pci_id tally_pci_id_table[] = {
+	{ RTE_PCI_DEVICE(TALLY_PCI_VENDOR_ID, TALLY_PCI_DEVICE_ID) },
+	{ RTE_PCI_DEVICE(TALLY_IVSHMEM_VENDOR_ID, TALLY_IVSHMEM_DEVICE_ID) },
+	{ .vendor_id = 0 },
+};
+
+/* The BAR index is a property of the PCI identity. */
+static int
+tally_pci_bar(const struct rte_pci_device *pdev)
+{
+	if (pdev->id.vendor_id == TALLY_IVSHMEM_VENDOR_ID &&
+	    pdev->id.device_id == TALLY_IVSHMEM_DEVICE_ID)
+		return TALLY_IVSHMEM_BAR;
+	return TALLY_PCI_BAR;
+}
+
+static bool
+tally_pci_is_ivshmem(const struct rte_pci_device *pdev)
+{
+	return tally_pci_bar(pdev) == TALLY_IVSHMEM_BAR;
+}
+
+static int
+tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
+{
+	const struct rte_mem_resource *res;
+	struct rte_eth_dev *dev;
+	struct tally_io io;
+	int bar = tally_pci_bar(pdev);
+	int rc;
+
+	RTE_SET_USED(drv);
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return -ENOTSUP;
+	res = &pdev->mem_resource[bar];
+	if (res->addr == NULL || res->len < TALLY_STATS_OFF ||
+	    rte_read32(res->addr) != TALLY_SIGNATURE) {
+		if (tally_pci_is_ivshmem(pdev)) {
+			/* not ours: let another driver have it */
+			TALLY_INIT_LOG(INFO, "%s: ivshmem BAR%d is not a Tally device",
+				       pdev->device.name, bar);
+			return 1;
+		}
+		TALLY_INIT_LOG(ERR, "%s: BAR%d unmapped or without the Tally signature",
+			       pdev->device.name, bar);
+		return -ENODEV;
+	}
+	dev = rte_eth_dev_pci_allocate(pdev, sizeof(struct tally_adapter));
+	if (dev == NULL)
+		return -ENOMEM;
+	memset(&io, 0, sizeof(io));
+	io.ops = &tally_mmio_ops;
+	io.ctx = res->addr;
+	io.bar = res->addr;
+	io.bar_len = res->len;
+	rc = tally_ethdev_init(dev, &io, NULL);
+	if (rc != 0) {
+		rte_eth_dev_release_port(dev);
+		return rc;
+	}
+	rte_eth_dev_probing_finish(dev);
+	TALLY_INIT_LOG(INFO, "%s: port %u on BAR%d", pdev->device.name,
+		       dev->data->port_id, bar);
+	return 0;
+}
+
+static int
+tally_pci_uninit(struct rte_eth_dev *dev)
+{
+	return tally_dev_close(dev);
+}
+
+static int
+tally_pci_remove(struct rte_pci_device *pdev)
+{
+	return rte_eth_dev_pci_generic_remove(pdev, tally_pci_uninit);
+}
+
+static struct rte_pci_driver tally_pci_driver = {
+	.id_table = tally_pci_id_table,
+	.drv_flags = RTE_PCI_DRV_NEED_MAPPING,
+	.probe = tally_pci_probe,
+	.remove = tally_pci_remove,
+};
+
+RTE_PMD_REGISTER_PCI(net_tally_pci, tally_pci_driver);
+RTE_PMD_REGISTER_PCI_TABLE(net_tally_pci, tally_pci_id_table);
+RTE_PMD_REGISTER_KMOD_DEP(net_tally_pci, "vfio-pci");

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_pmd_tally_* public functions (rte_pmd_tally.h).
+ */
+#include <inttypes.h>
+
+#include "tally_hal_io.h"
+#include "tally_model.h"
+#include "tally_ethdev.h"
+#include "rte_pmd_tally.h"
+
+int
+rte_pmd_tally_model_step(uint16_t port_id)
+{
+	struct tally_adapter *ad = tally_adapter_from_port(port_id);
+
+	if (ad == NULL || ad->closed)
+		return -ENODEV;
+	if (ad->model == NULL)
+		return -ENOTSUP;
+	return (int)tally_model_step(ad->model);
+}
+
+static const char *const tally_dump_stat_names[TALLY_STAT_NUM] = {
+	"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_wire_pkts",
+	"rx_missed", "rx_err_runt", "rx_err_oversize", "rx_err_trunc",
+	"rx_filtered", "rx_steer_drop", "tx_errors", "tx_wire_drop",
+	"dma_faults", "desc_faults",
+};
+
+static void
+tally_dump_queues(struct rte_eth_dev *dev, FILE *f)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_hal_qstats qs;
+	uint16_t i;
+
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct tally_rxq *q = dev->data->rx_queues[i];
+
+		if (q == NULL)
+			continue;
+		tally_hal_rxq_stats(&ad->hal, i, &qs);
+		fprintf(f, "  rxq %u: %s desc %u buf %u scatter %d prod %u cons %u head %u"
+			" pkts %" PRIu64 " bytes %" PRIu64 " drops %" PRIu64
+			" errors %" PRIu64 "\n", i, q->started ? "on" : "off",
+			q->nb_desc, q->buf_len, q->scatter, q->prod, q->cons,
+			tally_hal_read32(&ad->hal, TALLY_RXQ_REG(i, TALLY_Q_HEAD)),
+			qs.packets, qs.bytes, qs.drops, qs.errors);
+	}
+	for (i = 0; i < dev->data->nb_tx_queues; i++) {
+		struct tally_txq *q = dev->data->tx_queues[i];
+
+		if (q == NULL)
+			continue;
+		tally_hal_txq_stats(&ad->hal, i, &qs);
+		fprintf(f, "  txq %u: %s desc %u prod %u cons %u head %u rejected %" PRIu64
+			" pkts %" PRIu64 " bytes %" PRIu64 " drops %" PRIu64
+			" errors %" PRIu64 "\n", i, q->started ? "on" : "off",
+			q->nb_desc, q->prod, q->cons,
+			tally_hal_read32(&ad->hal, TALLY_TXQ_REG(i, TALLY_Q_HEAD)),
+			q->sw_rejected, qs.packets, qs.bytes, qs.drops, qs.errors);
+	}
+}
+
+int
+rte_pmd_tally_dump(uint16_t port_id, FILE *f)
+{
+	struct tally_adapter *ad = tally_adapter_from_port(port_id);
+	struct tally_hal_dev *hal;
+	struct tally_hal_fault flt;
+	uint64_t st[TALLY_STAT_NUM];
+	unsigned int i;
+
+	if (ad == NULL || ad->closed)
+		return -ENODEV;
+	if (f == NULL)
+		return -EINVAL;
+	hal = &ad->hal;
+	fprintf(f, "tally port %u (%s): spec %u.%u via %s\n", port_id,
+		ad->eth_dev->data->name, tally_hal_version_major(hal),
+		tally_hal_version_minor(hal), hal->io.ops->name);
+	fprintf(f, "  caps 0x%08x queues rx %u tx %u rings 2^%u..2^%u max_frame %u\n",
+		hal->caps, hal->nb_rxq, hal->nb_txq, hal->ring_min_log2,
+		hal->ring_max_log2, hal->max_frame);
+	fprintf(f, "  counters %u @0x%x comp_counters %u @0x%x dma regions %u/%u\n",
+		hal->cnt_num, hal->cnt_off, hal->ccnt_num, hal->ccnt_off,
+		ad->dma_regions_used, hal->dma_regions);
+	fprintf(f, "  ctrl 0x%08x status 0x%08x mtu %u rss_hf 0x%x\n",
+		tally_hal_ctrl_get(hal), tally_hal_read32(hal, TALLY_REG_STATUS),
+		tally_hal_read32(hal, TALLY_REG_MTU),
+		tally_hal_read32(hal, TALLY_REG_RSS_HF));
+	tally_hal_fault_read(hal, &flt, false);
+	fprintf(f, "  faults %u last %s addr 0x%" PRIx64 "%s\n", flt.count,
+		tally_hal_fault_str(flt.cause), flt.addr,
+		flt.pending ? " (pending)" : "");
+	tally_hal_port_stats(hal, st);
+	for (i = 0; i < TALLY_STAT_NUM; i++)
+		fprintf(f, "  %-16s %" PRIu64 "\n", tally_dump_stat_names[i], st[i]);
+	tally_dump_queues(ad->eth_dev, f);
+	return 0;
+}
