@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Basic and extended statistics.
+ *
+ * Sources: the device's port statistics block and per-queue statistics
+ * (memory-like 64-bit values in the BAR, read with plain loads through the
+ * HAL), plus the few software counters of the burst functions. The device
+ * never resets them; stats_reset and xstats_reset record a software baseline
+ * (one shared baseline, so either reset clears both views) that every read
+ * subtracts.
+ *
+ * xstats layout: every port statistic (enum tally_port_stat order), the
+ * driver's tx_rejected, then rx_q<i>_{packets,bytes,drops,errors} for each
+ * configured Rx queue and tx_q<i>_{...} for each configured Tx queue. ethdev
+ * prepends its generic rx_good_packets ... tx_errors from stats_get; the
+ * device's TX_ERRORS is therefore named tx_desc_errors here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tally_hal_io.h"
+#include "tally_ethdev.h"
+#include "tally_logs.h"
+
+static const char *const tally_port_stat_names[TALLY_STAT_NUM] = {
+	[TALLY_STAT_RX_PKTS] = "rx_packets",
+	[TALLY_STAT_RX_BYTES] = "rx_bytes",
+	[TALLY_STAT_TX_PKTS] = "tx_packets",
+	[TALLY_STAT_TX_BYTES] = "tx_bytes",
+	[TALLY_STAT_RX_WIRE_PKTS] = "rx_wire_packets",
+	[TALLY_STAT_RX_MISSED] = "rx_missed",
+	[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
+	[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
+	[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
+	[TALLY_STAT_RX_FILTERED] = "rx_filtered",
+	[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
+	[TALLY_STAT_TX_ERRORS] = "tx_desc_errors",
+	[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
+	[TALLY_STAT_DMA_FAULTS] = "dma_faults",
+	[TALLY_STAT_DESC_FAULTS] = "desc_faults",
+};
+
+static const char *const tally_q_stat_names[] = {
+	"packets", "bytes", "drops", "errors",
+};
+#define TALLY_Q_XSTATS	RTE_DIM(tally_q_stat_names)
+
+/* Current values minus baselines, for one consistent pass. */
+struct tally_stats_now {
+	uint64_t port[TALLY_STAT_NUM];
+	struct tally_hal_qstats rxq[TALLY_PMD_MAX_QUEUES];
+	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
+	uint64_t tx_rejected;
+	uint64_t rx_nombuf;
+};
+
+static uint16_t
+tally_nb_rxq(const struct rte_eth_dev *dev)
+{
+	return RTE_MIN(dev->data->nb_rx_queues, TALLY_PMD_MAX_QUEUES);
+}
+
+static uint16_t
+tally_nb_txq(const struct rte_eth_dev *dev)
+{
+	return RTE_MIN(dev->data->nb_tx_queues, TALLY_PMD_MAX_QUEUES);
+}
+
+static void
+tally_q_sub(struct tally_hal_qstats *a, const struct tally_hal_qstats *b)
+{
+	a->packets -= b->packets;
+	a->bytes -= b->bytes;
+	a->drops -= b->drops;
+	a->errors -= b->errors;
+}
+
+/* Raw values (no baseline), used for both reads and resets. */
+static void
+tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint16_t i;
+
+	memset(n, 0, sizeof(*n));
+	tally_hal_port_stats(&ad->hal, n->port);
+	for (i = 0; i < tally_nb_rxq(dev); i++) {
+		struct tally_rxq *rxq = dev->data->rx_queues[i];
+
+		tally_hal_rxq_stats(&ad->hal, i, &n->rxq[i]);
+		n->rxq[i].errors += ad->retired.rx_errors[i];
+		if (rxq != NULL)
+			n->rxq[i].errors += rxq->sw_errors;
+	}
+	for (i = 0; i < tally_nb_txq(dev); i++) {
+		struct tally_txq *txq = dev->data->tx_queues[i];
+
+		tally_hal_txq_stats(&ad->hal, i, &n->txq[i]);
+		n->txq[i].errors += ad->retired.tx_rejected[i];
+		n->tx_rejected += ad->retired.tx_rejected[i];
+		if (txq != NULL) {
+			n->txq[i].errors += txq->sw_rejected;
+			n->tx_rejected += txq->sw_rejected;
+		}
+	}
+	n->rx_nombuf = dev->data->rx_mbuf_alloc_failed;
+}
+
+static void
+tally_stats_now(struct rte_eth_dev *dev, struct tally_stats_now *n)
+{
+	struct tally_stats_base *b = &tally_adapter(dev)->base;
+	uint16_t i;
+
+	tally_stats_raw(dev, n);
+	for (i = 0; i < TALLY_STAT_NUM; i++)
+		n->port[i] -= b->port[i];
+	for (i = 0; i < TALLY_PMD_MAX_QUEUES; i++) {
+		tally_q_sub(&n->rxq[i], &b->rxq[i]);
+		tally_q_sub(&n->txq[i], &b->txq[i]);
+	}
+	n->tx_rejected -= b->tx_rejected;
+	n->rx_nombuf -= b->rx_nombuf;
+}
+
+int
+tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	struct tally_stats_now n;
+	uint16_t i;
+
+	tally_stats_now(dev, &n);
+	st->ipackets = n.port[TALLY_STAT_RX_PKTS];
+	st->ibytes = n.port[TALLY_STAT_RX_BYTES];
+	st->opackets = n.port[TALLY_STAT_TX_PKTS];
+	st->obytes = n.port[TALLY_STAT_TX_BYTES];
+	st->imissed = n.port[TALLY_STAT_RX_MISSED];
+	st->ierrors = n.port[TALLY_STAT_RX_ERR_RUNT] +
+		      n.port[TALLY_STAT_RX_ERR_OVERSIZE] +
+		      n.port[TALLY_STAT_RX_ERR_TRUNC];
+	st->oerrors = n.port[TALLY_STAT_TX_ERRORS] +
+		      n.port[TALLY_STAT_TX_WIRE_DROP] + n.tx_rejected;
+	st->rx_nombuf = n.rx_nombuf;
+	for (i = 0; i < tally_nb_rxq(dev) && i < RTE_ETHDEV_QUEUE_STAT_CNTRS; i++) {
+		st->q_ipackets[i] = n.rxq[i].packets;
+		st->q_ibytes[i] = n.rxq[i].bytes;
+		st->q_errors[i] = n.rxq[i].errors;
+	}
+	for (i = 0; i < tally_nb_txq(dev) && i < RTE_ETHDEV_QUEUE_STAT_CNTRS; i++) {
+		st->q_opackets[i] = n.txq[i].packets;
+		st->q_obytes[i] = n.txq[i].bytes;
+	}
+	return 0;
+}
+
+int
+tally_stats_reset(struct rte_eth_dev *dev)
+{
+	struct tally_stats_base *b = &tally_adapter(dev)->base;
+	struct tally_stats_now n;
+
+	tally_stats_raw(dev, &n);
+	memcpy(b->port, n.port, sizeof(b->port));
+	memcpy(b->rxq, n.rxq, sizeof(b->rxq));
+	memcpy(b->txq, n.txq, sizeof(b->txq));
+	b->tx_rejected = n.tx_rejected;
+	b->rx_nombuf = n.rx_nombuf;
+	return 0;
+}
+
+int
+tally_xstats_reset(struct rte_eth_dev *dev)
+{
+	return tally_stats_reset(dev);
+}
+
+static unsigned int
+tally_xstats_count(const struct rte_eth_dev *dev)
+{
+	return TALLY_STAT_NUM + 1 +
+	       TALLY_Q_XSTATS * (tally_nb_rxq(dev) + tally_nb_txq(dev));
+}
+
+static void
+tally_q_values(const struct tally_hal_qstats *q, uint64_t v[TALLY_Q_XSTATS])
+{
+	v[0] = q->packets;
+	v[1] = q->bytes;
+	v[2] = q->drops;
+	v[3] = q->errors;
+}
+
+int
+tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
+		 unsigned int n)
+{
+	unsigned int total = tally_xstats_count(dev), k = 0, i, j;
+	struct tally_stats_now now;
+	uint64_t v[TALLY_Q_XSTATS];
+
+	if (xs == NULL || n < total)
+		return total;
+	tally_stats_now(dev, &now);
+	for (i = 0; i < TALLY_STAT_NUM; i++, k++)
+		xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.port[i] };
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.tx_rejected };
+	k++;
+	for (i = 0; i < tally_nb_rxq(dev); i++) {
+		tally_q_values(&now.rxq[i], v);
+		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
+			xs[k] = (struct rte_eth_xstat){ .id = k, .value = v[j] };
+	}
+	for (i = 0; i < tally_nb_txq(dev); i++) {
+		tally_q_values(&now.txq[i], v);
+		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
+			xs[k] = (struct rte_eth_xstat){ .id = k, .value = v[j] };
+	}
+	return k;
+}
+
+int
+tally_xstats_get_names(struct rte_eth_dev *dev,
+		       struct rte_eth_xstat_name *names, unsigned int n)
+{
+	unsigned int total = tally_xstats_count(dev), k = 0, i, j;
+
+	if (names == NULL || n < total)
+		return total;
+	for (i = 0; i < TALLY_STAT_NUM; i++, k++)
+		snprintf(names[k].name, sizeof(names[k].name), "%s",
+			 tally_port_stat_names[i]);
+	snprintf(names[k].name, sizeof(names[k].name), "tx_rejected");
+	k++;
+	for (i = 0; i < tally_nb_rxq(dev); i++)
+		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
+			snprintf(names[k].name, sizeof(names[k].name),
+				 "rx_q%u_%s", i, tally_q_stat_names[j]);
+	for (i = 0; i < tally_nb_txq(dev); i++)
+		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
+			snprintf(names[k].name, sizeof(names[k].name),
+				 "tx_q%u_%s", i, tally_q_stat_names[j]);
+	return k;
+}
