@@ -207,10 +207,12 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	ctx->nrules--;
 	steer_action_release(m->tbl, a, fate);
 	steer_handle_free(ctx, r);
-	/* Purge tombstones when they fill a quarter of the array; shrink to
-	 * keep the live entries at <= 3/8 (best effort: the delete is done). */
+	/* Purge tombstones when they fill a quarter of the array, or shrink
+	 * when it is less than 1/16 live; rebuild at <= 3/8 live (best effort:
+	 * the delete itself is done). Amortised O(1). */
 	n = 1u << m->log2;
-	if (m->tombs * 4 > n) {
+	if (m->tombs * 4 > n ||
+	    (m->log2 > STEER_HTAB_MIN_LOG2 && (uint64_t)m->used * 16 < n)) {
 		uint32_t log2 = STEER_HTAB_MIN_LOG2;
 
 		while ((uint64_t)m->used * 8 > (3ull << log2))

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Tables, matchers, rules: insert/delete, duplicates, growth, jumps, limits,
+ * and "no partial state on failure". Runs on a fake device (no model). */
+#include <stdlib.h>
+
+#include "tally_test.h"
+#include "steer_test_util.h"
+
+struct env {
+	struct fake_dev dev;
+	struct tally_fence fence;
+	struct arena arena;
+	struct tally_cnt_pool *pool;
+	struct tally_steer_ctx *ctx;
+};
+
+static int
+env_init(struct env *e, uint32_t max_rules)
+{
+	struct tally_cnt_pool_config pc = { 0 };
+	struct tally_steer_config sc = { 0 };
+	int rc;
+
+	if (fake_dev_init(&e->dev, 1024) != 0 || arena_init(&e->arena, 1ull << 32) != 0)
+		return -ENOMEM;
+	tally_fence_init(&e->fence, &e->dev.io);
+	pc.io = &e->dev.io;
+	pc.fence = &e->fence;
+	rc = tally_cnt_pool_create(&pc, &e->pool);
+	if (rc != 0)
+		return rc;
+	sc.io = &e->dev.io;
+	sc.fence = &e->fence;
+	sc.cnt = e->pool;
+	sc.mem = arena_ops(&e->arena);
+	sc.max_tables = 16;
+	sc.max_rss = 4;
+	sc.max_rules = max_rules;
+	sc.nb_queues = 8;
+	return tally_steer_ctx_create(&sc, &e->ctx);
+}
+
+static void
+env_fini(struct env *e)
+{
+	e->dev.auto_fence = true;
+	tally_steer_ctx_destroy(e->ctx);
+	tally_cnt_pool_destroy(e->pool);
+	tally_fence_fini(&e->fence);
+	arena_fini(&e->arena);
+	fake_dev_fini(&e->dev);
+}
+
+static struct tally_steer_action
+act_queue(uint32_t q)
+{
+	struct tally_steer_action a = { .fate = TALLY_STEER_FATE_QUEUE, .arg = q };
+
+	return a;
+}
+
+static int
+test_root_programmed(void)
+{
+	struct env e;
+	const struct tally_steer_root *root;
+	uint64_t iova;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	iova = (uint64_t)fake_read32(&e.dev, TALLY_REG_STEER_ROOT_LO) |
+	       (uint64_t)fake_read32(&e.dev, TALLY_REG_STEER_ROOT_HI) << 32;
+	TEST_ASSERT(iova == tally_steer_ctx_root_iova(e.ctx), "STEER_ROOT written");
+	TEST_ASSERT(fake_read32(&e.dev, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN, "");
+	root = (const void *)(uintptr_t)iova;
+	TEST_ASSERT_EQ(root->magic, TALLY_STEER_ROOT_MAGIC, "");
+	TEST_ASSERT_EQ(root->num_tables, 16, "");
+	TEST_ASSERT_EQ(root->num_rss, 4, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_insert_delete_duplicate(void)
+{
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r, *r2;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(3), got;
+	struct tally_steer_mem_stats st;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), -EEXIST, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 16, &t), -EINVAL, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 1, &mk, &m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_nwords(m), 5, "5-tuple uses 5 key words");
+	key_5tuple(&k, 0x0a000001, 0x0a000002, 1000, 2000);
+	a.flags = TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG;
+	a.mark = 0xdeadbeef;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), 0, "");
+	tally_steer_rule_action(r, &got);
+	TEST_ASSERT_EQ(got.fate, TALLY_STEER_FATE_QUEUE, "");
+	TEST_ASSERT_EQ(got.arg, 3, "");
+	TEST_ASSERT_EQ(got.mark, 0xdeadbeef, "");
+	TEST_ASSERT_EQ(got.flags, TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG, "");
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r2), -EEXIST, "same key");
+	k.b[100] = 0x55;	/* outside the mask: still the same rule */
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r2), -EEXIST, "masked dup");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 1, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), -EBUSY, "holds a rule");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), -EBUSY, "holds a matcher");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), 0, "re-insert after delete");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(e.ctx, 1000000), 0, "");
+	tally_steer_ctx_mem(e.ctx, &st);
+	TEST_ASSERT_U64_EQ(st.rules, 0, "");
+	TEST_ASSERT_U64_EQ(st.dev_deferred, 0, "");
+	TEST_ASSERT_U64_EQ(st.dev_bytes, 32 + 16 * 8 + 4 * 48, "only root, tables, rss left");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_actions(void)
+{
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(8);
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	key_5tuple(&k, 1, 2, 3, 4);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -EINVAL, "queue 8 of 8");
+	a.fate = 99;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -EINVAL, "unknown fate");
+	a.fate = TALLY_STEER_FATE_RSS;
+	a.arg = 0;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -ENOENT, "no RSS set 0");
+	a.fate = TALLY_STEER_FATE_DROP;
+	a.flags = 1u << 7;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -EINVAL, "unknown flag");
+	a.flags = TALLY_STEER_A_COUNT;
+	a.counter = 5;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -ENOENT, "counter not allocated");
+	a.counter = TALLY_CNT_MAX;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -EINVAL, "counter > 24 bits");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "nothing inserted");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_jump_missing_and_loops(void)
+{
+	struct env e;
+	struct tally_steer_table *t[4];
+	struct tally_steer_matcher *m[4];
+	struct tally_steer_rule *r01, *r12, *r, *r20;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = { .fate = TALLY_STEER_FATE_JUMP };
+	uint32_t i;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	key_mask_5tuple(&mk);
+	key_5tuple(&k, 1, 2, 3, 4);
+	for (i = 0; i < 3; i++) {
+		TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, i, &t[i]), 0, "");
+		TEST_ASSERT_EQ(tally_steer_matcher_create(t[i], 0, &mk, &m[i]), 0, "");
+	}
+	a.arg = 5;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[0], &k, &a, &r), -ENOENT, "no table 5");
+	a.arg = 99;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[0], &k, &a, &r), -ENOENT, "beyond max");
+	a.arg = 0;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[0], &k, &a, &r), -ELOOP, "self jump");
+	a.arg = 1;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[0], &k, &a, &r01), 0, "0->1");
+	a.arg = 2;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[1], &k, &a, &r12), 0, "1->2");
+	a.arg = 0;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[2], &k, &a, &r), -ELOOP, "2->0 closes a cycle");
+	a.arg = 1;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[2], &k, &a, &r), -ELOOP, "2->1 closes a cycle");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m[2]), 0, "no partial state");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m[1]), -EBUSY, "");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r12), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m[1]), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t[1]), -EBUSY, "0 jumps to 1");
+	a.arg = 0;
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[2], &k, &a, &r20), 0, "2->0 is fine now");
+	a.arg = 1;
+	key_5tuple(&k, 9, 9, 9, 9);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m[2], &k, &a, &r), 0, "2->1 is fine too");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r01), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t[1]), 0, "no more jumps to 1");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r20), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_growth_and_delete_all(void)
+{
+	enum { N = 100000 };
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule **r, *x;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(1);
+	struct tally_steer_mem_stats st;
+	uint32_t i;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	e.dev.auto_fence = false;
+	r = calloc(N, sizeof(*r));
+	TEST_ASSERT(r != NULL, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	for (i = 0; i < N; i++) {
+		key_5tuple(&k, 0x0a000000 + i, 0x0b000000 + i * 7, (uint16_t)i, 53);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "rule %u", i);
+	}
+	TEST_ASSERT(tally_steer_matcher_log2(m) >= 17, "grew to 2^%u", tally_steer_matcher_log2(m));
+	tally_steer_ctx_mem(e.ctx, &st);
+	TEST_ASSERT(st.dev_deferred > 0, "old arrays wait for the fence");
+	fake_dev_fence_complete(&e.dev);
+	tally_steer_ctx_reclaim(e.ctx);
+	tally_steer_ctx_mem(e.ctx, &st);
+	TEST_ASSERT_U64_EQ(st.dev_deferred, 0, "freed after the fence");
+	TEST_ASSERT((st.dev_bytes + st.host_bytes) / N <= 128,
+		    "%" PRIu64 " bytes per rule", (st.dev_bytes + st.host_bytes) / N);
+	for (i = 0; i < N; i += 97) {	/* every rule is still found */
+		key_5tuple(&k, 0x0a000000 + i, 0x0b000000 + i * 7, (uint16_t)i, 53);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "rule %u", i);
+	}
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "rule %u", i);
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
+	TEST_ASSERT(tally_steer_matcher_log2(m) < 10, "shrank to 2^%u", tally_steer_matcher_log2(m));
+	free(r);
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_limits_and_no_partial_state(void)
+{
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r[64], *x;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = { .flags = TALLY_STEER_A_COUNT,
+					.fate = TALLY_STEER_FATE_DROP };
+	uint32_t i, cnt;
+	int rc;
+
+	TEST_ASSERT_EQ(env_init(&e, 40), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &cnt), 0, "");
+	a.counter = cnt;
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	/* allocation failure in the middle of growth: nothing changes */
+	for (i = 0; i < 12; i++) {
+		key_5tuple(&k, i, i, 1, 1);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "");
+	}
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 13, "one per rule + owner");
+	e.arena.fail_after = 1;
+	key_5tuple(&k, 12, 12, 1, 1);
+	rc = tally_steer_rule_insert(m, &k, &a, &r[12]);
+	TEST_ASSERT_EQ(rc, -ENOMEM, "growth needs memory");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 13, "reference given back");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 12, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_log2(m), 4, "old array kept");
+	for (i = 12; i < 40; i++) {
+		key_5tuple(&k, i, i, 1, 1);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "rule %u", i);
+	}
+	key_5tuple(&k, 40, 40, 1, 1);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -ENOSPC, "max_rules");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 41, "");
+	for (i = 0; i < 40; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 1, "only the owner");
+	TEST_ASSERT_EQ(tally_cnt_free(e.pool, cnt), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_matcher_order_in_device_memory(void)
+{
+	static const uint32_t prio[] = { 5, 1, 9, 1, 0, 5 };
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m[6];
+	struct tally_match_key mk;
+	const struct tally_steer_root *root;
+	const struct tally_steer_tbl *tb;
+	const struct tally_steer_mlist *ml;
+	uint32_t i, last = 0, last_id = 0;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 3, &t), 0, "");
+	key_mask_5tuple(&mk);
+	for (i = 0; i < 6; i++)
+		TEST_ASSERT_EQ(tally_steer_matcher_create(t, prio[i], &mk, &m[i]), 0, "");
+	root = (const void *)(uintptr_t)tally_steer_ctx_root_iova(e.ctx);
+	tb = (const void *)(uintptr_t)root->tables_iova;
+	TEST_ASSERT_U64_EQ(tb[0].mlist, 0, "table 0 has no matchers");
+	ml = (const void *)(uintptr_t)tb[3].mlist;
+	TEST_ASSERT_EQ(ml->magic, TALLY_STEER_MLIST_MAGIC, "");
+	TEST_ASSERT_EQ(ml->num, 6, "");
+	for (i = 0; i < 6; i++) {
+		const struct tally_steer_matcher_desc *d = (const void *)(uintptr_t)ml->matcher[i];
+
+		TEST_ASSERT_EQ(d->magic, TALLY_STEER_MATCHER_MAGIC, "");
+		TEST_ASSERT(d->priority > last || (d->priority == last && d->id >= last_id) || i == 0,
+			    "order at %u", i);
+		last = d->priority;
+		last_id = d->id;
+	}
+	for (i = 0; i < 6; i++)
+		TEST_ASSERT_EQ(tally_steer_matcher_destroy(m[i]), 0, "");
+	TEST_ASSERT_U64_EQ(tb[3].mlist, 0, "empty again");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_rss_sets(void)
+{
+	static const uint16_t q[] = { 1, 2, 3 };
+	static const uint16_t badq[] = { 1, 8 };
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = { .fate = TALLY_STEER_FATE_RSS };
+	uint32_t id, i, ids[4];
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	e.dev.auto_fence = false;
+	TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, 0, badq, 2, &id), -EINVAL, "");
+	TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, 0, q, 0, &id), -EINVAL, "");
+	for (i = 0; i < 4; i++)
+		TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, TALLY_RSS_HF_IPV4, q, 3, &ids[i]), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, 0, q, 3, &id), -ENOSPC, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	key_5tuple(&k, 1, 2, 3, 4);
+	a.arg = ids[2];
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rss_destroy(e.ctx, ids[2]), -EBUSY, "");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rss_destroy(e.ctx, ids[2]), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rss_destroy(e.ctx, ids[2]), -ENOENT, "");
+	TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, 0, q, 3, &id), -ENOSPC, "slot waits for a fence");
+	fake_dev_fence_complete(&e.dev);
+	TEST_ASSERT_EQ(tally_steer_rss_create(e.ctx, 0, q, 3, &id), 0, "");
+	TEST_ASSERT_EQ(id, ids[2], "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_root_programmed),
+	TEST_CASE(test_insert_delete_duplicate),
+	TEST_CASE(test_bad_actions),
+	TEST_CASE(test_jump_missing_and_loops),
+	TEST_CASE(test_growth_and_delete_all),
+	TEST_CASE(test_limits_and_no_partial_state),
+	TEST_CASE(test_matcher_order_in_device_memory),
+	TEST_CASE(test_rss_sets),
+};
+
+TEST_MAIN("steer-rule", cases)
