@@ -285,7 +285,7 @@ tally_hal_ctrl_update(struct tally_hal_dev *dev, uint32_t set, uint32_t clear)
 {
 	uint32_t v = tally_hal_read32(dev, TALLY_REG_CTRL);
 
-	v = (v | set) & ~clear;
+	v = (v & ~clear) | set;
 	tally_hal_write32(dev, TALLY_REG_CTRL, v);
 }
 

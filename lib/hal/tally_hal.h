@@ -135,7 +135,7 @@ int tally_hal_txq_ccnt_attach(struct tally_hal_dev *dev, unsigned int qid,
 
 /* ---- port control ------------------------------------------------------- */
 
-/* Set then clear TALLY_CTRL_* bits (read-modify-write of CTRL). */
+/* Clear then set TALLY_CTRL_* bits (read-modify-write of CTRL). */
 void tally_hal_ctrl_update(struct tally_hal_dev *dev, uint32_t set,
 			   uint32_t clear);
 uint32_t tally_hal_ctrl_get(const struct tally_hal_dev *dev);
