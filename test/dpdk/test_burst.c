@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Traffic over the loopback wire: exact packet and byte counts in stats and
+ * xstats, byte-exact delivery, multi-segment Tx, 9000-byte frames with and
+ * without Rx scatter, RSS over 8 queues, MTU drop.
+ */
+#include "tally_dpdk_test.h"
+
+#define NB_PKTS	200
+
+struct burst_port {
+	char name[32];
+	int port;
+	uint16_t nb_rxq;
+};
+
+static int
+bp_open(struct burst_port *bp, const char *devargs,
+	const struct tdt_port_conf *pc)
+{
+	bp->port = tdt_port_create(devargs, bp->name, sizeof(bp->name));
+	if (bp->port < 0)
+		return bp->port;
+	bp->nb_rxq = pc->nb_rxq;
+	return tdt_port_setup(bp->port, pc);
+}
+
+static void
+bp_close(struct burst_port *bp)
+{
+	if (bp->port >= 0)
+		tdt_port_destroy(bp->port, bp->name);
+}
+
+static uint32_t
+frame_len(uint32_t i)
+{
+	return 60 + (i * 37) % (1514 - 60 + 1);
+}
+
+/* Send frames [0, n) with len(i) as nseg-segment chains; receive them all and
+ * check bytes. Returns TEST_SUCCESS or TEST_FAILED. */
+static int
+xfer_check(struct burst_port *bp, unsigned int n, uint32_t (*len)(uint32_t),
+	   unsigned int nseg, uint64_t *bytes)
+{
+	static struct rte_mbuf *tx[NB_PKTS], *rx[NB_PKTS];
+	unsigned int i, sent, got;
+
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		tx[i] = tdt_mbuf_build(len(i), i, nseg);
+		TEST_ASSERT(tx[i] != NULL, "alloc");
+		TEST_ASSERT_EQ(tx[i]->nb_segs, nseg, "");
+		*bytes += len(i);
+	}
+	sent = 0;
+	got = 0;
+	/* interleave so the loop wire never holds more than a burst or two */
+	while (sent < n) {
+		unsigned int k = tdt_tx_all(bp->port, 0, tx + sent,
+					    RTE_MIN(n - sent, 32u));
+
+		TEST_ASSERT(k > 0, "tx stalled at %u", sent);
+		sent += k;
+		got += tdt_rx_all(bp->port, bp->nb_rxq, rx + got, NULL, n - got,
+				  sent - got);
+	}
+	TEST_ASSERT_EQ(got, n, "received");
+	for (i = 0; i < n; i++) {
+		TEST_ASSERT_EQ(tdt_mbuf_check(rx[i], len(i), i), 0, "frame %u", i);
+		TEST_ASSERT_EQ(rx[i]->port, bp->port, "");
+	}
+	tdt_free_all(rx, n);
+	return TEST_SUCCESS;
+}
+
+static int
+test_loop_counts(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	struct burst_port bp;
+	struct rte_eth_stats st;
+	uint64_t bytes;
+	int rc;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	rc = xfer_check(&bp, NB_PKTS, frame_len, 1, &bytes);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	rc = TEST_FAILED;
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.opackets, NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(st.obytes, bytes, "");
+	TEST_ASSERT_U64_EQ(st.ipackets, NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(st.ibytes, bytes, "");
+	TEST_ASSERT_U64_EQ(st.ierrors + st.oerrors + st.imissed, 0, "");
+	TEST_ASSERT_U64_EQ(st.q_ipackets[0], NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(st.q_obytes[0], bytes, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_q0_packets"), NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_q0_bytes"), bytes, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_q0_packets"), NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_q0_bytes"), bytes, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_packets"), NB_PKTS, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_bytes"), bytes, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_missed"), 0, "");
+	/* reset is a software baseline: everything reads zero afterwards */
+	TEST_ASSERT_EQ(rte_eth_stats_reset(bp.port), 0, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.ipackets + st.opackets + st.ibytes + st.obytes, 0, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_q0_packets"), 0, "");
+	rc = xfer_check(&bp, 10, frame_len, 1, &bytes);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_packets"), 10, "");
+	TEST_ASSERT_EQ(rte_eth_xstats_reset(bp.port), 0, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_packets"), 0, "");
+	rc = TEST_SUCCESS;
+out:
+	bp_close(&bp);
+	return rc;
+}
+
+static int
+test_multiseg_tx(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	struct burst_port bp;
+	struct rte_eth_stats st;
+	uint64_t bytes;
+	int rc;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	rc = xfer_check(&bp, 64, frame_len, 3, &bytes);
+	if (rc == TEST_SUCCESS) {
+		rte_eth_stats_get(bp.port, &st);
+		if (st.obytes != bytes || st.ibytes != bytes)
+			rc = TEST_FAILED;
+	}
+	bp_close(&bp);
+	return rc;
+}
+
+static uint32_t
+jumbo_len(uint32_t i)
+{
+	return 9000 - (i % 3);
+}
+
+static int
+test_jumbo_scatter(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1, .mtu = 9000,
+				    .scatter = true };
+	struct burst_port bp;
+	struct rte_mbuf *m, *rx[4];
+	uint64_t bytes;
+	unsigned int n;
+	int rc;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	rc = xfer_check(&bp, 16, jumbo_len, 5, &bytes);
+	if (rc != TEST_SUCCESS)
+		goto out;
+	rc = TEST_FAILED;
+	/* one more to look at the chain */
+	m = tdt_mbuf_build(9000, 7, 5);
+	TEST_ASSERT(m != NULL, "");
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, &m, 1), 1, "");
+	n = tdt_rx_all(bp.port, 1, rx, NULL, 4, 1);
+	TEST_ASSERT_EQ(n, 1, "");
+	TEST_ASSERT(rx[0]->nb_segs >= 9000 / (RTE_MBUF_DEFAULT_DATAROOM) + 1,
+		    "nb_segs %u", rx[0]->nb_segs);
+	TEST_ASSERT_EQ(rx[0]->pkt_len, 9000, "");
+	TEST_ASSERT_EQ(rte_pktmbuf_pkt_len(rx[0]), 9000, "");
+	TEST_ASSERT_EQ(tdt_mbuf_check(rx[0], 9000, 7), 0, "");
+	rte_pktmbuf_free(rx[0]);
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_err_oversize"), 0, "");
+	rc = TEST_SUCCESS;
+out:
+	bp_close(&bp);
+	return rc;
+}
+
+static int
+test_jumbo_no_scatter(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1, .mtu = 9000 };
+	struct burst_port bp;
+	struct rte_mbuf *m, *rx[4];
+	uint64_t bytes;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	m = tdt_mbuf_build(9000, 1, 5);
+	TEST_ASSERT(m != NULL, "");
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, &m, 1), 1, "");
+	TEST_ASSERT_EQ(tdt_rx_all(bp.port, 1, rx, NULL, 4, 1), 0, "delivered");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_err_oversize"), 1, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_packets"), 1, "");
+	/* the port keeps running */
+	rc = xfer_check(&bp, 8, frame_len, 1, &bytes);
+	bp_close(&bp);
+	return rc;
+}
+
+static int
+test_rss_8q(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 8, .nb_txq = 1, .rss = true };
+	static struct rte_mbuf *tx[256], *rx[256];
+	static uint16_t qs[256];
+	unsigned int per_q[8] = { 0 }, i, got = 0, sent = 0, used = 0;
+	struct burst_port bp;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	for (i = 0; i < 256; i++) {
+		tx[i] = tdt_mbuf_build(128, i, 1);
+		TEST_ASSERT(tx[i] != NULL, "");
+	}
+	while (sent < 256) {
+		sent += tdt_tx_all(bp.port, 0, tx + sent, 32);
+		got += tdt_rx_all(bp.port, 8, rx + got, qs + got, 256 - got,
+				  sent - got);
+	}
+	TEST_ASSERT_EQ(got, 256, "");
+	for (i = 0; i < got; i++) {
+		per_q[qs[i]]++;
+		TEST_ASSERT(rx[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH, "no hash");
+		TEST_ASSERT(RTE_ETH_IS_IPV4_HDR(rx[i]->packet_type), "ptype 0x%x",
+			    rx[i]->packet_type);
+		TEST_ASSERT((rx[i]->packet_type & RTE_PTYPE_L4_MASK) == RTE_PTYPE_L4_UDP,
+			    "ptype 0x%x", rx[i]->packet_type);
+	}
+	for (i = 0; i < 8; i++) {
+		TEST_ASSERT_U64_EQ(tdt_xstat(bp.port,
+			(const char *[]){ "rx_q0_packets", "rx_q1_packets",
+					  "rx_q2_packets", "rx_q3_packets",
+					  "rx_q4_packets", "rx_q5_packets",
+					  "rx_q6_packets", "rx_q7_packets" }[i]),
+			per_q[i], "queue %u", i);
+		used += per_q[i] > 0;
+	}
+	printf("  rss spread:");
+	for (i = 0; i < 8; i++)
+		printf(" %u", per_q[i]);
+	printf("\n");
+	TEST_ASSERT_EQ(used, 8, "RSS used %u of 8 queues", used);
+	tdt_free_all(rx, got);
+	rc = TEST_SUCCESS;
+	bp_close(&bp);
+	return rc;
+}
+
+static int
+test_mtu_drop(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	struct burst_port bp;
+	struct rte_mbuf *m, *rx[4];
+	struct rte_eth_stats st;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	m = tdt_mbuf_build(1600, 3, 1);
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, &m, 1), 1, "");
+	TEST_ASSERT_EQ(tdt_rx_all(bp.port, 1, rx, NULL, 4, 1), 0, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_err_oversize"), 1, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.ierrors, 1, "");
+	TEST_ASSERT_U64_EQ(st.ipackets, 0, "");
+	/* raise the MTU on the running port: now it passes */
+	TEST_ASSERT_EQ(rte_eth_dev_set_mtu(bp.port, 1600), 0, "");
+	m = tdt_mbuf_build(1600, 3, 1);
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, &m, 1), 1, "");
+	TEST_ASSERT_EQ(tdt_rx_all(bp.port, 1, rx, NULL, 4, 1), 1, "");
+	TEST_ASSERT_EQ(tdt_mbuf_check(rx[0], 1600, 3), 0, "");
+	rte_pktmbuf_free(rx[0]);
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_err_oversize"), 1, "");
+	bp_close(&bp);
+	return TEST_SUCCESS;
+}
+
+static int
+test_tx_reject(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1, .mtu = 9000,
+				    .scatter = true };
+	struct burst_port bp;
+	struct rte_mbuf *m[2];
+	struct rte_eth_stats st;
+	uint64_t bytes;
+	int rc;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	/* 17 segments: refused, the burst stops there */
+	m[0] = tdt_mbuf_build(17 * 64, 1, 17);
+	m[1] = tdt_mbuf_build(64, 2, 1);
+	TEST_ASSERT(m[0] != NULL && m[1] != NULL, "");
+	TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, m, 2), 0, "");
+	/* larger than the device max frame */
+	rte_pktmbuf_free(m[0]);
+	m[0] = tdt_mbuf_build(9300, 1, 5);
+	TEST_ASSERT(m[0] != NULL, "");
+	TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, m, 2), 0, "");
+	rte_pktmbuf_free(m[0]);
+	TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, &m[1], 1), 1, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.oerrors, 2, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_rejected"), 2, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_q0_errors"), 2, "");
+	tdt_drain(bp.port, 1);
+	rc = xfer_check(&bp, 4, frame_len, 1, &bytes);
+	bp_close(&bp);
+	return rc;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_loop_counts),
+	TEST_CASE(test_multiseg_tx),
+	TEST_CASE(test_jumbo_scatter),
+	TEST_CASE(test_jumbo_no_scatter),
+	TEST_CASE(test_rss_8q),
+	TEST_CASE(test_mtu_drop),
+	TEST_CASE(test_tx_reject),
+};
+
+int
+main(void)
+{
+	int rc;
+
+	tdt_eal_init("tally-burst");
+	rc = tally_test_run("dpdk-burst", cases, RTE_DIM(cases));
+	rte_eal_cleanup();
+	return rc;
+}
