@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Differential test: lib/steer + the model's steering executor against a
+ * trivially correct linear classifier (OVS test-classifier style).
+ *
+ * Random rules (several masks incl. partial-byte and empty ones, priorities,
+ * four tables with jumps, shared counters, RSS sets, marks) go into both;
+ * random keys are classified by the model (tally_model_steer_classify on a
+ * constructed struct tally_model_pkt) and by the reference; chosen actions
+ * and, at the end of each phase, every counter value must be identical.
+ * Then a third of the rules are deleted and the comparison repeats. Some
+ * keys come from real frames through the model's parser.
+ *
+ * Runs with a fixed seed and one random seed; the seed is printed on failure.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "tally_test.h"
+#include "steer_test_util.h"
+#include "tally_model.h"
+#include "tally_model_dev.h"
+#include "tally_plat.h"
+
+#define NTABLES		4
+#define NCOUNTERS	200
+#define NRSS		3
+#define NRULES		1500
+#define NKEYS		10000
+#define NFRAMES		1000
+#define ARENA_LEN	(1ull << 30)
+
+/* ---- fields, domains and mask templates ----------------------------------- */
+struct field {
+	uint32_t off, len;
+	uint64_t mask;			/* mask used by templates (big-endian value) */
+	uint64_t dom[4];
+	uint32_t ndom;
+};
+
+enum { F_ETH, F_PROTO, F_SIP, F_DIP, F_DIP24, F_SPORT, F_DPORT, F_VNI, F_DMAC, F_NUM };
+
+static const struct field fields[F_NUM] = {
+	[F_ETH] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_ETHERTYPE), 2, 0xffff,
+		    { 0x0800, 0x86dd }, 2 },
+	[F_PROTO] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_IP_PROTOCOL), 1, 0xff, { 6, 17 }, 2 },
+	[F_SIP] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_SRC_IPV4), 4, 0xffffffff,
+		    { 0x0a000001, 0x0a000002, 0x0a000003, 0x0a000004 }, 4 },
+	[F_DIP] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_DST_IPV4), 4, 0xffffffff,
+		    { 0x0a010001, 0x0a010002, 0x0a010101, 0x0a010102 }, 4 },
+	[F_DIP24] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_DST_IPV4), 4, 0xffffff00,
+		      { 0x0a010001, 0x0a010002, 0x0a010101, 0x0a010102 }, 4 },
+	[F_SPORT] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_SPORT), 2, 0xffff,
+		      { 1000, 1001, 1002 }, 3 },
+	[F_DPORT] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_DPORT), 2, 0xffff,
+		      { 53, 80, 443 }, 3 },
+	[F_VNI] = { TALLY_MK(TALLY_MS_MISC, TALLY_MISC_VXLAN_VNI), 3, 0xffffff, { 1, 2 }, 2 },
+	[F_DMAC] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_DMAC), 6, 0xffffffffffffull,
+		     { 0x020000000001ull, 0x020000000002ull }, 2 },
+};
+
+#define FB(f)	(1u << (f))
+#define NTEMPL	8
+static const uint32_t templates[NTEMPL] = {
+	FB(F_ETH) | FB(F_PROTO) | FB(F_SIP) | FB(F_DIP) | FB(F_SPORT) | FB(F_DPORT),
+	FB(F_ETH) | FB(F_DIP24),
+	FB(F_PROTO) | FB(F_DPORT),
+	FB(F_SIP),
+	FB(F_DMAC) | FB(F_VNI),
+	FB(F_ETH),
+	0,	/* match everything */
+	FB(F_DIP) | FB(F_DPORT),
+};
+#define NPRIO	4
+
+/* ---- the reference: a list of rules, scanned linearly --------------------- */
+struct ref_rule {
+	bool live;
+	uint32_t table, prio, mseq;
+	struct tally_match_key mask, value;	/* value already masked */
+	struct tally_steer_action act;
+	struct tally_steer_rule *h;
+};
+
+struct ref_cnt {
+	uint64_t pkts, bytes;
+};
+
+struct diff {
+	unsigned int seed;
+	struct tally_model *m;
+	struct tally_io io;
+	struct arena arena;
+	struct tally_fence fence;
+	struct tally_cnt_pool *pool;
+	struct tally_steer_ctx *ctx;
+	struct tally_steer_table *t[NTABLES];
+	struct tally_steer_matcher *mt[NTABLES][NPRIO][NTEMPL];
+	uint32_t mseq[NTABLES][NPRIO][NTEMPL];
+	uint32_t cnt[NCOUNTERS];
+	uint32_t rss[NRSS];
+	uint16_t rssq[NRSS][4];
+	uint16_t rssn[NRSS];
+	struct ref_rule *rules;
+	uint32_t nrules, live;
+	struct ref_cnt *ref_cnt;	/* by bank index */
+	uint32_t bank;
+};
+
+static uint32_t
+rnd(struct diff *d, uint32_t n)
+{
+	return (uint32_t)rand_r(&d->seed) % n;
+}
+
+static bool
+key_match(const struct tally_match_key *k, const struct ref_rule *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < TALLY_MATCH_KEY_LEN; i++)
+		if ((k->b[i] & r->mask.b[i]) != r->value.b[i])
+			return false;
+	return true;
+}
+
+/* Linear classifier: same semantics as tally_steer.h describes. */
+static void
+ref_classify(struct diff *d, const struct tally_match_key *k, uint32_t len,
+	     struct tally_model_verdict *v)
+{
+	uint32_t table = 0, hops, i;
+
+	memset(v, 0, sizeof(*v));
+	for (hops = 0; hops < TALLY_STEER_MAX_HOPS; hops++) {
+		const struct ref_rule *best = NULL;
+
+		for (i = 0; i < d->nrules; i++) {
+			const struct ref_rule *r = &d->rules[i];
+
+			if (!r->live || r->table != table || !key_match(k, r))
+				continue;
+			if (best == NULL || r->prio < best->prio ||
+			    (r->prio == best->prio && r->mseq < best->mseq))
+				best = r;
+		}
+		if (best == NULL)
+			return;
+		if (best->act.flags & TALLY_STEER_A_COUNT) {
+			d->ref_cnt[best->act.counter].pkts++;
+			d->ref_cnt[best->act.counter].bytes += len;
+		}
+		if (best->act.flags & TALLY_STEER_A_MARK) {
+			v->flags |= TALLY_VERDICT_MARK;
+			v->mark = best->act.mark;
+		}
+		if (best->act.flags & TALLY_STEER_A_FLAG)
+			v->flags |= TALLY_VERDICT_FLAG;
+		switch (best->act.fate) {
+		case TALLY_STEER_FATE_DROP:
+			v->flags |= TALLY_VERDICT_DROP;
+			return;
+		case TALLY_STEER_FATE_QUEUE:
+			v->flags |= TALLY_VERDICT_QUEUE;
+			v->queue = (uint16_t)best->act.arg;
+			return;
+		case TALLY_STEER_FATE_RSS:
+			for (i = 0; i < NRSS; i++) {
+				if (d->rss[i] != best->act.arg)
+					continue;
+				v->flags |= TALLY_VERDICT_RSS;
+				v->rss_nq = d->rssn[i];
+				v->rss_hf = TALLY_RSS_HF_IPV4_UDP;
+				memcpy(v->rss_queues, d->rssq[i], d->rssn[i] * sizeof(uint16_t));
+			}
+			return;
+		case TALLY_STEER_FATE_JUMP:
+			table = best->act.arg;
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+static void
+rand_value(struct diff *d, struct tally_match_key *k)
+{
+	uint32_t f;
+
+	for (f = 0; f < F_NUM; f++)
+		key_put(k, fields[f].off, fields[f].dom[rnd(d, fields[f].ndom)], fields[f].len);
+	if (rnd(d, 10) == 0)	/* some noise outside the domains */
+		k->b[rnd(d, TALLY_MATCH_KEY_LEN)] ^= (uint8_t)(1 + rnd(d, 255));
+}
+
+static int
+get_matcher(struct diff *d, uint32_t t, uint32_t p, uint32_t tm,
+	    struct tally_steer_matcher **out)
+{
+	struct tally_match_key mk;
+	uint32_t f;
+	int rc;
+
+	if (d->mt[t][p][tm] == NULL) {
+		memset(&mk, 0, sizeof(mk));
+		for (f = 0; f < F_NUM; f++)
+			if (templates[tm] & FB(f))
+				key_put(&mk, fields[f].off, fields[f].mask, fields[f].len);
+		rc = tally_steer_matcher_create(d->t[t], p, &mk, &d->mt[t][p][tm]);
+		if (rc != 0)
+			return rc;
+		d->mseq[t][p][tm] = d->nrules;	/* creation order */
+	}
+	*out = d->mt[t][p][tm];
+	return 0;
+}
+
+static int
+add_rules(struct diff *d, uint32_t n)
+{
+	uint32_t i, j, dups = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ref_rule *r = &d->rules[d->nrules];
+		struct tally_steer_matcher *m;
+		struct tally_match_key k;
+		bool dup = false;
+		uint32_t t = rnd(d, NTABLES), p = rnd(d, NPRIO);
+		uint32_t tm = rnd(d, 2) ? 0 : rnd(d, NTEMPL);
+		int rc;
+
+		memset(r, 0, sizeof(*r));
+		TEST_ASSERT_EQ(get_matcher(d, t, p, tm, &m), 0, "matcher");
+		memset(&k, 0, sizeof(k));
+		rand_value(d, &k);
+		r->table = t;
+		r->prio = p;
+		r->mseq = d->mseq[t][p][tm];
+		for (j = 0; j < F_NUM; j++)
+			if (templates[tm] & FB(j))
+				key_put(&r->mask, fields[j].off, fields[j].mask, fields[j].len);
+		for (j = 0; j < TALLY_MATCH_KEY_LEN; j++)
+			r->value.b[j] = k.b[j] & r->mask.b[j];
+		if (rnd(d, 3))
+			r->act.flags |= TALLY_STEER_A_COUNT;
+		r->act.counter = d->cnt[rnd(d, NCOUNTERS)];
+		if (rnd(d, 2)) {
+			r->act.flags |= TALLY_STEER_A_MARK;
+			r->act.mark = (uint32_t)rand_r(&d->seed) * 2654435761u;
+		}
+		if (rnd(d, 4) == 0)
+			r->act.flags |= TALLY_STEER_A_FLAG;
+		r->act.fate = (enum tally_steer_fate)rnd(d, 6);
+		if (r->act.fate == TALLY_STEER_FATE_JUMP && t == NTABLES - 1)
+			r->act.fate = TALLY_STEER_FATE_QUEUE;
+		if (r->act.fate == TALLY_STEER_FATE_QUEUE)
+			r->act.arg = rnd(d, 16);
+		else if (r->act.fate == TALLY_STEER_FATE_RSS)
+			r->act.arg = d->rss[rnd(d, NRSS)];
+		else if (r->act.fate == TALLY_STEER_FATE_JUMP)
+			r->act.arg = t + 1 + rnd(d, NTABLES - 1 - t);
+		for (j = 0; j < d->nrules; j++) {
+			const struct ref_rule *o = &d->rules[j];
+
+			if (o->live && o->table == t && o->prio == p && o->mseq == r->mseq &&
+			    memcmp(&o->mask, &r->mask, sizeof(r->mask)) == 0 &&
+			    memcmp(&o->value, &r->value, sizeof(r->value)) == 0)
+				dup = true;
+		}
+		rc = tally_steer_rule_insert(m, &k, &r->act, &r->h);
+		if (dup) {
+			TEST_ASSERT_EQ(rc, -EEXIST, "duplicate %u (seed %u)", i, d->seed);
+			dups++;
+			continue;
+		}
+		TEST_ASSERT_EQ(rc, 0, "insert %u (seed %u)", i, d->seed);
+		r->live = true;
+		d->nrules++;
+		d->live++;
+	}
+	printf("  %u rules inserted, %u duplicates refused\n", n - dups, dups);
+	return TEST_SUCCESS;
+}
+
+static int
+compare_verdicts(struct diff *d, const struct tally_model_verdict *got,
+		 const struct tally_model_verdict *exp, uint32_t i)
+{
+	TEST_ASSERT_EQ(got->flags, exp->flags, "key %u", i);
+	if (exp->flags & TALLY_VERDICT_MARK)
+		TEST_ASSERT_EQ(got->mark, exp->mark, "key %u", i);
+	if (exp->flags & TALLY_VERDICT_QUEUE)
+		TEST_ASSERT_EQ(got->queue, exp->queue, "key %u", i);
+	if (exp->flags & TALLY_VERDICT_RSS) {
+		TEST_ASSERT_EQ(got->rss_nq, exp->rss_nq, "key %u", i);
+		TEST_ASSERT_EQ(got->rss_hf, exp->rss_hf, "key %u", i);
+		TEST_ASSERT(memcmp(got->rss_queues, exp->rss_queues,
+				   exp->rss_nq * sizeof(uint16_t)) == 0, "key %u", i);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+run_keys(struct diff *d, uint32_t n)
+{
+	struct tally_model_pkt pkt;
+	struct tally_model_verdict got, exp;
+	uint32_t i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		memset(&pkt, 0, sizeof(pkt));
+		rand_value(d, &pkt.key);
+		pkt.len = 60 + rnd(d, 1455);
+		tally_model_steer_classify(d->m, &pkt, &got);
+		ref_classify(d, &pkt.key, pkt.len, &exp);
+		if (compare_verdicts(d, &got, &exp, i) != TEST_SUCCESS) {
+			fprintf(stderr, "  seed %u: verdict differs\n", d->seed);
+			return TEST_FAILED;
+		}
+		hits += exp.flags != 0;
+	}
+	printf("  %u keys, %u with a steering verdict\n", n, hits);
+	return TEST_SUCCESS;
+}
+
+/* Real frames through the model's parser; both classify the parsed key. */
+static int
+run_frames(struct diff *d, uint32_t n)
+{
+	static const uint8_t dmac[6] = { 2, 0, 0, 0, 0, 1 };
+	struct tally_model_pkt pkt;
+	struct tally_model_verdict got, exp;
+	uint8_t f[128];
+	uint32_t i, hits = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t sip = (uint32_t)fields[F_SIP].dom[rnd(d, 4)];
+		uint32_t dip = (uint32_t)fields[F_DIP].dom[rnd(d, 4)];
+		uint16_t sp = (uint16_t)fields[F_SPORT].dom[rnd(d, 3)];
+		uint16_t dp = (uint16_t)fields[F_DPORT].dom[rnd(d, 3)];
+		uint32_t len = 64 + rnd(d, 64);
+
+		memset(f, 0, sizeof(f));
+		memcpy(f, dmac, 6);
+		f[6] = 2; f[11] = 9;
+		f[12] = 0x08; f[13] = 0x00;
+		f[14] = 0x45;
+		f[16] = (uint8_t)((len - 14) >> 8); f[17] = (uint8_t)(len - 14);
+		f[22] = 64; f[23] = 17;
+		f[26] = (uint8_t)(sip >> 24); f[27] = (uint8_t)(sip >> 16);
+		f[28] = (uint8_t)(sip >> 8); f[29] = (uint8_t)sip;
+		f[30] = (uint8_t)(dip >> 24); f[31] = (uint8_t)(dip >> 16);
+		f[32] = (uint8_t)(dip >> 8); f[33] = (uint8_t)dip;
+		f[34] = (uint8_t)(sp >> 8); f[35] = (uint8_t)sp;
+		f[36] = (uint8_t)(dp >> 8); f[37] = (uint8_t)dp;
+		f[38] = (uint8_t)((len - 34) >> 8); f[39] = (uint8_t)(len - 34);
+		tally_model_parse(f, len, &pkt);
+		tally_model_steer_classify(d->m, &pkt, &got);
+		ref_classify(d, &pkt.key, pkt.len, &exp);
+		if (compare_verdicts(d, &got, &exp, i) != TEST_SUCCESS) {
+			fprintf(stderr, "  seed %u: verdict differs on a parsed frame\n", d->seed);
+			return TEST_FAILED;
+		}
+		hits += exp.flags != 0;
+	}
+	printf("  %u parsed frames, %u with a steering verdict\n", n, hits);
+	return TEST_SUCCESS;
+}
+
+static int
+compare_counters(struct diff *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < NCOUNTERS; i++) {
+		uint64_t p, b;
+		uint32_t c = d->cnt[i];
+
+		TEST_ASSERT_EQ(tally_cnt_read(d->pool, c, &p, &b), 0, "");
+		TEST_ASSERT_U64_EQ(p, d->ref_cnt[c].pkts, "counter %u packets (seed %u)", c, d->seed);
+		TEST_ASSERT_U64_EQ(b, d->ref_cnt[c].bytes, "counter %u bytes (seed %u)", c, d->seed);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+delete_some(struct diff *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->nrules; i++) {
+		struct ref_rule *r = &d->rules[i];
+
+		if (!r->live || rnd(d, 3) != 0)
+			continue;
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r->h), 0, "delete (seed %u)", d->seed);
+		r->live = false;
+		d->live--;
+		n++;
+	}
+	printf("  %u rules deleted, %u left\n", n, d->live);
+	return TEST_SUCCESS;
+}
+
+static int
+diff_setup(struct diff *d)
+{
+	struct tally_model_config mc;
+	struct tally_cnt_pool_config pc = { 0 };
+	struct tally_steer_config sc = { 0 };
+	char err[128];
+	uint64_t base;
+	uint32_t i, j;
+
+	tally_model_config_init(&mc);
+	mc.counters = 8192;
+	mc.wire = TALLY_WIRE_NONE;
+	TEST_ASSERT_EQ(tally_model_create(&mc, &d->m, err, sizeof(err)), 0, "%s", err);
+	tally_model_io(d->m, &d->io);
+	TEST_ASSERT_EQ(arena_init(&d->arena, ARENA_LEN), 0, "");
+	base = (uint64_t)(uintptr_t)d->arena.base;
+	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
+	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
+	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_LEN_LO(0), (uint32_t)ARENA_LEN);
+	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_LEN_HI(0), (uint32_t)(ARENA_LEN >> 32));
+	d->io.ops->write32(d->io.ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
+	tally_fence_init(&d->fence, &d->io);
+	pc.io = &d->io;
+	pc.fence = &d->fence;
+	TEST_ASSERT_EQ(tally_cnt_pool_create(&pc, &d->pool), 0, "");
+	sc.io = &d->io;
+	sc.fence = &d->fence;
+	sc.cnt = d->pool;
+	sc.mem = arena_ops(&d->arena);
+	sc.max_tables = 8;
+	sc.max_rss = 8;
+	sc.nb_queues = 16;
+	TEST_ASSERT_EQ(tally_steer_ctx_create(&sc, &d->ctx), 0, "");
+	for (i = 0; i < NTABLES; i++)
+		TEST_ASSERT_EQ(tally_steer_table_create(d->ctx, i, &d->t[i]), 0, "");
+	d->bank = 8192;
+	d->ref_cnt = calloc(d->bank, sizeof(*d->ref_cnt));
+	d->rules = calloc(NRULES, sizeof(*d->rules));
+	TEST_ASSERT(d->ref_cnt != NULL && d->rules != NULL, "");
+	for (i = 0; i < NCOUNTERS; i++)
+		TEST_ASSERT_EQ(tally_cnt_alloc(d->pool, &d->cnt[i]), 0, "");
+	for (i = 0; i < NRSS; i++) {
+		d->rssn[i] = (uint16_t)(1 + i);
+		for (j = 0; j < d->rssn[i]; j++)
+			d->rssq[i][j] = (uint16_t)(i * 4 + j);
+		TEST_ASSERT_EQ(tally_steer_rss_create(d->ctx, TALLY_RSS_HF_IPV4_UDP, d->rssq[i],
+						      d->rssn[i], &d->rss[i]), 0, "");
+	}
+	return TEST_SUCCESS;
+}
+
+static void
+diff_teardown(struct diff *d)
+{
+	uint32_t i;
+
+	tally_steer_ctx_destroy(d->ctx);
+	for (i = 0; i < NCOUNTERS; i++)
+		tally_cnt_free(d->pool, d->cnt[i]);
+	tally_cnt_pool_destroy(d->pool);
+	tally_fence_fini(&d->fence);
+	tally_model_destroy(d->m);
+	arena_fini(&d->arena);
+	free(d->ref_cnt);
+	free(d->rules);
+}
+
+static int
+diff_run(unsigned int seed)
+{
+	struct diff *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (d == NULL)
+		return TEST_FAILED;
+	printf("  seed %u\n", seed);
+	d->seed = seed;
+	rc = diff_setup(d);
+	if (rc == TEST_SUCCESS)
+		rc = add_rules(d, NRULES);
+	if (rc == TEST_SUCCESS)
+		rc = run_keys(d, NKEYS);
+	if (rc == TEST_SUCCESS)
+		rc = run_frames(d, NFRAMES);
+	if (rc == TEST_SUCCESS)
+		rc = compare_counters(d);
+	if (rc == TEST_SUCCESS)
+		rc = delete_some(d);
+	if (rc == TEST_SUCCESS)
+		rc = run_keys(d, NKEYS / 2);
+	if (rc == TEST_SUCCESS)
+		rc = compare_counters(d);
+	if (rc == TEST_SUCCESS &&
+	    d->io.ops->read32(d->io.ctx, TALLY_REG_FAULT_CNT) != 0) {
+		fprintf(stderr, "  seed %u: %u device faults\n", seed,
+			d->io.ops->read32(d->io.ctx, TALLY_REG_FAULT_CNT));
+		rc = TEST_FAILED;
+	}
+	if (rc != TEST_SUCCESS)
+		fprintf(stderr, "  FAILED with seed %u\n", seed);
+	diff_teardown(d);
+	free(d);
+	return rc;
+}
+
+static int
+test_diff_fixed_seed(void)
+{
+	return diff_run(20240601u);
+}
+
+static int
+test_diff_random_seed(void)
+{
+	return diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns());
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_diff_fixed_seed),
+	TEST_CASE(test_diff_random_seed),
+};
+
+TEST_MAIN("steer-diff", cases)
