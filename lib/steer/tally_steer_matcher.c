@@ -22,8 +22,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 		tally_free(*shadow);
 		return rc;
 	}
-	/* entries must read EMPTY: ctrl == 0 */
-	memset(mem->va, 0, mem->size);
+	/* mem ops return zeroed memory: every entry reads EMPTY (ctrl 0) */
 	h = mem->va;
 	h->magic = TALLY_STEER_HTAB_MAGIC;
 	h->log2_size = log2;

@@ -104,17 +104,20 @@ steer_masked_words(const struct tally_steer_matcher *m,
 		w[i] = tally_steer_key_word(v, m->widx[i]) & m->wmask[i];
 }
 
-/* Keep (used + tombs) <= 3/4 of the entries, with room for one more. */
+/* Keep (used + tombs) <= 3/4 of the entries, with room for one more.
+ * Returns 1 if the array was rebuilt, 0 if not, or -errno. */
 static int
 steer_make_room(struct tally_steer_matcher *m)
 {
 	uint32_t n = 1u << m->log2, log2 = m->log2;
+	int rc;
 
 	if ((uint64_t)(m->used + m->tombs + 1) * 4 <= (uint64_t)n * 3)
 		return 0;
 	while ((uint64_t)(m->used + 1) * 2 > (1ull << log2))
 		log2++;	/* double while more than half would be live */
-	return steer_matcher_rehash(m, log2);
+	rc = steer_matcher_rehash(m, log2);
+	return rc == 0 ? 1 : rc;
 }
 
 int
@@ -152,12 +155,14 @@ tally_steer_rule_insert(struct tally_steer_matcher *m,
 		goto out;
 	}
 	rc = steer_make_room(m);
-	if (rc != 0) {
+	if (rc < 0) {
 		steer_action_release(m->tbl, act_w, fate_w);
 		steer_handle_free(ctx, r);
 		goto out;
 	}
-	steer_probe(m, w, h, &ins);	/* the array may have changed */
+	if (rc == 1)
+		steer_probe(m, w, h, &ins);	/* the array changed */
+	rc = 0;
 	e = steer_entry(m, ins);
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		m->tombs--;
