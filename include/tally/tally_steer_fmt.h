@@ -12,7 +12,7 @@
  *   STEER_ROOT_LO/HI --> struct tally_steer_root (magic, version)
  *        |
  *        +-- tables_iova --> struct tally_steer_tbl[num_tables]  (index = table id
- *        |                    = rte_flow group; the walk starts at table 0)
+ *        |                    = DPDK flow group; the walk starts at table 0)
  *        |                        |
  *        |                        +-- mlist (acquire) --> struct tally_steer_mlist
  *        |                                                 matcher[0..num) in priority order

@@ -4,7 +4,7 @@
  *
  * What: hands out indices of the bank (the 24-bit CNT field of steering
  * entries), keeps reference counts for shared counters (one counter named by
- * many rules, rte_flow indirect COUNT, verbs counters objects), and reads
+ * many rules, DPDK indirect COUNT actions, verbs counters objects), and reads
  * counters. It owns no device memory: the bank lives in the BAR.
  *
  * Index layout: a counter id IS the bank index (bits 23:0, < TALLY_CNT_MAX);

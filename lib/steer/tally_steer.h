@@ -5,7 +5,7 @@
  *
  * What?
  * =====
- * A context owns the steering root of one device. A table (an rte_flow
+ * A context owns the steering root of one device. A table (a DPDK flow
  * group; id < max_tables) holds matchers in priority order. A matcher is a
  * mask over the match key (tally_match.h, the mlx5 fte_match_param layout)
  * at one priority, plus a hash table of rules. A rule is a value of the
@@ -14,8 +14,8 @@
  * (default path) or none (default path; under isolation both drop).
  *
  * The match description is our own: a masked key in the device layout
- * (struct tally_steer_match). The PMD's rte_flow parser and the verbs shim
- * translate onto it; nothing here knows rte_flow items or ibv specs.
+ * (struct tally_steer_match). The PMD's flow parser and the verbs shim
+ * translate onto it; nothing here knows DPDK flow items or ibv specs.
  *
  * Semantics (what the device does, and what the test reference implements)
  * ========================================================================
