@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tables (rte_flow groups): creation, lookup, matcher list publication. */
+/* Tables (DPDK flow groups): creation, lookup, matcher list publication. */
 #include "tally_steer_internal.h"
 
 int
