@@ -5,55 +5,123 @@
 #include "tally_mt.h"
 #include "tally_test.h"
 
-static void bad_mode(struct tally_model_config *c) { c->mode = 2; }
-static void bad_rxq0(struct tally_model_config *c) { c->rx_queues = 0; }
-static void bad_rxq17(struct tally_model_config *c) { c->rx_queues = 17; }
-static void bad_txq(struct tally_model_config *c) { c->tx_queues = 0; }
-static void bad_cnt0(struct tally_model_config *c) { c->counters = 0; }
-static void bad_cnt_big(struct tally_model_config *c) { c->counters = TALLY_CNT_MAX + 1; }
-static void bad_ccnt(struct tally_model_config *c) { c->comp_counters = 0; }
-static void bad_frame_lo(struct tally_model_config *c) { c->max_frame = 63; }
-static void bad_frame_hi(struct tally_model_config *c) { c->max_frame = 16384; }
-static void bad_mac(struct tally_model_config *c) { c->mac[0] = 0x01; }
-static void bad_wire(struct tally_model_config *c) { c->wire = 9; }
-static void bad_iface(struct tally_model_config *c) { c->wire = TALLY_WIRE_IF; }
-static void bad_iface_long(struct tally_model_config *c)
+static void
+bad_mode(struct tally_model_config *c)
+{
+	c->mode = 2;
+}
+
+static void
+bad_rxq0(struct tally_model_config *c)
+{
+	c->rx_queues = 0;
+}
+
+static void
+bad_rxq17(struct tally_model_config *c)
+{
+	c->rx_queues = 17;
+}
+
+static void
+bad_txq(struct tally_model_config *c)
+{
+	c->tx_queues = 0;
+}
+
+static void
+bad_cnt0(struct tally_model_config *c)
+{
+	c->counters = 0;
+}
+
+static void
+bad_cnt_big(struct tally_model_config *c)
+{
+	c->counters = TALLY_CNT_MAX + 1;
+}
+
+static void
+bad_ccnt(struct tally_model_config *c)
+{
+	c->comp_counters = 0;
+}
+
+static void
+bad_frame_lo(struct tally_model_config *c)
+{
+	c->max_frame = 63;
+}
+
+static void
+bad_frame_hi(struct tally_model_config *c)
+{
+	c->max_frame = 16384;
+}
+
+static void
+bad_mac(struct tally_model_config *c)
+{
+	c->mac[0] = 0x01;
+}
+
+static void
+bad_wire(struct tally_model_config *c)
+{
+	c->wire = 9;
+}
+
+static void
+bad_iface(struct tally_model_config *c)
+{
+	c->wire = TALLY_WIRE_IF;
+}
+
+static void
+bad_iface_long(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_IF;
 	c->iface = "a_very_long_interface_name";
 }
-static void bad_gen_flows(struct tally_model_config *c)
+static void
+bad_gen_flows(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_GEN;
 	c->gen_flows = 0;
 }
-static void bad_gen_len(struct tally_model_config *c)
+static void
+bad_gen_len(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_GEN;
 	c->gen_len = 59;
 }
-static void bad_gen_len_hi(struct tally_model_config *c)
+static void
+bad_gen_len_hi(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_GEN;
 	c->max_frame = 1000;
 	c->gen_len = 1001;
 }
-static void bad_pcap_rx(struct tally_model_config *c)
+static void
+bad_pcap_rx(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_PCAP;
 	c->pcap_rx = "/nonexistent/tally_in.pcap";
 }
-static void bad_pcap_fmt(struct tally_model_config *c)
+static void
+bad_pcap_fmt(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_PCAP;
 	c->pcap_rx = "/proc/self/status";
 }
-static void bad_pcap_tx(struct tally_model_config *c)
+static void
+bad_pcap_tx(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_PCAP;
 	c->pcap_tx = "/nonexistent/tally_out.pcap";
 }
-static void bad_if_name(struct tally_model_config *c)
+static void
+bad_if_name(struct tally_model_config *c)
 {
 	c->wire = TALLY_WIRE_IF;
 	c->iface = "tallynosuch0";
