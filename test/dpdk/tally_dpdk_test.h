@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -246,22 +247,25 @@ tdt_mbuf_check(const struct rte_mbuf *m, uint32_t len, uint32_t i)
 	return memcmp(p, want, len) == 0 ? 0 : -1;
 }
 
-/* Poll every Rx queue until `want` frames arrived or nothing moved for a
- * while. Frames are stored (up to max) in out[] with their queue in qout[]. */
+/* Poll every Rx queue until `want` frames arrived or nothing arrived for
+ * 200 ms (the device may run in its own thread). Frames are stored (up to
+ * max) in out[] with their queue in qout[]. */
 static inline unsigned int
 tdt_rx_all(uint16_t port, uint16_t nb_rxq, struct rte_mbuf **out,
 	   uint16_t *qout, unsigned int max, unsigned int want)
 {
-	unsigned int got = 0, idle = 0;
+	uint64_t hz = rte_get_timer_hz(), last = rte_get_timer_cycles();
+	unsigned int got = 0;
 
-	while (got < want && idle < 2000) {
-		unsigned int before = got;
+	while (got < want && rte_get_timer_cycles() - last < hz / 5) {
 		uint16_t q;
 
 		for (q = 0; q < nb_rxq; q++) {
 			struct rte_mbuf *b[32];
 			uint16_t n = rte_eth_rx_burst(port, q, b, 32), k;
 
+			if (n > 0)
+				last = rte_get_timer_cycles();
 			for (k = 0; k < n; k++) {
 				if (got < max) {
 					out[got] = b[k];
@@ -273,7 +277,6 @@ tdt_rx_all(uint16_t port, uint16_t nb_rxq, struct rte_mbuf **out,
 				got++;
 			}
 		}
-		idle = got == before ? idle + 1 : 0;
 	}
 	return got;
 }

@@ -315,6 +315,27 @@ test_tx_reject(void)
 	return rc;
 }
 
+static int
+test_thread_mode(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 2, .nb_txq = 2 };
+	struct burst_port bp;
+	struct rte_eth_stats st;
+	uint64_t bytes;
+	int rc;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "mode=thread,rxq=2,txq=2", &pc), 0, "");
+	rc = xfer_check(&bp, NB_PKTS, frame_len, 2, &bytes);
+	if (rc == TEST_SUCCESS) {
+		rte_eth_stats_get(bp.port, &st);
+		if (st.ipackets != NB_PKTS || st.ibytes != bytes ||
+		    st.opackets != NB_PKTS || st.obytes != bytes)
+			rc = TEST_FAILED;
+	}
+	bp_close(&bp);
+	return rc;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_loop_counts),
 	TEST_CASE(test_multiseg_tx),
@@ -323,6 +344,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_rss_8q),
 	TEST_CASE(test_mtu_drop),
 	TEST_CASE(test_tx_reject),
+	TEST_CASE(test_thread_mode),
 };
 
 int
