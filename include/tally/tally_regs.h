@@ -207,6 +207,6 @@ enum tally_port_stat {
 
 /* ---- banks -------------------------------------------------------------- */
 #define TALLY_CNT_BANK_OFF		0x10000	/* default; the driver reads CNT_OFF */
-#define TALLY_CNT_MAX			(1u << 24)	/* index field width in steering entries */
+#define TALLY_CNT_MAX			(1u << 23)	/* index field width in steering entries */
 
 #endif /* TALLY_REGS_H */

@@ -156,7 +156,9 @@ enum tally_steer_state {
 #define TALLY_STEER_CTRL_GEN_M		TALLY_GENMASK(31, 2)
 
 /* act word: counter index and action flags. */
-#define TALLY_STEER_ACT_CNT_M		TALLY_GENMASK(23, 0)	/* flow counter index */
+#define TALLY_STEER_ACT_CNT_M		TALLY_GENMASK(22, 0)	/* flow counter index */
+#define TALLY_STEER_ACT_CONTINUE	TALLY_BIT(23)	/* after COUNT/MARK/FLAG, go on with the
+						 * next matcher of this table (no fate) */
 #define TALLY_STEER_ACT_COUNT		TALLY_BIT(24)	/* count into CNT */
 #define TALLY_STEER_ACT_MARK		TALLY_BIT(25)	/* set mark = entry.mark */
 #define TALLY_STEER_ACT_FLAG		TALLY_BIT(26)	/* set the flag bit */
@@ -170,7 +172,9 @@ enum tally_steer_state {
 	 TALLY_STEER_ACT_JUMP | TALLY_STEER_ACT_MISS)
 /* No fate bit = end of walk on the default path, like MISS (under
  * CTRL.ISOLATE the port has no default path: dropped). At most one fate bit;
- * more is a BAD_STEER fault. COUNT/MARK/FLAG of every table visited apply
+ * more is a BAD_STEER fault. CONTINUE (rte_flow PASSTHRU) has no fate bit: the
+ * walk goes on with the matchers after the hit one, in the same table; if
+ * none of them hits, the table misses. COUNT/MARK/FLAG of every table visited apply
  * (a later MARK replaces an earlier one). */
 
 struct tally_steer_entry {

@@ -136,7 +136,7 @@ steer_matcher_lookup(struct tally_model *m, uint64_t miova,
 static enum steer_res
 steer_table_lookup(struct tally_model *m, const struct tally_steer_root *root,
 		   uint32_t table, const struct tally_match_key *key,
-		   struct steer_hit *hit)
+		   struct steer_hit *hit, uint32_t *next)
 {
 	const struct tally_steer_tbl *t;
 	const struct tally_steer_mlist *ml;
@@ -163,10 +163,12 @@ steer_table_lookup(struct tally_model *m, const struct tally_steer_root *root,
 	ml = tally_model_dma(m, mliova, TALLY_STEER_MLIST_SIZE(n));
 	if (ml == NULL)
 		return STEER_FAULT;
-	for (i = 0; i < n; i++) {
+	for (i = *next; i < n; i++) {
 		r = steer_matcher_lookup(m, ml->matcher[i], key, hit);
-		if (r != STEER_MISS)
+		if (r != STEER_MISS) {
+			*next = i + 1;
 			return r;
+		}
 	}
 	return STEER_MISS;
 }
@@ -231,7 +233,7 @@ tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *
 {
 	const struct tally_steer_root *root;
 	struct steer_hit hit;
-	uint32_t table = 0, hops, fate;
+	uint32_t table = 0, next = 0, hops, fate;
 
 	memset(v, 0, sizeof(*v));
 	if (!(tally_model_reg(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
@@ -241,13 +243,8 @@ tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *
 		steer_drop(v);
 		return;
 	}
-	for (hops = 0;; hops++) {
-		if (hops == TALLY_STEER_MAX_HOPS) {
-			tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->tables_iova);
-			steer_drop(v);
-			return;
-		}
-		switch (steer_table_lookup(m, root, table, &pkt->key, &hit)) {
+	for (hops = 0;;) {
+		switch (steer_table_lookup(m, root, table, &pkt->key, &hit, &next)) {
 		case STEER_MISS:
 			return;
 		case STEER_FAULT:
@@ -257,7 +254,7 @@ tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *
 			break;
 		}
 		fate = hit.act & TALLY_STEER_ACT_FATE_M;
-		if (fate & (fate - 1)) {	/* more than one fate */
+		if ((fate & (fate - 1)) || (fate && (hit.act & TALLY_STEER_ACT_CONTINUE))) {
 			tally_model_fault(m, TALLY_FAULT_BAD_STEER, table);
 			steer_drop(v);
 			return;
@@ -289,9 +286,17 @@ tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *
 				steer_drop(v);
 			return;
 		case TALLY_STEER_ACT_JUMP:
+			if (++hops == TALLY_STEER_MAX_HOPS) {
+				tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->tables_iova);
+				steer_drop(v);
+				return;
+			}
 			table = hit.fate;
+			next = 0;
 			continue;
 		default:	/* MISS or no fate: default path */
+			if (hit.act & TALLY_STEER_ACT_CONTINUE)
+				continue;	/* same table, later matchers */
 			return;
 		}
 	}

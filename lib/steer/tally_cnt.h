@@ -7,12 +7,12 @@
  * many rules, DPDK indirect COUNT actions, verbs counters objects), and reads
  * counters. It owns no device memory: the bank lives in the BAR.
  *
- * Index layout: a counter id IS the bank index (bits 23:0, < TALLY_CNT_MAX);
+ * Index layout: a counter id IS the bank index (bits 22:0, < TALLY_CNT_MAX);
  * a pool manages the range [first, first + num) of the bank.
  *
  *   31         24 23                                       0
  *  +-------------+------------------------------------------+
- *  |  0 (rsvd)   |  bank index                              |
+ *  |  0 (rsvd)   |  bank index (bit 23 is 0)                |
  *  +-------------+------------------------------------------+
  *
  * Life cycle: tally_cnt_alloc() -> ref 1, baseline = current bank value (a

@@ -11,7 +11,8 @@
  * at one priority, plus a hash table of rules. A rule is a value of the
  * masked key plus an action: optional COUNT (flow counter index), MARK, FLAG
  * and one fate: DROP, QUEUE, RSS (a queue set), JUMP (to a table), MISS
- * (default path) or none (default path; under isolation both drop).
+ * (default path), PASSTHRU (the walk goes on with the next matchers of the
+ * same table) or none (default path; under isolation these drop).
  *
  * The match description is our own: a masked key in the device layout
  * (struct tally_steer_match). The PMD's flow parser and the verbs shim
@@ -22,7 +23,9 @@
  * A frame starts in table 0. Matchers are tried in ascending priority
  * value; matchers of equal priority in creation order. In each, the rule
  * whose value equals (key & mask) - at most one, duplicates are refused -
- * is a hit, and the first hit wins. Its COUNT/MARK/FLAG apply; JUMP
+ * is a hit, and the first hit wins, unless its fate is PASSTHRU: then its
+ * COUNT/MARK/FLAG apply and the walk goes on with the next matcher. A hit's
+ * COUNT/MARK/FLAG apply; JUMP
  * continues in the target table (earlier marks/counts stay), other fates
  * end the walk. A table without a hit ends the walk as a miss.
  *
@@ -127,6 +130,7 @@ enum tally_steer_fate {
 	TALLY_STEER_FATE_RSS,		/* arg = RSS set id */
 	TALLY_STEER_FATE_JUMP,		/* arg = table id */
 	TALLY_STEER_FATE_MISS,		/* default miss */
+	TALLY_STEER_FATE_PASSTHRU,	/* go on with the next matchers of the table */
 };
 
 #define TALLY_STEER_A_COUNT	(1u << 0)	/* count into `counter` */

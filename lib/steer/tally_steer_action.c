@@ -117,6 +117,9 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	case TALLY_STEER_FATE_MISS:
 		a |= TALLY_STEER_ACT_MISS;
 		break;
+	case TALLY_STEER_FATE_PASSTHRU:
+		a |= TALLY_STEER_ACT_CONTINUE;
+		break;
 	case TALLY_STEER_FATE_QUEUE:
 		if (act->arg >= ctx->cfg.nb_queues)
 			return -EINVAL;
@@ -186,6 +189,8 @@ steer_action_decode(uint32_t a, uint32_t mark, uint32_t fate,
 		act->fate = TALLY_STEER_FATE_DROP;
 	else if (a & TALLY_STEER_ACT_MISS)
 		act->fate = TALLY_STEER_FATE_MISS;
+	else if (a & TALLY_STEER_ACT_CONTINUE)
+		act->fate = TALLY_STEER_FATE_PASSTHRU;
 	else if (a & TALLY_STEER_ACT_QUEUE)
 		act->fate = TALLY_STEER_FATE_QUEUE;
 	else if (a & TALLY_STEER_ACT_RSS)

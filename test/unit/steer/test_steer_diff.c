@@ -129,16 +129,20 @@ static void
 ref_classify(struct diff *d, const struct tally_match_key *k, uint32_t len,
 	     struct tally_model_verdict *v)
 {
-	uint32_t table = 0, hops, i;
+	uint32_t table = 0, hops = 0, i;
+	const struct ref_rule *cur = NULL;	/* last PASSTHRU hit in this table */
 
 	memset(v, 0, sizeof(*v));
-	for (hops = 0; hops < TALLY_STEER_MAX_HOPS; hops++) {
+	while (hops < TALLY_STEER_MAX_HOPS) {
 		const struct ref_rule *best = NULL;
 
 		for (i = 0; i < d->nrules; i++) {
 			const struct ref_rule *r = &d->rules[i];
 
 			if (!r->live || r->table != table || !key_match(k, r))
+				continue;
+			if (cur != NULL && !(r->prio > cur->prio ||
+					     (r->prio == cur->prio && r->mseq > cur->mseq)))
 				continue;
 			if (best == NULL || r->prio < best->prio ||
 			    (r->prio == best->prio && r->mseq < best->mseq))
@@ -176,6 +180,11 @@ ref_classify(struct diff *d, const struct tally_match_key *k, uint32_t len,
 			return;
 		case TALLY_STEER_FATE_JUMP:
 			table = best->act.arg;
+			cur = NULL;
+			hops++;
+			break;
+		case TALLY_STEER_FATE_PASSTHRU:
+			cur = best;
 			break;
 		default:
 			return;
@@ -251,7 +260,7 @@ add_rules(struct diff *d, uint32_t n)
 		}
 		if (rnd(d, 4) == 0)
 			r->act.flags |= TALLY_STEER_A_FLAG;
-		r->act.fate = (enum tally_steer_fate)rnd(d, 6);
+		r->act.fate = (enum tally_steer_fate)rnd(d, 7);
 		if (r->act.fate == TALLY_STEER_FATE_JUMP && t == NTABLES - 1)
 			r->act.fate = TALLY_STEER_FATE_QUEUE;
 		if (r->act.fate == TALLY_STEER_FATE_QUEUE)
