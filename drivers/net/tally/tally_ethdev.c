@@ -2,6 +2,7 @@
 /*
  * ethdev control ops shared by the vdev and PCI probes.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal_memconfig.h>
@@ -112,60 +113,123 @@ tally_dev_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/* Host memory ranges (IOVA) the device may reach, collected from EAL. */
 struct tally_dma_walk {
-	struct tally_adapter *ad;
-	int rc;
+	struct { uint64_t iova, len; } r[RTE_MAX_MEMSEG_LISTS * 2];
+	unsigned int n;
+	bool only_populated;
 };
 
-static int
-tally_dma_region_add(struct tally_dma_walk *w, uint64_t iova, uint64_t len)
+static void
+tally_dma_collect(struct tally_dma_walk *w, uint64_t iova, uint64_t len)
 {
-	struct tally_adapter *ad = w->ad;
-
-	if (ad->dma_regions_used >= ad->hal.dma_regions) {
-		TALLY_DRV_LOG(ERR, "more memory areas than the %u DMA regions",
-			      ad->hal.dma_regions);
-		w->rc = -ENOSPC;
-		return -1;
-	}
-	w->rc = tally_hal_dma_region_set(&ad->hal, ad->dma_regions_used++,
-					 iova, len);
-	return w->rc ? -1 : 0;
+	if (len == 0 || w->n >= RTE_DIM(w->r))
+		return;
+	w->r[w->n].iova = iova;
+	w->r[w->n].len = len;
+	w->n++;
 }
 
-/* IOVA as VA: every memseg list is one region, its whole VA reservation. */
+/* IOVA as VA: every memseg list is one range, its whole VA reservation
+ * (the heap may grow into it later). */
 static int
 tally_dma_msl_cb(const struct rte_memseg_list *msl, void *arg)
 {
-	if (msl->len == 0 || msl->base_va == NULL)
+	struct tally_dma_walk *w = arg;
+
+	if (msl->base_va == NULL ||
+	    (w->only_populated && msl->memseg_arr.count == 0))
 		return 0;
-	return tally_dma_region_add(arg, (uint64_t)(uintptr_t)msl->base_va,
-				    msl->len);
+	tally_dma_collect(w, (uint64_t)(uintptr_t)msl->base_va, msl->len);
+	return 0;
 }
 
-/* IOVA as PA: one region per IOVA-contiguous run of segments. */
+/* IOVA as PA: one range per IOVA-contiguous run of segments. */
 static int
 tally_dma_contig_cb(const struct rte_memseg_list *msl,
 		    const struct rte_memseg *ms, size_t len, void *arg)
 {
 	RTE_SET_USED(msl);
-	if (ms->iova == RTE_BAD_IOVA)
-		return 0;
-	return tally_dma_region_add(arg, ms->iova, len);
+	if (ms->iova != RTE_BAD_IOVA)
+		tally_dma_collect(arg, ms->iova, len);
+	return 0;
 }
 
 static int
+tally_dma_range_cmp(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort by address and merge touching or overlapping ranges. */
+static void
+tally_dma_merge(struct tally_dma_walk *w)
+{
+	unsigned int i, k = 0;
+
+	if (w->n == 0)
+		return;
+	qsort(w->r, w->n, sizeof(w->r[0]), tally_dma_range_cmp);
+	for (i = 1; i < w->n; i++) {
+		uint64_t end = w->r[k].iova + w->r[k].len;
+
+		if (w->r[i].iova <= end) {
+			uint64_t e2 = w->r[i].iova + w->r[i].len;
+
+			if (e2 > end)
+				w->r[k].len = e2 - w->r[k].iova;
+		} else {
+			w->r[++k] = w->r[i];
+		}
+	}
+	w->n = k + 1;
+}
+
+static void
+tally_dma_walk(struct tally_dma_walk *w)
+{
+	w->n = 0;
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		rte_memseg_list_walk(tally_dma_msl_cb, w);
+	else
+		rte_memseg_contig_walk(tally_dma_contig_cb, w);
+	tally_dma_merge(w);
+}
+
+/* Register every EAL memory area as a device DMA region. */
+static int
 tally_dma_program(struct tally_adapter *ad)
 {
-	struct tally_dma_walk w = { .ad = ad, .rc = 0 };
+	struct tally_dma_walk *w;
+	unsigned int i;
+	int rc = 0;
 
+	w = rte_zmalloc("tally_dma_walk", sizeof(*w), 0);
+	if (w == NULL)
+		return -ENOMEM;
+	tally_dma_walk(w);
+	if (w->n > ad->hal.dma_regions) {
+		w->only_populated = true;
+		tally_dma_walk(w);
+		TALLY_DRV_LOG(WARNING, "more memory lists than DMA regions: registering the %u populated ones only",
+			      w->n);
+	}
+	if (w->n > ad->hal.dma_regions) {
+		TALLY_DRV_LOG(ERR, "%u memory areas, device has %u DMA regions",
+			      w->n, ad->hal.dma_regions);
+		rc = -ENOSPC;
+		goto out;
+	}
 	tally_hal_dma_region_clear_all(&ad->hal);
-	ad->dma_regions_used = 0;
-	if (rte_eal_iova_mode() == RTE_IOVA_VA)
-		rte_memseg_list_walk(tally_dma_msl_cb, &w);
-	else
-		rte_memseg_contig_walk(tally_dma_contig_cb, &w);
-	return w.rc;
+	for (i = 0; i < w->n && rc == 0; i++)
+		rc = tally_hal_dma_region_set(&ad->hal, i, w->r[i].iova,
+					      w->r[i].len);
+	ad->dma_regions_used = w->n;
+out:
+	rte_free(w);
+	return rc;
 }
 
 static int

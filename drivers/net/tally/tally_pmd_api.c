@@ -24,7 +24,7 @@ rte_pmd_tally_model_step(uint16_t port_id)
 static const char *const tally_dump_stat_names[TALLY_STAT_NUM] = {
 	"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_wire_pkts",
 	"rx_missed", "rx_err_runt", "rx_err_oversize", "rx_err_trunc",
-	"rx_filtered", "rx_steer_drop", "tx_errors", "tx_wire_drop",
+	"rx_filtered", "rx_steer_drop", "tx_desc_errors", "tx_wire_drop",
 	"dma_faults", "desc_faults",
 };
 
