@@ -5,7 +5,7 @@
  * What: `struct tally_hal_dev` wraps a transport (struct tally_io, see
  * tally_io.h) and knows the register map (tally_regs.h). It opens and resets
  * the device, programs DMA regions, queues, port control and RSS, and reads
- * statistics, faults and the counter banks. It contains no rte_ symbol: the
+ * statistics, faults and the counter banks. It uses nothing from DPDK: the
  * PMD, the verbs shim and the unit tests all use it.
  *
  * Invariants:
