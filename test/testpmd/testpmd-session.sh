@@ -5,7 +5,10 @@
 # Runs stock dpdk-testpmd on one net_tally vdev, feeding the interactive
 # commands of SCRIPT one line at a time. A line "sleep N" pauses; "wait-quiet"
 # pauses until port 0's Rx counter stops moving (up to 10 s). testpmd's
-# output goes to stdout.
+# output goes to stdout, line-buffered so stdout and stderr lines keep their
+# order. --no-flush-rx: testpmd would otherwise drain the Rx
+# queues at "start", and an inline model reading a pcap wire delivers the
+# whole file to that drain.
 set -euo pipefail
 pmd=$1 vdev=$2 script=$3
 shift 3
@@ -22,6 +25,6 @@ feed() {
 	done < "$script"
 }
 
-feed | timeout 120 dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
+feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
-	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 "$@" 2>&1
+	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1

@@ -11,6 +11,7 @@
 
 #include "tally_hal_io.h"
 #include "tally_ethdev.h"
+#include "tally_flow.h"
 #include "tally_logs.h"
 #include "tally_rxtx.h"
 
@@ -363,6 +364,7 @@ tally_dev_close(struct rte_eth_dev *dev)
 		tally_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		tally_tx_queue_release(dev, i);
+	tally_flow_fini(ad);
 	if (ad->hal_open)
 		tally_hal_close(&ad->hal);
 	ad->hal_open = false;
@@ -639,6 +641,7 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.reta_update = tally_reta_update,
 	.reta_query = tally_reta_query,
 	.rx_metadata_negotiate = tally_rx_metadata_negotiate,
+	.flow_ops_get = tally_flow_ops_get,
 };
 
 /*
@@ -684,7 +687,11 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	else
 		memcpy(dev->data->mac_addrs[0].addr_bytes, ad->hal.mac,
 		       RTE_ETHER_ADDR_LEN);
+	rc = tally_flow_init(ad);
+	if (rc != 0)
+		goto err;
 	dev->dev_ops = &tally_eth_dev_ops;
+	dev->data->dev_flags |= RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE;
 	/* our own per-queue xstats: no ethdev autofill */
 	dev->data->dev_flags &= ~RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->data->dev_link.link_speed = RTE_ETH_SPEED_NUM_NONE;

@@ -29,6 +29,7 @@
 #include "tally_hal.h"
 
 struct tally_model;
+struct tally_flow_ctx;
 
 #define TALLY_PMD_MAX_QUEUES		8	/* per direction */
 #define TALLY_PMD_MIN_DESC		16
@@ -115,6 +116,7 @@ struct tally_adapter {
 	struct tally_hal_dev hal;
 	struct rte_eth_dev *eth_dev;
 	struct tally_model *model;	/* vdev only (NULL on PCI) */
+	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow.c) */
 	/* releases the transport (vdev: destroys the model); may be NULL */
 	void (*transport_fini)(struct tally_adapter *ad);
 	void *transport_priv;

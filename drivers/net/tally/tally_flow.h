@@ -21,6 +21,8 @@
 
 #include <tally/tally_match.h>
 
+#include "tally_steer.h"
+
 struct tally_flow_match {
 	struct tally_match_key mask;
 	struct tally_match_key value;	/* value & ~mask == 0 */
@@ -30,5 +32,51 @@ struct tally_flow_match {
 int tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			     struct tally_flow_match *m,
 			     struct rte_flow_error *error);
+
+/* What the port allows actions to name. */
+struct tally_flow_limits {
+	uint16_t nb_rx_queues;
+	uint32_t max_groups;
+	const uint8_t *rss_key;		/* the port's key (TALLY_RSS_KEY_LEN) */
+};
+
+#define TALLY_FLOW_MAX_RSS_QUEUES	16
+
+/* An action list, checked but not yet bound to device resources. */
+struct tally_flow_acts {
+	struct tally_steer_action act;	/* counter filled in at create */
+	const struct rte_flow_action *count;	/* COUNT action, or NULL */
+	const struct rte_flow_action *indirect;	/* INDIRECT action, or NULL */
+	const struct rte_flow_action *fate;	/* fate action, or NULL */
+	uint32_t rss_hf;		/* enum tally_rss_hf */
+	uint16_t rss_nq;
+	uint16_t rss_queues[TALLY_FLOW_MAX_RSS_QUEUES];
+};
+
+int tally_flow_parse_actions(const struct rte_flow_action actions[],
+			     const struct tally_flow_limits *lim,
+			     struct tally_flow_acts *a,
+			     struct rte_flow_error *error);
+int tally_flow_parse_attr(const struct rte_flow_attr *attr,
+			  const struct tally_flow_limits *lim,
+			  struct rte_flow_error *error);
+
+
+/* ---- the flow engine of one port (tally_flow.c) ---------------------------- */
+
+struct tally_adapter;
+struct tally_flow_ctx;
+struct rte_flow_ops;
+struct rte_eth_dev;
+
+int tally_flow_init(struct tally_adapter *ad);
+void tally_flow_fini(struct tally_adapter *ad);
+/* eth_dev_ops.flow_ops_get */
+int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
+/* The async/template callbacks (tally_flow_async.c). */
+void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
+/* The port's counter pool (shared by every API that counts). */
+struct tally_cnt_pool *tally_flow_cnt_pool(struct tally_adapter *ad);
+struct tally_steer_ctx *tally_flow_steer(struct tally_adapter *ad);
 
 #endif /* TALLY_FLOW_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_ethdev.h>
 #include <rte_flow.h>
 
 #include "tally_flow.h"
@@ -582,5 +583,234 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			ps.layer = LAYER_L2;
 		}
 	}
+	return 0;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+#define TALLY_FLOW_MAX_PRIORITY	0xffff
+
+int
+tally_flow_parse_attr(const struct rte_flow_attr *attr,
+		      const struct tally_flow_limits *lim,
+		      struct rte_flow_error *error)
+{
+	if (attr == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ATTR, NULL, "NULL attributes");
+	if (attr->egress)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, attr,
+			"egress rules are not supported");
+	if (attr->transfer)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
+			"transfer rules are not supported");
+	if (!attr->ingress)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, attr,
+			"rules must be ingress");
+	if (attr->group >= lim->max_groups)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr,
+			"group beyond the device's table count");
+	if (attr->priority > TALLY_FLOW_MAX_PRIORITY)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
+			"priority above 65535");
+	return 0;
+}
+
+/* ---- actions --------------------------------------------------------------- */
+
+struct rss_hf_map {
+	uint64_t eth;
+	uint32_t dev;
+};
+
+static const struct rss_hf_map rss_hf_map[] = {
+	{ RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER,
+	  TALLY_RSS_HF_IPV4 },
+	{ RTE_ETH_RSS_NONFRAG_IPV4_TCP, TALLY_RSS_HF_IPV4_TCP },
+	{ RTE_ETH_RSS_NONFRAG_IPV4_UDP, TALLY_RSS_HF_IPV4_UDP },
+	{ RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER,
+	  TALLY_RSS_HF_IPV6 },
+	{ RTE_ETH_RSS_NONFRAG_IPV6_TCP, TALLY_RSS_HF_IPV6_TCP },
+	{ RTE_ETH_RSS_NONFRAG_IPV6_UDP, TALLY_RSS_HF_IPV6_UDP },
+};
+
+static int
+act_fate(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 enum tally_steer_fate fate, uint32_t arg, struct rte_flow_error *error)
+{
+	if (a->fate != NULL)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"more than one fate action (queue, rss, drop, jump, passthru)");
+	a->fate = act;
+	a->act.fate = fate;
+	a->act.arg = arg;
+	return 0;
+}
+
+static int
+act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_rss *rss = act->conf;
+	uint64_t types, left;
+	unsigned int i;
+
+	if (rss == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "rss needs a configuration");
+	if (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT &&
+	    rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"rss hash function must be default or toeplitz");
+	if (rss->level > 1)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"rss on inner headers is not supported");
+	if (rss->key_len != 0 && (rss->key_len != TALLY_RSS_KEY_LEN || rss->key == NULL ||
+				  memcmp(rss->key, lim->rss_key, TALLY_RSS_KEY_LEN) != 0))
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"rss key must be empty or equal the port key");
+	if (rss->queue_num == 0 || rss->queue_num > TALLY_FLOW_MAX_RSS_QUEUES ||
+	    rss->queue == NULL)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"rss needs 1 to 16 queues");
+	for (i = 0; i < rss->queue_num; i++) {
+		if (rss->queue[i] >= lim->nb_rx_queues)
+			return -rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"rss queue index out of range");
+		a->rss_queues[i] = rss->queue[i];
+	}
+	a->rss_nq = (uint16_t)rss->queue_num;
+	types = rss->types ? rss->types : RTE_ETH_RSS_IP;
+	left = types;
+	a->rss_hf = 0;
+	for (i = 0; i < RTE_DIM(rss_hf_map); i++) {
+		if (types & rss_hf_map[i].eth) {
+			a->rss_hf |= rss_hf_map[i].dev;
+			left &= ~rss_hf_map[i].eth;
+		}
+	}
+	if (left != 0)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"rss types beyond ipv4/ipv6 with tcp/udp ports are not supported");
+	return act_fate(a, act, TALLY_STEER_FATE_RSS, 0, error);
+}
+
+static int
+act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	switch (act->type) {
+	case RTE_FLOW_ACTION_TYPE_VOID:
+		return 0;
+	case RTE_FLOW_ACTION_TYPE_COUNT:
+	case RTE_FLOW_ACTION_TYPE_INDIRECT:
+		if (a->count != NULL || a->indirect != NULL)
+			return -rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act,
+				"one count (inline or indirect) per rule");
+		if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
+			a->count = act;
+		} else {
+			if (act->conf == NULL)
+				return -rte_flow_error_set(error, EINVAL,
+					RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+					"indirect action needs a handle");
+			a->indirect = act;
+		}
+		a->act.flags |= TALLY_STEER_A_COUNT;
+		return 0;
+	case RTE_FLOW_ACTION_TYPE_MARK:
+		if (act->conf == NULL)
+			return -rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
+		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+			return -rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act,
+				"one mark or flag per rule");
+		a->act.flags |= TALLY_STEER_A_MARK;
+		a->act.mark = ((const struct rte_flow_action_mark *)act->conf)->id;
+		return 0;
+	case RTE_FLOW_ACTION_TYPE_FLAG:
+		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+			return -rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act,
+				"one mark or flag per rule");
+		a->act.flags |= TALLY_STEER_A_FLAG;
+		return 0;
+	case RTE_FLOW_ACTION_TYPE_QUEUE: {
+		const struct rte_flow_action_queue *q = act->conf;
+
+		if (q == NULL)
+			return -rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
+		if (q->index >= lim->nb_rx_queues)
+			return -rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"queue index out of range");
+		return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
+	}
+	case RTE_FLOW_ACTION_TYPE_RSS:
+		return act_rss(a, act, lim, error);
+	case RTE_FLOW_ACTION_TYPE_DROP:
+		return act_fate(a, act, TALLY_STEER_FATE_DROP, 0, error);
+	case RTE_FLOW_ACTION_TYPE_PASSTHRU:
+		return act_fate(a, act, TALLY_STEER_FATE_PASSTHRU, 0, error);
+	case RTE_FLOW_ACTION_TYPE_JUMP: {
+		const struct rte_flow_action_jump *j = act->conf;
+
+		if (j == NULL)
+			return -rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
+		if (j->group >= lim->max_groups)
+			return -rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"jump group beyond the device's table count");
+		return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
+	}
+	default:
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
+	}
+}
+
+/* Parsed by devtools/check-flow-doc.sh: the actions act_one() accepts.
+ * ACTION(count) ACTION(drop) ACTION(flag) ACTION(indirect) ACTION(jump)
+ * ACTION(mark) ACTION(passthru) ACTION(queue) ACTION(rss) ACTION(void)
+ */
+
+int
+tally_flow_parse_actions(const struct rte_flow_action actions[],
+			 const struct tally_flow_limits *lim,
+			 struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	const struct rte_flow_action *act;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	if (actions == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL, "NULL action list");
+	for (act = actions; act->type != RTE_FLOW_ACTION_TYPE_END; act++) {
+		ret = act_one(a, act, lim, error);
+		if (ret)
+			return ret;
+	}
+	if (a->act.fate == TALLY_STEER_FATE_DROP &&
+	    (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG)))
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, a->fate,
+			"mark or flag with drop has no effect");
 	return 0;
 }

@@ -1,0 +1,870 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_flow ops of a Tally port: thin glue between the translation in
+ * tally_flow_parse.c and lib/steer.
+ *
+ * Objects:
+ *  - struct rte_flow: one steering rule, plus the resources it holds (a
+ *    matcher reference, a counter, an RSS set reference).
+ *  - struct rte_flow_action_handle: an indirect COUNT, i.e. a counter of the
+ *    pool that rules name with the INDIRECT action. Rules take references
+ *    on it; it cannot be destroyed while a rule names it.
+ *  - matchers are shared by rules of the same (group, priority, mask).
+ *
+ * Concurrency: the port advertises RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE. Every
+ * control op takes the engine lock. Queries do not: they read counters with
+ * tally_cnt_read(), which is lock-free; the caller guarantees the flow or
+ * handle is not destroyed concurrently with its own query.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <rte_flow_driver.h>
+#include <rte_malloc.h>
+
+#include "tally_ethdev.h"
+#include "tally_flow.h"
+#include "tally_logs.h"
+
+#define TALLY_FLOW_GROUPS	4096
+#define TALLY_FLOW_RSS_SETS	4096
+#define TALLY_FLOW_HANDLE_MAGIC	0x54494e44u	/* "TIND" */
+#define TALLY_FLOW_SYNC_US	1000000
+
+struct tally_flow_matcher {
+	TAILQ_ENTRY(tally_flow_matcher) next;
+	struct tally_steer_matcher *m;
+	uint32_t group;
+	uint32_t priority;
+	uint32_t refs;
+	struct tally_match_key mask;
+};
+
+struct tally_flow_rss {
+	TAILQ_ENTRY(tally_flow_rss) next;
+	uint32_t id;
+	uint32_t refs;
+	uint32_t hf;
+	uint16_t nq;
+	uint16_t queues[TALLY_FLOW_MAX_RSS_QUEUES];
+};
+
+struct rte_flow_action_handle {
+	TAILQ_ENTRY(rte_flow_action_handle) next;
+	uint32_t magic;
+	uint32_t counter;
+	uint32_t rules;			/* rules naming this handle */
+};
+
+struct rte_flow {
+	TAILQ_ENTRY(rte_flow) next;
+	struct tally_steer_rule *rule;
+	struct tally_flow_matcher *matcher;
+	struct tally_flow_rss *rss;
+	struct rte_flow_action_handle *handle;
+	uint32_t counter;
+	uint32_t group;
+	uint32_t priority;
+	bool counted;
+};
+
+struct tally_flow_ctx {
+	pthread_mutex_t lock;
+	struct tally_fence fence;
+	struct tally_cnt_pool *cnt;
+	struct tally_steer_ctx *steer;
+	TAILQ_HEAD(, rte_flow) flows;
+	TAILQ_HEAD(, rte_flow_action_handle) handles;
+	TAILQ_HEAD(, tally_flow_matcher) matchers;
+	TAILQ_HEAD(, tally_flow_rss) rss_sets;
+	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
+	uint32_t nb_flows;
+	bool isolated;
+};
+
+/* ---- device-visible memory for lib/steer ---------------------------------- */
+
+static void *
+flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
+{
+	void *p = rte_zmalloc_socket("tally_steer", size, align,
+				     (int)(uintptr_t)arg);
+
+	if (p != NULL)
+		*iova = rte_malloc_virt2iova(p);
+	return p;
+}
+
+static void
+flow_mem_free(void *arg, void *ptr, size_t size)
+{
+	rte_free(ptr);
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+int
+tally_flow_init(struct tally_adapter *ad)
+{
+	struct tally_cnt_pool_config ccfg = { 0 };
+	struct tally_steer_config scfg = { 0 };
+	struct tally_flow_ctx *fc;
+	int ret;
+
+	fc = rte_zmalloc("tally_flow", sizeof(*fc), 0);
+	if (fc == NULL)
+		return -ENOMEM;
+	pthread_mutex_init(&fc->lock, NULL);
+	TAILQ_INIT(&fc->flows);
+	TAILQ_INIT(&fc->handles);
+	TAILQ_INIT(&fc->matchers);
+	TAILQ_INIT(&fc->rss_sets);
+	tally_fence_init(&fc->fence, &ad->hal.io);
+	ccfg.io = &ad->hal.io;
+	ccfg.fence = &fc->fence;
+	ret = tally_cnt_pool_create(&ccfg, &fc->cnt);
+	if (ret)
+		goto err;
+	scfg.io = &ad->hal.io;
+	scfg.fence = &fc->fence;
+	scfg.cnt = fc->cnt;
+	scfg.mem.alloc = flow_mem_alloc;
+	scfg.mem.free = flow_mem_free;
+	scfg.mem.arg = (void *)(uintptr_t)ad->eth_dev->data->numa_node;
+	scfg.max_tables = TALLY_FLOW_GROUPS;
+	scfg.max_rss = TALLY_FLOW_RSS_SETS;
+	scfg.nb_queues = ad->max_rxq;
+	ret = tally_steer_ctx_create(&scfg, &fc->steer);
+	if (ret)
+		goto err;
+	ad->flow = fc;
+	tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_STEER, 0);
+	return 0;
+err:
+	TALLY_INIT_LOG(ERR, "flow engine init failed: %s", strerror(-ret));
+	if (fc->cnt != NULL)
+		tally_cnt_pool_destroy(fc->cnt);
+	tally_fence_fini(&fc->fence);
+	pthread_mutex_destroy(&fc->lock);
+	rte_free(fc);
+	return ret;
+}
+
+static int flow_flush_locked(struct tally_flow_ctx *fc);
+
+void
+tally_flow_fini(struct tally_adapter *ad)
+{
+	struct tally_flow_ctx *fc = ad->flow;
+	struct rte_flow_action_handle *h;
+
+	if (fc == NULL)
+		return;
+	pthread_mutex_lock(&fc->lock);
+	flow_flush_locked(fc);
+	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
+		TAILQ_REMOVE(&fc->handles, h, next);
+		tally_cnt_free(fc->cnt, h->counter);
+		h->magic = 0;
+		rte_free(h);
+	}
+	pthread_mutex_unlock(&fc->lock);
+	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
+	tally_steer_ctx_destroy(fc->steer);
+	tally_cnt_pool_destroy(fc->cnt);
+	tally_fence_fini(&fc->fence);
+	pthread_mutex_destroy(&fc->lock);
+	rte_free(fc);
+	ad->flow = NULL;
+}
+
+struct tally_cnt_pool *
+tally_flow_cnt_pool(struct tally_adapter *ad)
+{
+	return ad->flow != NULL ? ad->flow->cnt : NULL;
+}
+
+struct tally_steer_ctx *
+tally_flow_steer(struct tally_adapter *ad)
+{
+	return ad->flow != NULL ? ad->flow->steer : NULL;
+}
+
+/* ---- shared resources: matchers, RSS sets, handles ------------------------- */
+
+static int
+steer_error(int ret, struct rte_flow_error *error, const void *cause,
+	    enum rte_flow_error_type type)
+{
+	const char *msg;
+
+	switch (ret) {
+	case -EEXIST:
+		msg = "a rule with the same match exists in this group and priority";
+		break;
+	case -ELOOP:
+		msg = "jump would create a loop between groups";
+		type = RTE_FLOW_ERROR_TYPE_ACTION;
+		break;
+	case -ENOSPC:
+		msg = "steering resources exhausted (rules, matchers or RSS sets)";
+		break;
+	case -EAGAIN:
+		msg = "counters are all waiting for reuse; retry";
+		break;
+	case -ENOMEM:
+		msg = "out of memory for steering tables";
+		break;
+	default:
+		msg = "steering engine refused the rule";
+		break;
+	}
+	return -rte_flow_error_set(error, -ret, type, cause, msg);
+}
+
+static struct tally_flow_matcher *
+matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
+	    const struct tally_match_key *mask, struct rte_flow_error *error,
+	    int *ret)
+{
+	struct tally_flow_matcher *fm = fc->last;
+	struct tally_steer_table *tbl;
+
+	if (fm == NULL || fm->group != group || fm->priority != priority ||
+	    memcmp(&fm->mask, mask, sizeof(*mask)) != 0) {
+		TAILQ_FOREACH(fm, &fc->matchers, next)
+			if (fm->group == group && fm->priority == priority &&
+			    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
+				break;
+	}
+	if (fm != NULL) {
+		fm->refs++;
+		fc->last = fm;
+		return fm;
+	}
+	tbl = tally_steer_table_get(fc->steer, group);
+	if (tbl == NULL) {
+		*ret = tally_steer_table_create(fc->steer, group, &tbl);
+		if (*ret)
+			goto fail;
+	}
+	fm = rte_zmalloc("tally_matcher", sizeof(*fm), 0);
+	if (fm == NULL) {
+		*ret = -ENOMEM;
+		goto fail;
+	}
+	*ret = tally_steer_matcher_create(tbl, priority, mask, &fm->m);
+	if (*ret) {
+		rte_free(fm);
+		goto fail;
+	}
+	fm->group = group;
+	fm->priority = priority;
+	fm->mask = *mask;
+	fm->refs = 1;
+	TAILQ_INSERT_TAIL(&fc->matchers, fm, next);
+	fc->last = fm;
+	return fm;
+fail:
+	*ret = steer_error(*ret, error, NULL, RTE_FLOW_ERROR_TYPE_ITEM);
+	return NULL;
+}
+
+static void
+matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
+{
+	if (--fm->refs > 0)
+		return;
+	if (fc->last == fm)
+		fc->last = NULL;
+	TAILQ_REMOVE(&fc->matchers, fm, next);
+	if (tally_steer_matcher_destroy(fm->m) != 0)
+		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);
+	rte_free(fm);
+}
+
+static struct tally_flow_rss *
+rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
+	struct rte_flow_error *error, int *ret)
+{
+	struct tally_flow_rss *r;
+
+	TAILQ_FOREACH(r, &fc->rss_sets, next)
+		if (r->hf == a->rss_hf && r->nq == a->rss_nq &&
+		    memcmp(r->queues, a->rss_queues, a->rss_nq * sizeof(uint16_t)) == 0) {
+			r->refs++;
+			return r;
+		}
+	r = rte_zmalloc("tally_rss", sizeof(*r), 0);
+	if (r == NULL) {
+		*ret = -rte_flow_error_set(error, ENOMEM,
+			RTE_FLOW_ERROR_TYPE_ACTION, a->fate, "no memory for an RSS set");
+		return NULL;
+	}
+	*ret = tally_steer_rss_create(fc->steer, a->rss_hf, a->rss_queues,
+				      a->rss_nq, &r->id);
+	if (*ret) {
+		rte_free(r);
+		*ret = steer_error(*ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
+		return NULL;
+	}
+	r->hf = a->rss_hf;
+	r->nq = a->rss_nq;
+	memcpy(r->queues, a->rss_queues, a->rss_nq * sizeof(uint16_t));
+	r->refs = 1;
+	TAILQ_INSERT_TAIL(&fc->rss_sets, r, next);
+	return r;
+}
+
+static void
+rss_put(struct tally_flow_ctx *fc, struct tally_flow_rss *r)
+{
+	if (--r->refs > 0)
+		return;
+	TAILQ_REMOVE(&fc->rss_sets, r, next);
+	tally_steer_rss_destroy(fc->steer, r->id);
+	rte_free(r);
+}
+
+static struct rte_flow_action_handle *
+handle_check(struct tally_flow_ctx *fc, const void *p)
+{
+	struct rte_flow_action_handle *h;
+
+	TAILQ_FOREACH(h, &fc->handles, next)
+		if (h == p && h->magic == TALLY_FLOW_HANDLE_MAGIC)
+			return h;
+	return NULL;
+}
+
+/* ---- validate / create / destroy ------------------------------------------ */
+
+static void
+flow_limits(struct rte_eth_dev *dev, struct tally_flow_limits *lim)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	lim->nb_rx_queues = dev->data->nb_rx_queues;
+	lim->max_groups = TALLY_FLOW_GROUPS;
+	lim->rss_key = ad->rss_key;
+}
+
+/* Everything that can be checked without taking resources. */
+static int
+flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+	   const struct rte_flow_item pattern[],
+	   const struct rte_flow_action actions[], struct tally_flow_match *m,
+	   struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_flow_limits lim;
+	int ret;
+
+	if (ad->flow == NULL)
+		return -rte_flow_error_set(error, EIO,
+			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
+	flow_limits(dev, &lim);
+	ret = tally_flow_parse_attr(attr, &lim, error);
+	if (ret == 0)
+		ret = tally_flow_parse_pattern(pattern, m, error);
+	if (ret == 0)
+		ret = tally_flow_parse_actions(actions, &lim, a, error);
+	if (ret)
+		return ret;
+	if (a->act.fate == TALLY_STEER_FATE_JUMP && a->act.arg == attr->group)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION, a->fate,
+			"jump to the rule's own group would loop");
+	if (a->indirect != NULL && handle_check(ad->flow, a->indirect->conf) == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, a->indirect,
+			"unknown indirect action handle");
+	return 0;
+}
+
+static int
+tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		    const struct rte_flow_item pattern[],
+		    const struct rte_flow_action actions[],
+		    struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct tally_flow_match m;
+	struct tally_flow_acts a;
+	uint32_t in_use, free_now, pending;
+	int ret;
+
+	if (fc == NULL)
+		return -rte_flow_error_set(error, EIO,
+			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
+	pthread_mutex_lock(&fc->lock);
+	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
+	if (ret == 0 && a.count != NULL) {
+		tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+		if (free_now == 0 && pending == 0)
+			ret = -rte_flow_error_set(error, ENOSPC,
+				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
+				"counter bank exhausted");
+	}
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
+}
+
+static void
+flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
+	if (flow->rule != NULL && tally_steer_rule_delete(flow->rule) != 0)
+		TALLY_FLOW_LOG(ERR, "rule of group %u could not be deleted", flow->group);
+	if (flow->matcher != NULL)
+		matcher_put(fc, flow->matcher);
+	if (flow->rss != NULL)
+		rss_put(fc, flow->rss);
+	if (flow->handle != NULL)
+		flow->handle->rules--;
+	rte_free(flow);
+}
+
+static struct rte_flow *
+flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+		   const struct rte_flow_attr *attr,
+		   const struct rte_flow_item pattern[],
+		   const struct rte_flow_action actions[],
+		   struct rte_flow_error *error)
+{
+	struct tally_flow_match m;
+	struct tally_flow_acts a;
+	struct rte_flow *flow;
+	bool own_counter = false;
+	int ret;
+
+	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
+	if (ret)
+		return NULL;
+	flow = rte_zmalloc("tally_flow", sizeof(*flow), 0);
+	if (flow == NULL) {
+		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE,
+				   NULL, "no memory for the flow");
+		return NULL;
+	}
+	flow->group = attr->group;
+	flow->priority = attr->priority;
+	if (a.act.fate == TALLY_STEER_FATE_JUMP &&
+	    tally_steer_table_get(fc->steer, a.act.arg) == NULL) {
+		struct tally_steer_table *t;
+
+		ret = tally_steer_table_create(fc->steer, a.act.arg, &t);
+		if (ret) {
+			steer_error(ret, error, a.fate, RTE_FLOW_ERROR_TYPE_ACTION);
+			goto fail;
+		}
+	}
+	flow->matcher = matcher_get(fc, attr->group, attr->priority, &m.mask,
+				    error, &ret);
+	if (flow->matcher == NULL)
+		goto fail;
+	if (a.act.fate == TALLY_STEER_FATE_RSS) {
+		flow->rss = rss_get(fc, &a, error, &ret);
+		if (flow->rss == NULL)
+			goto fail;
+		a.act.arg = flow->rss->id;
+	}
+	if (a.count != NULL) {
+		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		if (ret == -EAGAIN) {
+			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		}
+		if (ret) {
+			rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
+					   a.count, "counter bank exhausted");
+			goto fail;
+		}
+		own_counter = true;
+		flow->counted = true;
+	} else if (a.indirect != NULL) {
+		flow->handle = handle_check(fc, a.indirect->conf);
+		flow->counter = flow->handle->counter;
+		flow->counted = true;
+	}
+	a.act.counter = flow->counter;
+	ret = tally_steer_rule_insert(flow->matcher->m, &m.value, &a.act, &flow->rule);
+	if (own_counter)	/* the rule holds the counter from here on */
+		tally_cnt_free(fc->cnt, flow->counter);
+	if (ret) {
+		flow->rule = NULL;
+		steer_error(ret, error, NULL, RTE_FLOW_ERROR_TYPE_ITEM);
+		goto fail;
+	}
+	if (flow->handle != NULL)
+		flow->handle->rules++;
+	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
+	fc->nb_flows++;
+	return flow;
+fail:
+	flow->handle = NULL;
+	flow_release(fc, flow);
+	return NULL;
+}
+
+static struct rte_flow *
+tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		  const struct rte_flow_item pattern[],
+		  const struct rte_flow_action actions[],
+		  struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct rte_flow *flow;
+
+	if (fc == NULL) {
+		rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow engine not available");
+		return NULL;
+	}
+	pthread_mutex_lock(&fc->lock);
+	flow = flow_create_locked(dev, fc, attr, pattern, actions, error);
+	pthread_mutex_unlock(&fc->lock);
+	return flow;
+}
+
+static int
+tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
+		   struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL || flow == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
+	pthread_mutex_lock(&fc->lock);
+	TAILQ_REMOVE(&fc->flows, flow, next);
+	fc->nb_flows--;
+	flow_release(fc, flow);
+	tally_steer_ctx_reclaim(fc->steer);
+	pthread_mutex_unlock(&fc->lock);
+	return 0;
+}
+
+static int
+flow_flush_locked(struct tally_flow_ctx *fc)
+{
+	struct rte_flow *flow;
+
+	while ((flow = TAILQ_FIRST(&fc->flows)) != NULL) {
+		TAILQ_REMOVE(&fc->flows, flow, next);
+		fc->nb_flows--;
+		flow_release(fc, flow);
+	}
+	tally_steer_ctx_reclaim(fc->steer);
+	return 0;
+}
+
+static int
+tally_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	int ret;
+
+	if (fc == NULL)
+		return 0;
+	pthread_mutex_lock(&fc->lock);
+	ret = flow_flush_locked(fc);
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
+}
+
+/* ---- query ----------------------------------------------------------------- */
+
+static int
+count_query(struct tally_flow_ctx *fc, uint32_t counter,
+	    struct rte_flow_query_count *qc)
+{
+	uint64_t pkts, bytes;
+	int ret;
+
+	ret = tally_cnt_read(fc->cnt, counter, &pkts, &bytes);
+	if (ret)
+		return ret;
+	if (qc->reset)
+		tally_cnt_reset(fc->cnt, counter);
+	qc->hits_set = 1;
+	qc->bytes_set = 1;
+	qc->hits = pkts;
+	qc->bytes = bytes;
+	return 0;
+}
+
+static int
+tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
+		 const struct rte_flow_action *action, void *data,
+		 struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL || flow == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
+	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT)
+		return -rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, action,
+			"only count can be queried");
+	if (!flow->counted)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION, action,
+			"flow has no count action");
+	if (data == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
+	return count_query(fc, flow->counter, data);
+}
+
+/* ---- isolate ---------------------------------------------------------------- */
+
+static int
+tally_flow_isolate(struct rte_eth_dev *dev, int set, struct rte_flow_error *error)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	if (ad->flow == NULL)
+		return -rte_flow_error_set(error, EIO,
+			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
+	if (set)
+		tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_ISOLATE, 0);
+	else
+		tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_ISOLATE);
+	ad->flow->isolated = set != 0;
+	return 0;
+}
+
+/* ---- dump ------------------------------------------------------------------- */
+
+static const char *const fate_names[] = {
+	[TALLY_STEER_FATE_NONE] = "none",
+	[TALLY_STEER_FATE_DROP] = "drop",
+	[TALLY_STEER_FATE_QUEUE] = "queue",
+	[TALLY_STEER_FATE_RSS] = "rss",
+	[TALLY_STEER_FATE_JUMP] = "jump",
+	[TALLY_STEER_FATE_MISS] = "miss",
+	[TALLY_STEER_FATE_PASSTHRU] = "passthru",
+};
+
+static void
+dump_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
+{
+	struct tally_steer_action act;
+	uint64_t pkts = 0, bytes = 0;
+
+	tally_steer_rule_action(flow->rule, &act);
+	fprintf(f, "flow %p: group %u priority %u matcher words %u fate %s",
+		(const void *)flow, flow->group, flow->priority,
+		tally_steer_matcher_nwords(flow->matcher->m),
+		act.fate < RTE_DIM(fate_names) && fate_names[act.fate] ?
+		fate_names[act.fate] : "?");
+	if (act.fate == TALLY_STEER_FATE_QUEUE || act.fate == TALLY_STEER_FATE_JUMP ||
+	    act.fate == TALLY_STEER_FATE_RSS)
+		fprintf(f, " %u", act.arg);
+	if (act.flags & TALLY_STEER_A_MARK)
+		fprintf(f, " mark %u", act.mark);
+	if (act.flags & TALLY_STEER_A_FLAG)
+		fprintf(f, " flag");
+	if (flow->counted) {
+		tally_cnt_read(fc->cnt, flow->counter, &pkts, &bytes);
+		fprintf(f, " counter %u%s hits %" PRIu64 " bytes %" PRIu64,
+			flow->counter, flow->handle ? " (indirect)" : "", pkts, bytes);
+	}
+	fputc('\n', f);
+}
+
+static int
+tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
+		    struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct tally_steer_mem_stats ms;
+	struct rte_flow_action_handle *h;
+	uint32_t in_use, free_now, pending;
+	struct rte_flow *it;
+
+	if (fc == NULL)
+		return -rte_flow_error_set(error, EIO,
+			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
+	pthread_mutex_lock(&fc->lock);
+	if (flow != NULL) {
+		dump_flow(fc, flow, f);
+		pthread_mutex_unlock(&fc->lock);
+		return 0;
+	}
+	tally_steer_ctx_mem(fc->steer, &ms);
+	tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
+		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
+		" host bytes; counters %u in use, %u free, %u pending reuse\n",
+		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
+		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
+		pending);
+	TAILQ_FOREACH(it, &fc->flows, next)
+		dump_flow(fc, it, f);
+	TAILQ_FOREACH(h, &fc->handles, next) {
+		uint64_t pkts = 0, bytes = 0;
+
+		tally_cnt_read(fc->cnt, h->counter, &pkts, &bytes);
+		fprintf(f, "indirect count %p: counter %u rules %u hits %" PRIu64
+			" bytes %" PRIu64 "\n", (void *)h, h->counter, h->rules,
+			pkts, bytes);
+	}
+	pthread_mutex_unlock(&fc->lock);
+	return 0;
+}
+
+/* ---- indirect COUNT ---------------------------------------------------------- */
+
+static struct rte_flow_action_handle *
+tally_handle_create(struct rte_eth_dev *dev,
+		    const struct rte_flow_indir_action_conf *conf,
+		    const struct rte_flow_action *action,
+		    struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct rte_flow_action_handle *h;
+	int ret;
+
+	if (fc == NULL) {
+		rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow engine not available");
+		return NULL;
+	}
+	if (conf != NULL && (conf->egress || conf->transfer)) {
+		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, conf,
+				   "indirect actions are ingress only");
+		return NULL;
+	}
+	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT) {
+		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action,
+				   "only count can be an indirect action");
+		return NULL;
+	}
+	h = rte_zmalloc("tally_indirect", sizeof(*h), 0);
+	if (h == NULL) {
+		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_ACTION, action,
+				   "no memory for the handle");
+		return NULL;
+	}
+	pthread_mutex_lock(&fc->lock);
+	ret = tally_cnt_alloc(fc->cnt, &h->counter);
+	if (ret == -EAGAIN) {
+		tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
+		ret = tally_cnt_alloc(fc->cnt, &h->counter);
+	}
+	if (ret) {
+		pthread_mutex_unlock(&fc->lock);
+		rte_free(h);
+		rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION, action,
+				   "counter bank exhausted");
+		return NULL;
+	}
+	h->magic = TALLY_FLOW_HANDLE_MAGIC;
+	TAILQ_INSERT_TAIL(&fc->handles, h, next);
+	pthread_mutex_unlock(&fc->lock);
+	return h;
+}
+
+static int
+tally_handle_destroy(struct rte_eth_dev *dev,
+		     struct rte_flow_action_handle *handle,
+		     struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct rte_flow_action_handle *h;
+
+	if (fc == NULL)
+		return -rte_flow_error_set(error, ENOENT,
+			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
+	pthread_mutex_lock(&fc->lock);
+	h = handle_check(fc, handle);
+	if (h == NULL) {
+		pthread_mutex_unlock(&fc->lock);
+		return -rte_flow_error_set(error, ENOENT,
+			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
+	}
+	if (h->rules > 0) {
+		pthread_mutex_unlock(&fc->lock);
+		return -rte_flow_error_set(error, EBUSY,
+			RTE_FLOW_ERROR_TYPE_HANDLE, handle,
+			"indirect count still used by rules");
+	}
+	TAILQ_REMOVE(&fc->handles, h, next);
+	tally_cnt_free(fc->cnt, h->counter);
+	h->magic = 0;
+	pthread_mutex_unlock(&fc->lock);
+	rte_free(h);
+	return 0;
+}
+
+static int
+tally_handle_update(struct rte_eth_dev *dev,
+		    struct rte_flow_action_handle *handle, const void *update,
+		    struct rte_flow_error *error)
+{
+	return -rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
+				   update, "count has no updatable state (query with reset clears it)");
+}
+
+static int
+tally_handle_query(struct rte_eth_dev *dev,
+		   const struct rte_flow_action_handle *handle, void *data,
+		   struct rte_flow_error *error)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL || handle == NULL || handle->magic != TALLY_FLOW_HANDLE_MAGIC)
+		return -rte_flow_error_set(error, ENOENT,
+			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
+	if (data == NULL)
+		return -rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no query output buffer");
+	return count_query(fc, handle->counter, data);
+}
+
+static int
+tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
+		     struct rte_flow_error *error)
+{
+	return -rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+				   NULL, "flow aging is not supported yet");
+}
+
+static int
+tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
+		       void **contexts, uint32_t n, struct rte_flow_error *error)
+{
+	return tally_get_aged_flows(dev, contexts, n, error);
+}
+
+static struct rte_flow_ops tally_flow_ops = {
+	.validate = tally_flow_validate,
+	.create = tally_flow_create,
+	.destroy = tally_flow_destroy,
+	.flush = tally_flow_flush,
+	.query = tally_flow_query,
+	.isolate = tally_flow_isolate,
+	.dev_dump = tally_flow_dev_dump,
+	.get_aged_flows = tally_get_aged_flows,
+	.get_q_aged_flows = tally_get_q_aged_flows,
+	.action_handle_create = tally_handle_create,
+	.action_handle_destroy = tally_handle_destroy,
+	.action_handle_update = tally_handle_update,
+	.action_handle_query = tally_handle_query,
+};
+
+RTE_INIT(tally_flow_ops_init)
+{
+	tally_flow_async_ops_fill(&tally_flow_ops);
+}
+
+int
+tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
+{
+	*ops = &tally_flow_ops;
+	return 0;
+}
