@@ -31,4 +31,28 @@ struct tally_ccnt_entry {
 } __attribute__((aligned(16)));
 TALLY_STATIC_SIZE(struct tally_ccnt_entry, 16);
 
+/*
+ * The read protocol of a bank entry, for any reader of the BAR: load the
+ * first word, the second, then the first again (acquire), until both loads
+ * of the first word agree. Because the device adds the first word before the
+ * second, the pair is then consistent: the second never counts a frame or a
+ * completion the first does not. Each load is a single-copy-atomic aligned
+ * 64-bit load; no lock, no register access.
+ */
+static inline void
+tally_cnt_bank_read(const volatile void *entry, uint64_t *first, uint64_t *second)
+{
+	const volatile uint64_t *w = (const volatile uint64_t *)entry;
+	uint64_t a0, a1, b;
+
+	a1 = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
+	do {
+		a0 = a1;
+		b = __atomic_load_n(&w[1], __ATOMIC_ACQUIRE);
+		a1 = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
+	} while (a0 != a1);
+	*first = a0;
+	*second = b;
+}
+
 #endif /* TALLY_CNT_BANK_H */

@@ -85,61 +85,12 @@ tally_hal_tx_cqe_ready(const struct tally_tx_cqe *cqe, uint8_t phase)
 }
 
 /*
- * Read a pair {a, b} of a bank entry with the torn-read guard: load a, then
- * b, then a again, until both loads of a agree.
- */
-static inline void
-tally_hal_bank_pair_read(const volatile uint8_t *entry, uint64_t *a,
-			 uint64_t *b)
-{
-	const uint64_t *pa = (const uint64_t *)(uintptr_t)entry;
-	const uint64_t *pb = pa + 1;
-	uint64_t a0, a1, bv;
-
-	a1 = __atomic_load_n(pa, __ATOMIC_ACQUIRE);
-	do {
-		a0 = a1;
-		bv = __atomic_load_n(pb, __ATOMIC_ACQUIRE);
-		a1 = __atomic_load_n(pa, __ATOMIC_ACQUIRE);
-	} while (TALLY_UNLIKELY(a0 != a1));
-	*a = a0;
-	*b = bv;
-}
-
-/*
- * Read flow counter `idx` of the device counter bank. Lock-free, any thread.
- *
- * Contract:
- *  - Width: both values are full 64-bit counters; they wrap at 2^64 and
- *    never need software extension.
- *  - Device order: for every frame the device adds packets first, then
- *    bytes, each an atomic 64-bit add. This read loads packets, bytes, then
- *    packets again and retries until the two packet loads agree. So bytes
- *    never include a frame that packets does not; packets may include at most
- *    the frames in flight (one per device writer) whose bytes land just after
- *    the read. Each 64-bit load is single-copy atomic (aligned).
- *  - No reset in hardware: the bank only increases (device reset zeroes it).
- *    "Reset" of a counter is a software baseline that upper layers keep and
- *    subtract; this function always returns raw device values.
- *  - Returns 0, or -EINVAL when idx is outside the bank.
- */
-static inline int
-tally_hal_cnt_read(const struct tally_hal_dev *dev, uint32_t idx,
-		   uint64_t *pkts, uint64_t *bytes)
-{
-	if (TALLY_UNLIKELY(idx >= dev->cnt_num))
-		return -EINVAL;
-	tally_hal_bank_pair_read(dev->io.bar + dev->cnt_off +
-				 (size_t)idx * sizeof(struct tally_cnt_entry),
-				 pkts, bytes);
-	return 0;
-}
-
-/*
  * Read completion counter `idx`: completions and completions in error.
- * Same contract as tally_hal_cnt_read() (completions added before errors,
- * 64-bit, lock-free), except that the driver may also set or add through
- * tally_hal_ccnt_cmd().
+ * Contract: tally_cnt_bank_read() (the device adds completions before
+ * errors; 64-bit; lock-free; any thread). Unlike flow counters, the driver
+ * may also set or add through tally_hal_ccnt_cmd(). Flow counters are read
+ * through tally_cnt_read() (lib/steer/tally_cnt.h), which adds the software
+ * reset baseline.
  */
 static inline int
 tally_hal_ccnt_read(const struct tally_hal_dev *dev, uint32_t idx,
@@ -147,9 +98,9 @@ tally_hal_ccnt_read(const struct tally_hal_dev *dev, uint32_t idx,
 {
 	if (TALLY_UNLIKELY(idx >= dev->ccnt_num))
 		return -EINVAL;
-	tally_hal_bank_pair_read(dev->io.bar + dev->ccnt_off +
-				 (size_t)idx * sizeof(struct tally_ccnt_entry),
-				 comps, errs);
+	tally_cnt_bank_read(dev->io.bar + dev->ccnt_off +
+			    (size_t)idx * sizeof(struct tally_ccnt_entry),
+			    comps, errs);
 	return 0;
 }
 

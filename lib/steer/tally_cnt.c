@@ -80,7 +80,7 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i)
 		seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	tally_cnt_load_raw(&pool->bank[i], &p, &b);
+	tally_cnt_bank_read(&pool->bank[i], &p, &b);
 	__atomic_store_n(&s->base_pkts, p, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->base_bytes, b, __ATOMIC_RELAXED);
 	/* pairs with the acquire load of seq in tally_cnt_read() */

@@ -119,25 +119,6 @@ void tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
 /* Set the software baseline to the current value (the counter reads 0). */
 int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);
 
-/* Guarded load of the bank pair (see the contract above). */
-static inline void
-tally_cnt_load_raw(const volatile struct tally_cnt_entry *e, uint64_t *pkts,
-		   uint64_t *bytes)
-{
-	uint64_t p1, p2, b;
-
-	p1 = __atomic_load_n(&e->packets, __ATOMIC_ACQUIRE);
-	for (;;) {
-		b = __atomic_load_n(&e->bytes, __ATOMIC_ACQUIRE);
-		p2 = __atomic_load_n(&e->packets, __ATOMIC_ACQUIRE);
-		if (p1 == p2)
-			break;
-		p1 = p2;
-	}
-	*pkts = p1;
-	*bytes = b;
-}
-
 /*
  * THE counter read: packets and bytes since allocation or the last reset.
  * Lock-free; see the contract at the top. Returns 0 or -EINVAL (index not
@@ -167,7 +148,7 @@ tally_cnt_read(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 			break;
 	}
 	/* bank loads are acquire, so they happen after the baseline loads */
-	tally_cnt_load_raw(&pool->bank[i], &p, &b);
+	tally_cnt_bank_read(&pool->bank[i], &p, &b);
 	*pkts = p - bp;
 	*bytes = b - bb;
 	return 0;
