@@ -868,3 +868,57 @@ tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 	*ops = &tally_flow_ops;
 	return 0;
 }
+
+/* ---- accessors for raw-key rules (tally_pmd_rule.c) ------------------------- */
+
+int
+tally_flow_lock(struct tally_adapter *ad)
+{
+	if (ad->flow == NULL)
+		return -EIO;
+	pthread_mutex_lock(&ad->flow->lock);
+	return 0;
+}
+
+void
+tally_flow_unlock(struct tally_adapter *ad)
+{
+	pthread_mutex_unlock(&ad->flow->lock);
+}
+
+struct tally_flow_matcher *
+tally_flow_matcher_acquire(struct tally_adapter *ad, uint32_t group,
+			   uint32_t priority, const struct tally_match_key *mask,
+			   int *ret)
+{
+	struct tally_flow_matcher *fm;
+
+	*ret = 0;
+	fm = matcher_get(ad->flow, group, priority, mask, NULL, ret);
+	if (fm == NULL && *ret > 0)	/* steer_error() gives a positive errno */
+		*ret = -*ret;
+	if (fm == NULL && *ret == 0)
+		*ret = -ENOMEM;
+	return fm;
+}
+
+void
+tally_flow_matcher_release(struct tally_adapter *ad, struct tally_flow_matcher *fm)
+{
+	matcher_put(ad->flow, fm);
+}
+
+struct tally_steer_matcher *
+tally_flow_matcher_steer(const struct tally_flow_matcher *fm)
+{
+	return fm->m;
+}
+
+int
+tally_flow_rule_counter(const struct rte_flow *flow, uint32_t *idx)
+{
+	if (flow == NULL || !flow->counted)
+		return -ENOENT;
+	*idx = flow->counter;
+	return 0;
+}

@@ -79,4 +79,24 @@ void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
 struct tally_cnt_pool *tally_flow_cnt_pool(struct tally_adapter *ad);
 struct tally_steer_ctx *tally_flow_steer(struct tally_adapter *ad);
 
+/*
+ * For raw-key rules (tally_pmd_rule.c): the engine lock and its matcher
+ * cache, so those rules share tables, matchers and the lock with rte_flow
+ * rules. acquire/release must be called with the lock held; acquire returns
+ * NULL and a negative errno in *ret on failure.
+ */
+struct tally_flow_matcher;
+int tally_flow_lock(struct tally_adapter *ad);
+void tally_flow_unlock(struct tally_adapter *ad);
+struct tally_flow_matcher *
+tally_flow_matcher_acquire(struct tally_adapter *ad, uint32_t group,
+			   uint32_t priority, const struct tally_match_key *mask,
+			   int *ret);
+void tally_flow_matcher_release(struct tally_adapter *ad,
+				struct tally_flow_matcher *fm);
+struct tally_steer_matcher *
+tally_flow_matcher_steer(const struct tally_flow_matcher *fm);
+/* Counter of an rte_flow rule: 0, or -ENOENT when it does not count. */
+int tally_flow_rule_counter(const struct rte_flow *flow, uint32_t *idx);
+
 #endif /* TALLY_FLOW_H */
