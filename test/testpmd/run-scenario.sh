@@ -9,16 +9,23 @@
 #   expect:          then extended regexes; each must match a line of the
 #                    output after the line the previous one matched
 #   absent:          then regexes that must match no line at all
+#   check:           then shell commands run after testpmd exits (@TOOLS@ =
+#                    devtools/); each must succeed
 set -euo pipefail
 pmd=$1 data=$2 scen=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-subst() { sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g"; }
+tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+subst() { sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g" -e "s|@TOOLS@|$tools|g"; }
 vdev=$(sed -n 's/^vdev: *//p' "$scen" | subst)
 args=$(sed -n 's/^args: *//p' "$scen" | subst)
-awk '/^cmds:/ {on=1; next} /^(expect|absent):/ {on=0} on' "$scen" | subst > "$work/cmds"
-awk '/^expect:/ {on=1; next} /^(cmds|absent):/ {on=0} on && NF' "$scen" > "$work/expect"
-awk '/^absent:/ {on=1; next} /^(cmds|expect):/ {on=0} on && NF' "$scen" > "$work/absent"
+part() {
+	awk -v p="$1:" '$0 == p {on=1; next} /^(cmds|expect|absent|check):$/ {on=0} on && NF' "$scen"
+}
+part cmds | subst > "$work/cmds"
+part expect > "$work/expect"
+part absent > "$work/absent"
+part check | subst > "$work/check"
 # shellcheck disable=SC2086
 "$(dirname "$0")/testpmd-session.sh" "$pmd" "net_tally0${vdev:+,$vdev}" \
 	"$work/cmds" $args > "$work/out" || true
@@ -40,6 +47,12 @@ while IFS= read -r re; do
 		fail=1
 	fi
 done < "$work/absent"
+while IFS= read -r cmd; do
+	if ! bash -c "$cmd"; then
+		echo "FAIL: check failed: $cmd"
+		fail=1
+	fi
+done < "$work/check"
 if [ $fail -ne 0 ]; then
 	echo "---- testpmd output ----"
 	cat "$work/out"
