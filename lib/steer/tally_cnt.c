@@ -64,9 +64,12 @@ tally_cnt_pool_destroy(struct tally_cnt_pool *pool)
 	tally_free(pool);
 }
 
-/* Sequence-locked baseline write; concurrent writers exclude each other. */
+/* Sequence-locked baseline write; concurrent writers exclude each other.
+ * With dp/db, also returns what the new baseline removes (new - old), read
+ * from the same bank load, so a read-and-reset loses no frame. */
 static void
-cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i)
+cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
+		 uint64_t *db)
 {
 	struct tally_cnt_slot *s = &pool->slot[i];
 	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
@@ -81,6 +84,11 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i)
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_cnt_bank_read(&pool->bank[i], &p, &b);
+	if (dp != NULL) {
+		/* the baseline only changes under seq, which we hold */
+		*dp = p - __atomic_load_n(&s->base_pkts, __ATOMIC_RELAXED);
+		*db = b - __atomic_load_n(&s->base_bytes, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&s->base_pkts, p, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->base_bytes, b, __ATOMIC_RELAXED);
 	/* pairs with the acquire load of seq in tally_cnt_read() */
@@ -138,7 +146,7 @@ tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
 		return rc;
 	}
 	i = pool->free_stack[--pool->nfree];
-	cnt_set_baseline(pool, i);
+	cnt_set_baseline(pool, i, NULL, NULL);
 	/* pairs with the acquire CAS in tally_cnt_ref() */
 	__atomic_store_n(&pool->slot[i].ref, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&pool->lock);
@@ -218,7 +226,19 @@ tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx)
 
 	if (i >= pool->num)
 		return -EINVAL;
-	cnt_set_baseline(pool, i);
+	cnt_set_baseline(pool, i, NULL, NULL);
+	return 0;
+}
+
+int
+tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
+		     uint64_t *bytes)
+{
+	uint32_t i = idx - pool->first;
+
+	if (i >= pool->num)
+		return -EINVAL;
+	cnt_set_baseline(pool, i, pkts, bytes);
 	return 0;
 }
 

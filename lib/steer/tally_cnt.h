@@ -118,6 +118,13 @@ void tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
 
 /* Set the software baseline to the current value (the counter reads 0). */
 int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);
+/* Read and reset as one step: returns the values since allocation or the
+ * last reset and moves the baseline by exactly those values, so a frame
+ * counted between the read and the reset is never lost (a read followed by
+ * tally_cnt_reset() would lose it). Lock-free w.r.t. readers; resets of one
+ * counter exclude each other. */
+int tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx,
+			 uint64_t *pkts, uint64_t *bytes);
 
 /*
  * THE counter read: packets and bytes since allocation or the last reset.
