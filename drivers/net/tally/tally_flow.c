@@ -221,7 +221,7 @@ steer_error(int ret, struct rte_flow_error *error, const void *cause,
 		msg = "steering engine refused the rule";
 		break;
 	}
-	return -rte_flow_error_set(error, -ret, type, cause, msg);
+	return rte_flow_error_set(error, -ret, type, cause, msg);
 }
 
 static struct tally_flow_matcher *
@@ -299,7 +299,7 @@ rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
 		}
 	r = rte_zmalloc("tally_rss", sizeof(*r), 0);
 	if (r == NULL) {
-		*ret = -rte_flow_error_set(error, ENOMEM,
+		*ret = rte_flow_error_set(error, ENOMEM,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate, "no memory for an RSS set");
 		return NULL;
 	}
@@ -363,7 +363,7 @@ flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	int ret;
 
 	if (ad->flow == NULL)
-		return -rte_flow_error_set(error, EIO,
+		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	flow_limits(dev, &lim);
 	ret = tally_flow_parse_attr(attr, &lim, error);
@@ -374,11 +374,11 @@ flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	if (ret)
 		return ret;
 	if (a->act.fate == TALLY_STEER_FATE_JUMP && a->act.arg == attr->group)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate,
 			"jump to the rule's own group would loop");
 	if (a->indirect != NULL && handle_check(ad->flow, a->indirect->conf) == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, a->indirect,
 			"unknown indirect action handle");
 	return 0;
@@ -397,14 +397,14 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	int ret;
 
 	if (fc == NULL)
-		return -rte_flow_error_set(error, EIO,
+		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	pthread_mutex_lock(&fc->lock);
 	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
 	if (ret == 0 && a.count != NULL) {
 		tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
 		if (free_now == 0 && pending == 0)
-			ret = -rte_flow_error_set(error, ENOSPC,
+			ret = rte_flow_error_set(error, ENOSPC,
 				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
 				"counter bank exhausted");
 	}
@@ -494,7 +494,9 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		tally_cnt_free(fc->cnt, flow->counter);
 	if (ret) {
 		flow->rule = NULL;
-		steer_error(ret, error, NULL, RTE_FLOW_ERROR_TYPE_ITEM);
+		/* a loop is the jump's fault; a duplicate, the pattern's */
+		steer_error(ret, error, ret == -ELOOP ? (const void *)a.fate :
+			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
 	}
 	if (flow->handle != NULL)
@@ -535,7 +537,7 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
 	if (fc == NULL || flow == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
 	pthread_mutex_lock(&fc->lock);
 	TAILQ_REMOVE(&fc->flows, flow, next);
@@ -583,11 +585,13 @@ count_query(struct tally_flow_ctx *fc, uint32_t counter,
 	uint64_t pkts, bytes;
 	int ret;
 
-	ret = tally_cnt_read(fc->cnt, counter, &pkts, &bytes);
+	/* one step: a frame counted between a read and a reset would be lost */
+	if (qc->reset)
+		ret = tally_cnt_read_reset(fc->cnt, counter, &pkts, &bytes);
+	else
+		ret = tally_cnt_read(fc->cnt, counter, &pkts, &bytes);
 	if (ret)
 		return ret;
-	if (qc->reset)
-		tally_cnt_reset(fc->cnt, counter);
 	qc->hits_set = 1;
 	qc->bytes_set = 1;
 	qc->hits = pkts;
@@ -603,18 +607,18 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
 	if (fc == NULL || flow == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
 	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
 			"only count can be queried");
 	if (!flow->counted)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
 			"flow has no count action");
 	if (data == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
 	return count_query(fc, flow->counter, data);
 }
@@ -627,7 +631,7 @@ tally_flow_isolate(struct rte_eth_dev *dev, int set, struct rte_flow_error *erro
 	struct tally_adapter *ad = tally_adapter(dev);
 
 	if (ad->flow == NULL)
-		return -rte_flow_error_set(error, EIO,
+		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	if (set)
 		tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_ISOLATE, 0);
@@ -687,7 +691,7 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	struct rte_flow *it;
 
 	if (fc == NULL)
-		return -rte_flow_error_set(error, EIO,
+		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	pthread_mutex_lock(&fc->lock);
 	if (flow != NULL) {
@@ -778,18 +782,18 @@ tally_handle_destroy(struct rte_eth_dev *dev,
 	struct rte_flow_action_handle *h;
 
 	if (fc == NULL)
-		return -rte_flow_error_set(error, ENOENT,
+		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
 	pthread_mutex_lock(&fc->lock);
 	h = handle_check(fc, handle);
 	if (h == NULL) {
 		pthread_mutex_unlock(&fc->lock);
-		return -rte_flow_error_set(error, ENOENT,
+		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
 	}
 	if (h->rules > 0) {
 		pthread_mutex_unlock(&fc->lock);
-		return -rte_flow_error_set(error, EBUSY,
+		return rte_flow_error_set(error, EBUSY,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle,
 			"indirect count still used by rules");
 	}
@@ -806,7 +810,7 @@ tally_handle_update(struct rte_eth_dev *dev,
 		    struct rte_flow_action_handle *handle, const void *update,
 		    struct rte_flow_error *error)
 {
-	return -rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
+	return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
 				   update, "count has no updatable state (query with reset clears it)");
 }
 
@@ -818,10 +822,10 @@ tally_handle_query(struct rte_eth_dev *dev,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
 	if (fc == NULL || handle == NULL || handle->magic != TALLY_FLOW_HANDLE_MAGIC)
-		return -rte_flow_error_set(error, ENOENT,
+		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
 	if (data == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no query output buffer");
 	return count_query(fc, handle->counter, data);
 }
@@ -830,7 +834,7 @@ static int
 tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
 		     struct rte_flow_error *error)
 {
-	return -rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+	return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 				   NULL, "flow aging is not supported yet");
 }
 

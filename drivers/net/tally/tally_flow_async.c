@@ -16,7 +16,7 @@
 static int
 not_yet(struct rte_flow_error *err)
 {
-	return -rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+	return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 				   NULL, NOT_YET);
 }
 

@@ -110,7 +110,7 @@ key_set(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s
 		uint8_t both = km[i] & mask[i];
 
 		if ((kv[i] & both) != (val[i] & both))
-			return -rte_flow_error_set(ps->error, EINVAL,
+			return rte_flow_error_set(ps->error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"item conflicts with a field matched by an earlier item");
 		km[i] |= mask[i];
@@ -195,7 +195,7 @@ eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	if (ps->next != NULL && ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN) {
 		/* type is the TPID of the tag that follows */
 		if (tmask != 0xffff || tpid_bit(type, &bit) != 0)
-			return -rte_flow_error_set(ps->error, ENOTSUP,
+			return rte_flow_error_set(ps->error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ITEM_SPEC, item,
 				"eth type before vlan must be a full-mask TPID 0x8100, 0x88a8 or 0x9100");
 		return key_imply(ps, item, KS_L24, TALLY_L24_FLAGS, bit, bit);
@@ -255,7 +255,7 @@ vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 		return ret;
 	if (mk->hdr.eth_proto != 0 && ps->next != NULL &&
 	    ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN)
-		return -rte_flow_error_set(ps->error, ENOTSUP,
+		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 			"vlan inner_type before a second vlan item is not supported");
 	return key_set(ps, item, KS_L24, TALLY_L24_ETHERTYPE,
@@ -389,7 +389,7 @@ icmp_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	   const void *spec, const void *mask)
 {
 	if (ps->ipver == 6)
-		return -rte_flow_error_set(ps->error, EINVAL,
+		return rte_flow_error_set(ps->error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ITEM, item, "icmp item after ipv6: use icmp6");
 	return imply_ip_protocol(ps, item, IPPROTO_ICMP);
 }
@@ -409,7 +409,7 @@ icmp6_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	    const void *spec, const void *mask)
 {
 	if (ps->ipver == 4)
-		return -rte_flow_error_set(ps->error, EINVAL,
+		return rte_flow_error_set(ps->error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ITEM, item, "icmp6 item after ipv4: use icmp");
 	return imply_ip_protocol(ps, item, IPPROTO_ICMPV6);
 }
@@ -484,19 +484,19 @@ check_order(struct parse_state *ps, const struct item_desc *d,
 	    const struct rte_flow_item *item)
 {
 	if (ps->inner && d->outer_only)
-		return -rte_flow_error_set(ps->error, ENOTSUP,
+		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM, item,
 			d->layer == LAYER_TUNNEL ? "nested tunnels are not supported" :
 			"item not supported after vxlan (inner headers)");
 	if (d->layer == LAYER_VLAN) {
 		if (ps->layer > LAYER_VLAN || ps->vlans >= 2)
-			return -rte_flow_error_set(ps->error, ENOTSUP,
+			return rte_flow_error_set(ps->error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ITEM, item,
 				"vlan item must follow eth, at most two per header stack");
 		return 0;
 	}
 	if (d->layer <= ps->layer)
-		return -rte_flow_error_set(ps->error, EINVAL,
+		return rte_flow_error_set(ps->error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ITEM, item,
 			"item out of order: each header layer at most once, outermost first");
 	return 0;
@@ -520,12 +520,12 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 	}
 	if (item->last != NULL && (item->spec == NULL ||
 				   memcmp(item->last, item->spec, d->size) != 0))
-		return -rte_flow_error_set(ps->error, ENOTSUP,
+		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
 			"ranges (last) are not supported");
 	for (i = 0; i < d->size; i++)
 		if (mask[i] & ~nic[i])
-			return -rte_flow_error_set(ps->error, ENOTSUP,
+			return rte_flow_error_set(ps->error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 				"mask covers a field the device cannot match");
 	for (i = 0; i < d->ncopies; i++) {
@@ -554,7 +554,7 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 	ps.m = m;
 	ps.error = error;
 	if (pattern == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ITEM_NUM, NULL, "NULL pattern");
 	for (item = pattern; item->type != RTE_FLOW_ITEM_TYPE_END; item++) {
 		const struct item_desc *d;
@@ -563,7 +563,7 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			continue;
 		d = find_item(item->type);
 		if (d == NULL)
-			return -rte_flow_error_set(error, ENOTSUP,
+			return rte_flow_error_set(error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ITEM, item, "item type not supported");
 		ret = check_order(&ps, d, item);
 		if (ret)
@@ -596,26 +596,26 @@ tally_flow_parse_attr(const struct rte_flow_attr *attr,
 		      struct rte_flow_error *error)
 {
 	if (attr == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ATTR, NULL, "NULL attributes");
 	if (attr->egress)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, attr,
 			"egress rules are not supported");
 	if (attr->transfer)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
 			"transfer rules are not supported");
 	if (!attr->ingress)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, attr,
 			"rules must be ingress");
 	if (attr->group >= lim->max_groups)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ATTR_GROUP, attr,
 			"group beyond the device's table count");
 	if (attr->priority > TALLY_FLOW_MAX_PRIORITY)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, attr,
 			"priority above 65535");
 	return 0;
@@ -633,10 +633,12 @@ static const struct rss_hf_map rss_hf_map[] = {
 	  TALLY_RSS_HF_IPV4 },
 	{ RTE_ETH_RSS_NONFRAG_IPV4_TCP, TALLY_RSS_HF_IPV4_TCP },
 	{ RTE_ETH_RSS_NONFRAG_IPV4_UDP, TALLY_RSS_HF_IPV4_UDP },
-	{ RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER,
-	  TALLY_RSS_HF_IPV6 },
-	{ RTE_ETH_RSS_NONFRAG_IPV6_TCP, TALLY_RSS_HF_IPV6_TCP },
-	{ RTE_ETH_RSS_NONFRAG_IPV6_UDP, TALLY_RSS_HF_IPV6_UDP },
+	/* _EX: hashed on the fixed header's addresses, as the port-level RSS
+	 * does (RTE_ETH_RSS_IP, the default types, includes IPV6_EX) */
+	{ RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER |
+	  RTE_ETH_RSS_IPV6_EX, TALLY_RSS_HF_IPV6 },
+	{ RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_IPV6_TCP_EX, TALLY_RSS_HF_IPV6_TCP },
+	{ RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX, TALLY_RSS_HF_IPV6_UDP },
 };
 
 static int
@@ -644,7 +646,7 @@ act_fate(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	 enum tally_steer_fate fate, uint32_t arg, struct rte_flow_error *error)
 {
 	if (a->fate != NULL)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, act,
 			"more than one fate action (queue, rss, drop, jump, passthru)");
 	a->fate = act;
@@ -662,30 +664,30 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	unsigned int i;
 
 	if (rss == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "rss needs a configuration");
 	if (rss->func != RTE_ETH_HASH_FUNCTION_DEFAULT &&
 	    rss->func != RTE_ETH_HASH_FUNCTION_TOEPLITZ)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"rss hash function must be default or toeplitz");
 	if (rss->level > 1)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"rss on inner headers is not supported");
 	if (rss->key_len != 0 && (rss->key_len != TALLY_RSS_KEY_LEN || rss->key == NULL ||
 				  memcmp(rss->key, lim->rss_key, TALLY_RSS_KEY_LEN) != 0))
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"rss key must be empty or equal the port key");
 	if (rss->queue_num == 0 || rss->queue_num > TALLY_FLOW_MAX_RSS_QUEUES ||
 	    rss->queue == NULL)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"rss needs 1 to 16 queues");
 	for (i = 0; i < rss->queue_num; i++) {
 		if (rss->queue[i] >= lim->nb_rx_queues)
-			return -rte_flow_error_set(error, EINVAL,
+			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 				"rss queue index out of range");
 		a->rss_queues[i] = rss->queue[i];
@@ -701,7 +703,7 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		}
 	}
 	if (left != 0)
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 			"rss types beyond ipv4/ipv6 with tcp/udp ports are not supported");
 	return act_fate(a, act, TALLY_STEER_FATE_RSS, 0, error);
@@ -717,14 +719,14 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	case RTE_FLOW_ACTION_TYPE_COUNT:
 	case RTE_FLOW_ACTION_TYPE_INDIRECT:
 		if (a->count != NULL || a->indirect != NULL)
-			return -rte_flow_error_set(error, ENOTSUP,
+			return rte_flow_error_set(error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION, act,
 				"one count (inline or indirect) per rule");
 		if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
 			a->count = act;
 		} else {
 			if (act->conf == NULL)
-				return -rte_flow_error_set(error, EINVAL,
+				return rte_flow_error_set(error, EINVAL,
 					RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 					"indirect action needs a handle");
 			a->indirect = act;
@@ -733,10 +735,10 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		return 0;
 	case RTE_FLOW_ACTION_TYPE_MARK:
 		if (act->conf == NULL)
-			return -rte_flow_error_set(error, EINVAL,
+			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
 		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return -rte_flow_error_set(error, ENOTSUP,
+			return rte_flow_error_set(error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION, act,
 				"one mark or flag per rule");
 		a->act.flags |= TALLY_STEER_A_MARK;
@@ -744,7 +746,7 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		return 0;
 	case RTE_FLOW_ACTION_TYPE_FLAG:
 		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return -rte_flow_error_set(error, ENOTSUP,
+			return rte_flow_error_set(error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION, act,
 				"one mark or flag per rule");
 		a->act.flags |= TALLY_STEER_A_FLAG;
@@ -753,10 +755,10 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		const struct rte_flow_action_queue *q = act->conf;
 
 		if (q == NULL)
-			return -rte_flow_error_set(error, EINVAL,
+			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
 		if (q->index >= lim->nb_rx_queues)
-			return -rte_flow_error_set(error, EINVAL,
+			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 				"queue index out of range");
 		return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
@@ -771,16 +773,16 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		const struct rte_flow_action_jump *j = act->conf;
 
 		if (j == NULL)
-			return -rte_flow_error_set(error, EINVAL,
+			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
 		if (j->group >= lim->max_groups)
-			return -rte_flow_error_set(error, ENOTSUP,
+			return rte_flow_error_set(error, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
 				"jump group beyond the device's table count");
 		return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
 	}
 	default:
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
 	}
 }
@@ -800,7 +802,7 @@ tally_flow_parse_actions(const struct rte_flow_action actions[],
 
 	memset(a, 0, sizeof(*a));
 	if (actions == NULL)
-		return -rte_flow_error_set(error, EINVAL,
+		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL, "NULL action list");
 	for (act = actions; act->type != RTE_FLOW_ACTION_TYPE_END; act++) {
 		ret = act_one(a, act, lim, error);
@@ -809,7 +811,7 @@ tally_flow_parse_actions(const struct rte_flow_action actions[],
 	}
 	if (a->act.fate == TALLY_STEER_FATE_DROP &&
 	    (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG)))
-		return -rte_flow_error_set(error, ENOTSUP,
+		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate,
 			"mark or flag with drop has no effect");
 	return 0;
