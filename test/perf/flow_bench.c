@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_flow benchmark on a net_tally port (not a test): N rules
+ * eth / ipv4 src is <i> / udp -> count / queue 0, created with
+ * rte_flow_create (rules/s), memory per rule (rte_malloc heap delta plus
+ * host malloc delta from mallinfo2, divided by N), rte_flow_query ns on a
+ * hot rule and on random rules among N (reset=0 and reset=1),
+ * rte_flow_action_handle_query ns on an indirect COUNT, then
+ * rte_flow_destroy of every rule (rules/s).
+ *
+ * usage: flow_bench [rules [eal_mem_mb [queries]]]
+ *        (default 1000000 2048 10000000)
+ */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_flow.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "rte_pmd_tally.h"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t total = 0;
+	int s;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			total += st.heap_allocsz_bytes;
+	return total;
+}
+
+static size_t
+host_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int
+port_setup(uint16_t port)
+{
+	struct rte_eth_conf conf;
+	struct rte_mempool *mp;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	mp = rte_pktmbuf_pool_create("fb_pool", 2048, 256, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (mp == NULL)
+		return -rte_errno;
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_socket_id(), NULL, mp);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_socket_id(), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	return rc;
+}
+
+static const struct rte_flow_action count_action = {
+	.type = RTE_FLOW_ACTION_TYPE_COUNT,
+};
+
+int
+main(int argc, char **argv)
+{
+	uint32_t nrules = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1000000;
+	unsigned long mem = argc > 2 ? strtoul(argv[2], NULL, 0) : 2048;
+	uint64_t nq = argc > 3 ? strtoull(argv[3], NULL, 0) : 10000000;
+	char memarg[32], fp[64], vdev[64];
+	char *eargv[] = {
+		argv[0], (char *)"-l", (char *)"0", (char *)"--no-huge",
+		(char *)"-m", memarg, (char *)"--no-pci", (char *)"--no-shconf",
+		fp, (char *)"--vdev", vdev,
+		(char *)"--log-level=pmd.net.tally*:notice",
+	};
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	const struct rte_flow_item_ipv4 ip_mask = {
+		.hdr.src_addr = RTE_BE32(0xffffffff),
+	};
+	const struct rte_flow_action_queue queue = { .index = 0 };
+	struct rte_flow_item_ipv4 ip_spec;
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip_spec, .mask = &ip_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_indir_action_conf ic = { .ingress = 1 };
+	struct rte_flow_action_handle *handle;
+	struct rte_flow_query_count qc;
+	struct rte_flow_error err;
+	struct rte_flow **flows;
+	uint32_t *idx, i;
+	uint64_t q, seed = 88172645463325252ull, sink = 0;
+	size_t heap0, host0, heap1, host1;
+	double t0, t1;
+	uint16_t port = 0;
+
+	/* a reference into the PMD keeps it linked */
+	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
+		return 1;
+	snprintf(memarg, sizeof(memarg), "%lu", mem);
+	snprintf(fp, sizeof(fp), "--file-prefix=flow-bench-%d", (int)getpid());
+	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u",
+		 nrules + 1 > 1048576 ? nrules + 1 : 1048576);
+	if (rte_eal_init((int)RTE_DIM(eargv), eargv) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (port_setup(port) != 0) {
+		fprintf(stderr, "port setup failed\n");
+		return 1;
+	}
+	flows = calloc(nrules, sizeof(*flows));
+	idx = malloc(sizeof(*idx) * (nq < nrules ? nq : nrules));
+	if (flows == NULL || idx == NULL)
+		return 1;
+	for (i = 0; i < (nq < nrules ? nq : nrules); i++)
+		idx[i] = (uint32_t)(xorshift(&seed) % nrules);
+	printf("flow_bench: %u rules eth / ipv4 src is <i> / udp -> count / queue 0\n",
+	       nrules);
+
+	heap0 = heap_used();
+	host0 = host_used();
+	t0 = now_s();
+	for (i = 0; i < nrules; i++) {
+		ip_spec.hdr.src_addr = rte_cpu_to_be_32(i);
+		flows[i] = rte_flow_create(port, &attr, pattern, actions, &err);
+		if (flows[i] == NULL) {
+			fprintf(stderr, "create %u: %s\n", i,
+				err.message ? err.message : "?");
+			return 1;
+		}
+	}
+	t1 = now_s();
+	heap1 = heap_used();
+	host1 = host_used();
+	printf("create:  %10.0f rules/s  (%.1f ns/rule, %.3f s)\n",
+	       nrules / (t1 - t0), (t1 - t0) * 1e9 / nrules, t1 - t0);
+	printf("memory:  %10.1f bytes/rule  (rte_malloc %.1f + host malloc %.1f)\n",
+	       ((double)(heap1 - heap0) + (double)(host1 - host0)) / nrules,
+	       (double)(heap1 - heap0) / nrules, (double)(host1 - host0) / nrules);
+
+	/* hot rule */
+	memset(&qc, 0, sizeof(qc));
+	t0 = now_s();
+	for (q = 0; q < nq; q++) {
+		qc.reset = 0;
+		rte_flow_query(port, flows[nrules / 2], &count_action, &qc, &err);
+		sink += qc.hits;
+	}
+	t1 = now_s();
+	printf("query hot rule, reset=0:        %6.1f ns/query\n", (t1 - t0) * 1e9 / nq);
+	/* random rules */
+	t0 = now_s();
+	for (q = 0; q < nq; q++) {
+		qc.reset = 0;
+		rte_flow_query(port, flows[idx[q % nrules]], &count_action, &qc, &err);
+		sink += qc.hits;
+	}
+	t1 = now_s();
+	printf("query random of %u, reset=0: %6.1f ns/query\n", nrules,
+	       (t1 - t0) * 1e9 / nq);
+	t0 = now_s();
+	for (q = 0; q < nq; q++) {
+		qc.reset = 1;
+		rte_flow_query(port, flows[idx[q % nrules]], &count_action, &qc, &err);
+		sink += qc.hits;
+	}
+	t1 = now_s();
+	printf("query random of %u, reset=1: %6.1f ns/query\n", nrules,
+	       (t1 - t0) * 1e9 / nq);
+
+	handle = rte_flow_action_handle_create(port, &ic, &count_action, &err);
+	if (handle == NULL) {
+		fprintf(stderr, "handle: %s\n", err.message ? err.message : "?");
+		return 1;
+	}
+	t0 = now_s();
+	for (q = 0; q < nq; q++) {
+		qc.reset = 0;
+		rte_flow_action_handle_query(port, handle, &qc, &err);
+		sink += qc.hits;
+	}
+	t1 = now_s();
+	printf("action_handle_query, reset=0:   %6.1f ns/query\n", (t1 - t0) * 1e9 / nq);
+	rte_flow_action_handle_destroy(port, handle, &err);
+
+	t0 = now_s();
+	for (i = 0; i < nrules; i++) {
+		if (rte_flow_destroy(port, flows[i], &err) != 0) {
+			fprintf(stderr, "destroy %u: %s\n", i,
+				err.message ? err.message : "?");
+			return 1;
+		}
+	}
+	t1 = now_s();
+	printf("destroy: %10.0f rules/s  (%.1f ns/rule, %.3f s)\n",
+	       nrules / (t1 - t0), (t1 - t0) * 1e9 / nrules, t1 - t0);
+	if (sink == UINT64_MAX)
+		printf("\n");
+	free(flows);
+	free(idx);
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+	rte_eal_cleanup();
+	return 0;
+}
