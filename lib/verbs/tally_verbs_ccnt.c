@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion counters (rdma-core 65, IBVERBS_1.18; verbs-api.md §3): an
+ * entry of the device's completion-counter bank. Attached to a QP with
+ * op_mask SEND it counts the completions of the QP's Tx queue, with RECV
+ * those of its Rx queue (counted by the device). Reads are plain loads of
+ * the bank entry.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tally_verbs_priv.h"
+
+#define TALLY_VERBS_CC_OPS	(IBV_QP_ATTACH_COMP_CNTR_OP_SEND | \
+				 IBV_QP_ATTACH_COMP_CNTR_OP_RECV)
+#define TALLY_VERBS_CC_ALL_OPS	0x3fu
+
+int
+_ibv_query_comp_cntr_caps(struct ibv_context *context,
+			  struct ibv_comp_cntr_caps *caps, size_t caps_size)
+{
+	struct ibv_comp_cntr_caps c;
+	int n;
+
+	if (context == NULL || caps == NULL)
+		return EINVAL;
+	memset(caps, 0, caps_size);
+	if (caps_size < sizeof(c))
+		return EINVAL;
+	n = rte_pmd_tally_ccnt_num(to_tally_ctx(context)->port_id);
+	if (n <= 0)
+		return EOPNOTSUPP;
+	c.max_value = UINT64_MAX;
+	c.max_counters = (uint32_t)n;
+	c.supported_qp_attach_ops = TALLY_VERBS_CC_OPS;
+	memcpy(caps, &c, sizeof(c));
+	return 0;
+}
+
+struct ibv_comp_cntr *
+ibv_create_comp_cntr(struct ibv_context *context,
+		     struct ibv_comp_cntr_init_attr *attr)
+{
+	struct tally_verbs_comp_cntr *cc;
+	int rc;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask != 0 || attr->flags != 0 ||
+	    attr->type != IBV_COMP_CNTR_TYPE_WRS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cc = calloc(1, sizeof(*cc));
+	if (cc == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cc->port_id = to_tally_ctx(context)->port_id;
+	rc = rte_pmd_tally_ccnt_alloc(cc->port_id, &cc->id);
+	if (rc) {
+		free(cc);
+		errno = rc == -ENOSPC ? ENOMEM : -rc;
+		return NULL;
+	}
+	cc->ibcc.context = context;
+	cc->ibcc.handle = cc->id;
+	return &cc->ibcc;
+}
+
+int
+ibv_destroy_comp_cntr(struct ibv_comp_cntr *ibcc)
+{
+	struct tally_verbs_comp_cntr *cc;
+	int rc;
+
+	if (ibcc == NULL)
+		return EINVAL;
+	cc = to_tally_cc(ibcc);
+	pthread_mutex_lock(&tally_verbs_lock);
+	rc = cc->attached ? EBUSY : -rte_pmd_tally_ccnt_free(cc->port_id, cc->id);
+	pthread_mutex_unlock(&tally_verbs_lock);
+	if (rc == 0)
+		free(cc);
+	return rc;
+}
+
+static int
+cc_update(struct ibv_comp_cntr *ibcc, enum rte_pmd_tally_ccnt_op op, uint64_t v)
+{
+	struct tally_verbs_comp_cntr *cc;
+
+	if (ibcc == NULL)
+		return EINVAL;
+	cc = to_tally_cc(ibcc);
+	return -rte_pmd_tally_ccnt_update(cc->port_id, cc->id, op, v);
+}
+
+int
+ibv_set_comp_cntr(struct ibv_comp_cntr *cc, uint64_t value)
+{
+	return cc_update(cc, RTE_PMD_TALLY_CCNT_SET, value);
+}
+
+int
+ibv_set_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t value)
+{
+	return cc_update(cc, RTE_PMD_TALLY_CCNT_SET_ERR, value);
+}
+
+int
+ibv_inc_comp_cntr(struct ibv_comp_cntr *cc, uint64_t amount)
+{
+	return cc_update(cc, RTE_PMD_TALLY_CCNT_ADD, amount);
+}
+
+int
+ibv_inc_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t amount)
+{
+	return cc_update(cc, RTE_PMD_TALLY_CCNT_ADD_ERR, amount);
+}
+
+static int
+cc_read(struct ibv_comp_cntr *ibcc, uint64_t *value, bool err)
+{
+	struct tally_verbs_comp_cntr *cc;
+	uint64_t c, e;
+	int rc;
+
+	if (ibcc == NULL || value == NULL)
+		return EINVAL;
+	cc = to_tally_cc(ibcc);
+	rc = rte_pmd_tally_ccnt_read(cc->port_id, cc->id, &c, &e);
+	if (rc)
+		return -rc;
+	*value = err ? e : c;
+	return 0;
+}
+
+int
+ibv_read_comp_cntr(struct ibv_comp_cntr *cc, uint64_t *value)
+{
+	return cc_read(cc, value, false);
+}
+
+int
+ibv_read_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t *value)
+{
+	return cc_read(cc, value, true);
+}
+
+int
+ibv_qp_attach_comp_cntr(struct ibv_qp *ibqp, struct ibv_comp_cntr *ibcc,
+			struct ibv_qp_attach_comp_cntr_attr *attr)
+{
+	struct tally_verbs_comp_cntr *cc;
+	struct tally_verbs_qp *qp;
+	uint32_t ops;
+	int rc = 0;
+
+	if (ibqp == NULL || ibcc == NULL || attr == NULL)
+		return EINVAL;
+	if (attr->comp_mask != 0)
+		return EOPNOTSUPP;
+	ops = attr->op_mask;
+	if (ops == 0 || (ops & ~TALLY_VERBS_CC_ALL_OPS))
+		return EINVAL;
+	if (ops & ~(uint32_t)TALLY_VERBS_CC_OPS)
+		return ENOTSUP;		/* RDMA read/write: not on raw packet QPs */
+	if (ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT)
+		return EINVAL;
+	qp = to_tally_qp(ibqp);
+	cc = to_tally_cc(ibcc);
+	if (cc->port_id != qp->port_id)
+		return EINVAL;
+	pthread_mutex_lock(&tally_verbs_lock);
+	if (((ops & IBV_QP_ATTACH_COMP_CNTR_OP_SEND) && qp->cc_send != NULL) ||
+	    ((ops & IBV_QP_ATTACH_COMP_CNTR_OP_RECV) && qp->cc_recv != NULL)) {
+		rc = EBUSY;
+		goto out;
+	}
+	if (ops & IBV_QP_ATTACH_COMP_CNTR_OP_SEND) {
+		rc = -rte_pmd_tally_ccnt_attach(qp->port_id, cc->id,
+						RTE_PMD_TALLY_CCNT_TX, qp->txq);
+		if (rc)
+			goto out;
+		qp->cc_send = cc;
+		cc->attached++;
+	}
+	if (ops & IBV_QP_ATTACH_COMP_CNTR_OP_RECV) {
+		rc = -rte_pmd_tally_ccnt_attach(qp->port_id, cc->id,
+						RTE_PMD_TALLY_CCNT_RX, qp->rxq);
+		if (rc) {
+			if (ops & IBV_QP_ATTACH_COMP_CNTR_OP_SEND) {
+				rte_pmd_tally_ccnt_detach(qp->port_id,
+							  RTE_PMD_TALLY_CCNT_TX, qp->txq);
+				qp->cc_send = NULL;
+				cc->attached--;
+			}
+			goto out;
+		}
+		qp->cc_recv = cc;
+		cc->attached++;
+	}
+out:
+	pthread_mutex_unlock(&tally_verbs_lock);
+	return rc;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ibv_create_flow / ibv_destroy_flow: ibv_flow_spec lists translated into
+ * the device's match key (fte_match_param layout) and installed as one raw
+ * rule per flow (rte_pmd_tally_rule_create), steering to the QP's Rx queue.
+ *
+ * The spec walk copies libibverbs: num_of_specs specs starting right after
+ * the attr, each advanced by its hdr.size; attr->size and attr->comp_mask
+ * are not used; IPV4_EXT, IPV6 and VXLAN_TUNNEL have a variable filter size
+ * ((hdr.size - 8) / 2; smaller than ours -> EINVAL, larger only with zero
+ * extra mask bytes, else EOPNOTSUPP); INNER only on header specs; unknown
+ * type -> EINVAL. Values are ANDed with their masks. Implied fields are set
+ * like mlx5 does: IPv4/IPv6 specs match ip_version, TCP/UDP specs match the
+ * IP protocol, a VLAN TCI mask matches "has a customer VLAN tag".
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tally/tally_match.h>
+
+#include "tally_verbs_priv.h"
+
+struct flow_parse {
+	uint8_t mask[TALLY_MATCH_KEY_LEN];
+	uint8_t value[TALLY_MATCH_KEY_LEN];
+	struct rte_pmd_tally_rule_attr act;
+	struct tally_verbs_counters *cnt;
+	unsigned int ncount;
+	bool tagged;
+};
+
+static void
+key_set(struct flow_parse *fp, uint32_t off, const void *val, const void *mask,
+	uint32_t len)
+{
+	const uint8_t *v = val, *m = mask;
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		fp->mask[off + i] |= m[i];
+		fp->value[off + i] = (uint8_t)((fp->value[off + i] & ~m[i]) | (v[i] & m[i]));
+	}
+}
+
+static void
+key_set_u8(struct flow_parse *fp, uint32_t off, uint8_t val, uint8_t mask)
+{
+	key_set(fp, off, &val, &mask, 1);
+}
+
+static void
+ip_version(struct flow_parse *fp, uint32_t sec, uint8_t ver)
+{
+	key_set_u8(fp, sec + TALLY_L24_FLAGS, (uint8_t)(ver << 1), TALLY_L24_F_IPVER_M);
+}
+
+/* Variable-size filter: fs = (size - 8) / 2 must cover `known` bytes. */
+static int
+var_filter(const uint8_t *spec, uint16_t size, uint32_t known,
+	   const uint8_t **val, const uint8_t **mask)
+{
+	uint32_t fs, i;
+
+	if (size < 8)
+		return EINVAL;
+	fs = (uint32_t)(size - 8) / 2;
+	if (fs < known)
+		return EINVAL;
+	*val = spec + 8;
+	*mask = spec + 8 + fs;
+	for (i = known; i < fs; i++)
+		if ((*mask)[i] != 0)
+			return EOPNOTSUPP;
+	return 0;
+}
+
+static int
+spec_eth(struct flow_parse *fp, const struct ibv_flow_spec_eth *s, uint32_t sec)
+{
+	if (s->size < sizeof(*s))
+		return EINVAL;
+	key_set(fp, sec + TALLY_L24_DMAC, s->val.dst_mac, s->mask.dst_mac, 6);
+	key_set(fp, sec + TALLY_L24_SMAC, s->val.src_mac, s->mask.src_mac, 6);
+	key_set(fp, sec + TALLY_L24_ETHERTYPE, &s->val.ether_type,
+		&s->mask.ether_type, 2);
+	if (s->mask.vlan_tag) {
+		key_set(fp, sec + TALLY_L24_VLAN, &s->val.vlan_tag, &s->mask.vlan_tag, 2);
+		key_set_u8(fp, sec + TALLY_L24_FLAGS, TALLY_L24_F_CVLAN, TALLY_L24_F_CVLAN);
+	}
+	return 0;
+}
+
+static int
+spec_ipv4(struct flow_parse *fp, const struct ibv_flow_spec_ipv4 *s, uint32_t sec)
+{
+	if (s->size < sizeof(*s))
+		return EINVAL;
+	key_set(fp, sec + TALLY_L24_SRC_IPV4, &s->val.src_ip, &s->mask.src_ip, 4);
+	key_set(fp, sec + TALLY_L24_DST_IPV4, &s->val.dst_ip, &s->mask.dst_ip, 4);
+	ip_version(fp, sec, 4);
+	return 0;
+}
+
+static int
+spec_ipv4_ext(struct flow_parse *fp, const uint8_t *spec, uint16_t size, uint32_t sec)
+{
+	const struct ibv_flow_ipv4_ext_filter *v, *m;
+	const uint8_t *pv, *pm;
+	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+
+	if (rc)
+		return rc;
+	v = (const void *)pv;
+	m = (const void *)pm;
+	if (m->flags)
+		return EOPNOTSUPP;
+	key_set(fp, sec + TALLY_L24_SRC_IPV4, &v->src_ip, &m->src_ip, 4);
+	key_set(fp, sec + TALLY_L24_DST_IPV4, &v->dst_ip, &m->dst_ip, 4);
+	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v->proto, &m->proto, 1);
+	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v->tos, &m->tos, 1);
+	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v->ttl, &m->ttl, 1);
+	ip_version(fp, sec, 4);
+	return 0;
+}
+
+static int
+spec_ipv6(struct flow_parse *fp, const uint8_t *spec, uint16_t size, uint32_t sec,
+	  bool inner)
+{
+	const struct ibv_flow_ipv6_filter *v, *m;
+	const uint8_t *pv, *pm;
+	uint32_t lv, lm;
+	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+
+	if (rc)
+		return rc;
+	v = (const void *)pv;
+	m = (const void *)pm;
+	key_set(fp, sec + TALLY_L24_SRC_IP, v->src_ip, m->src_ip, 16);
+	key_set(fp, sec + TALLY_L24_DST_IP, v->dst_ip, m->dst_ip, 16);
+	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v->next_hdr, &m->next_hdr, 1);
+	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v->traffic_class, &m->traffic_class, 1);
+	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v->hop_limit, &m->hop_limit, 1);
+	lm = ntohl(m->flow_label);
+	if (lm & ~0xfffffu)
+		return EINVAL;
+	if (lm) {
+		lv = htonl(ntohl(v->flow_label) & lm);
+		lm = htonl(lm);
+		key_set(fp, TALLY_MK(TALLY_MS_MISC, inner ? TALLY_MISC_INNER_IPV6_FLOW_LABEL :
+				     TALLY_MISC_OUTER_IPV6_FLOW_LABEL), &lv, &lm, 4);
+	}
+	ip_version(fp, sec, 6);
+	return 0;
+}
+
+static int
+spec_l4(struct flow_parse *fp, const struct ibv_flow_spec_tcp_udp *s, uint32_t sec,
+	bool tcp)
+{
+	if (s->size < sizeof(*s))
+		return EINVAL;
+	key_set(fp, sec + (tcp ? TALLY_L24_TCP_DPORT : TALLY_L24_UDP_DPORT),
+		&s->val.dst_port, &s->mask.dst_port, 2);
+	key_set(fp, sec + (tcp ? TALLY_L24_TCP_SPORT : TALLY_L24_UDP_SPORT),
+		&s->val.src_port, &s->mask.src_port, 2);
+	key_set_u8(fp, sec + TALLY_L24_IP_PROTOCOL, tcp ? 6 : 17, 0xff);
+	return 0;
+}
+
+static int
+spec_vxlan(struct flow_parse *fp, const uint8_t *spec, uint16_t size)
+{
+	const struct ibv_flow_tunnel_filter *v, *m;
+	const uint8_t *pv, *pm;
+	uint32_t vv, vm;
+	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+
+	if (rc)
+		return rc;
+	v = (const void *)pv;
+	m = (const void *)pm;
+	vm = ntohl(m->tunnel_id);
+	if (vm & ~0xffffffu)
+		return EINVAL;
+	vv = htonl(ntohl(v->tunnel_id) << 8);
+	vm = htonl(vm << 8);
+	key_set(fp, TALLY_MK(TALLY_MS_MISC, TALLY_MISC_VXLAN_VNI), &vv, &vm, 3);
+	return 0;
+}
+
+static int
+spec_action(struct flow_parse *fp, const struct ibv_flow_spec *s, uint32_t type,
+	    struct tally_verbs_qp *qp)
+{
+	switch (type) {
+	case IBV_FLOW_SPEC_ACTION_TAG:
+		if (s->hdr.size < sizeof(s->flow_tag) || fp->tagged)
+			return EINVAL;
+		fp->tagged = true;
+		fp->act.flags |= RTE_PMD_TALLY_RULE_MARK;
+		fp->act.mark = s->flow_tag.tag_id;
+		return 0;
+	case IBV_FLOW_SPEC_ACTION_DROP:
+		if (s->hdr.size < sizeof(s->drop))
+			return EINVAL;
+		fp->act.fate = RTE_PMD_TALLY_FATE_DROP;
+		return 0;
+	case IBV_FLOW_SPEC_ACTION_COUNT:
+		if (s->hdr.size < sizeof(s->flow_count) || ++fp->ncount > 1 ||
+		    s->flow_count.counters == NULL)
+			return EINVAL;
+		fp->cnt = to_tally_counters(s->flow_count.counters);
+		if (fp->cnt->npoints == 0 || fp->cnt->port_id != qp->port_id)
+			return EINVAL;	/* attach was never called / other device */
+		return 0;
+	case IBV_FLOW_SPEC_ACTION_HANDLE:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}
+
+static int
+flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
+	   struct tally_verbs_qp *qp)
+{
+	const uint8_t *p = (const uint8_t *)(attr + 1);
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < attr->num_of_specs && rc == 0; i++) {
+		const struct ibv_flow_spec *s = (const void *)p;
+		uint32_t type = s->hdr.type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
+		bool inner = (s->hdr.type & IBV_FLOW_SPEC_INNER) != 0;
+		uint32_t sec = TALLY_MS_OFF(inner ? TALLY_MS_INNER : TALLY_MS_OUTER);
+
+		if (s->hdr.size < sizeof(s->hdr))
+			return EINVAL;
+		switch (type) {
+		case IBV_FLOW_SPEC_ETH:
+			rc = spec_eth(fp, &s->eth, sec);
+			break;
+		case IBV_FLOW_SPEC_IPV4:
+			rc = spec_ipv4(fp, &s->ipv4, sec);
+			break;
+		case IBV_FLOW_SPEC_IPV4_EXT:
+			rc = spec_ipv4_ext(fp, p, s->hdr.size, sec);
+			break;
+		case IBV_FLOW_SPEC_IPV6:
+			rc = spec_ipv6(fp, p, s->hdr.size, sec, inner);
+			break;
+		case IBV_FLOW_SPEC_TCP:
+		case IBV_FLOW_SPEC_UDP:
+			rc = spec_l4(fp, &s->tcp_udp, sec, type == IBV_FLOW_SPEC_TCP);
+			break;
+		case IBV_FLOW_SPEC_ESP:
+		case IBV_FLOW_SPEC_MPLS:
+			rc = EOPNOTSUPP;	/* known, not matched by the device */
+			break;
+		case IBV_FLOW_SPEC_VXLAN_TUNNEL:
+			rc = inner ? EINVAL : spec_vxlan(fp, p, s->hdr.size);
+			break;
+		case IBV_FLOW_SPEC_GRE:
+			rc = inner ? EINVAL : EOPNOTSUPP;
+			break;
+		default:
+			rc = inner ? EINVAL : spec_action(fp, s, type, qp);
+			break;
+		}
+		p += s->hdr.size;
+	}
+	return rc;
+}
+
+struct ibv_flow *
+tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
+			 const uint8_t *mask, const uint8_t *value,
+			 uint16_t priority, const struct rte_pmd_tally_rule_attr *act,
+			 struct tally_verbs_counters *cnt, bool own_counter)
+{
+	struct rte_pmd_tally_rule_attr a = *act;
+	struct tally_verbs_flow *f;
+	int rc = 0;
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a.priority = priority;
+	pthread_mutex_lock(&tally_verbs_lock);
+	if (cnt != NULL) {
+		rc = tally_verbs_counters_bind(cnt, &a.counter);
+		a.flags |= RTE_PMD_TALLY_RULE_COUNT;
+	} else if (own_counter) {
+		rc = -rte_pmd_tally_counter_alloc(port_id, &a.counter);
+		a.flags |= RTE_PMD_TALLY_RULE_COUNT;
+	}
+	if (rc == 0) {
+		rc = -rte_pmd_tally_rule_create(port_id, mask, value, &a, &f->rule);
+		if (rc && cnt != NULL)
+			tally_verbs_counters_unbind(cnt);
+		if (rc && own_counter)
+			rte_pmd_tally_counter_free(port_id, a.counter);
+	}
+	if (rc == 0 && qp != NULL)
+		qp->flows++;
+	pthread_mutex_unlock(&tally_verbs_lock);
+	if (rc) {
+		free(f);
+		errno = rc == ENOSPC ? ENOMEM : rc;
+		return NULL;
+	}
+	f->port_id = port_id;
+	f->qp = qp;
+	f->cnt = cnt;
+	f->own_counter = own_counter;
+	f->counter = a.counter;
+	f->ibflow.context = qp != NULL ? qp->ibqp.context : NULL;
+	return &f->ibflow;
+}
+
+struct ibv_flow *
+tally_verbs_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
+{
+	struct tally_verbs_qp *qp;
+	struct flow_parse fp;
+	int rc;
+
+	if (ibqp == NULL || attr == NULL || ibqp->qp_type != IBV_QPT_RAW_PACKET) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = to_tally_qp(ibqp);
+	if (attr->type != IBV_FLOW_ATTR_NORMAL) {
+		errno = EOPNOTSUPP;	/* default/sniffer domains: not modelled */
+		return NULL;
+	}
+	if (attr->flags & ~(uint32_t)(IBV_FLOW_ATTR_FLAGS_DONT_TRAP |
+				      IBV_FLOW_ATTR_FLAGS_EGRESS)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->flags) {
+		errno = EOPNOTSUPP;	/* no Tx steering, no deliver-and-continue */
+		return NULL;
+	}
+	if (attr->port != 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&fp, 0, sizeof(fp));
+	fp.act.fate = RTE_PMD_TALLY_FATE_QUEUE;
+	fp.act.queue = qp->rxq;
+	rc = flow_parse(&fp, attr, qp);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return tally_verbs_flow_install(qp, qp->port_id, fp.mask, fp.value,
+					attr->priority, &fp.act, fp.cnt, false);
+}
+
+int
+tally_verbs_destroy_flow(struct ibv_flow *ibflow)
+{
+	struct tally_verbs_flow *f;
+	int rc;
+
+	if (ibflow == NULL)
+		return EINVAL;
+	f = to_tally_flow(ibflow);
+	pthread_mutex_lock(&tally_verbs_lock);
+	rc = -rte_pmd_tally_rule_destroy(f->port_id, f->rule);
+	if (rc == 0) {
+		if (f->cnt != NULL)
+			tally_verbs_counters_unbind(f->cnt);
+		if (f->own_counter)
+			rte_pmd_tally_counter_free(f->port_id, f->counter);
+		if (f->qp != NULL)
+			f->qp->flows--;
+	}
+	pthread_mutex_unlock(&tally_verbs_lock);
+	if (rc == 0)
+		free(f);
+	return rc;
+}
+
+int
+tally_verbs_flow_read(struct ibv_flow *ibflow, uint64_t *packets, uint64_t *bytes)
+{
+	struct tally_verbs_flow *f;
+	uint32_t id;
+
+	if (ibflow == NULL || packets == NULL || bytes == NULL)
+		return EINVAL;
+	f = to_tally_flow(ibflow);
+	if (f->cnt != NULL && f->cnt->has_dev)
+		id = f->cnt->dev_id;
+	else if (f->own_counter)
+		id = f->counter;
+	else
+		return EINVAL;
+	return -rte_pmd_tally_counter_read(f->port_id, id, packets, bytes);
+}

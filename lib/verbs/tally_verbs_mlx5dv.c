@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5dv flow matchers and flows: fte_match_param buffers go to the device
+ * unchanged (the Tally match key is that layout). Short buffers are
+ * zero-extended to 512 bytes; buffers may be up to 640 bytes (the kernel's
+ * mlx5_ib_match_params) with the tail beyond 512 zero.
+ *
+ * Actions: DEST_IBV_QP, DROP, DEFAULT_MISS, TAG. Every flow counts into a
+ * private flow counter, read with tally_verbs_flow_read(). DEVX objects
+ * (DEST_DEVX, COUNTERS_DEVX, COUNTERS_DEVX_WITH_OFFSET) are not provided:
+ * EOPNOTSUPP, as for IBV_COUNTER (never implemented by mlx5) and
+ * IBV_FLOW_ACTION.
+ *
+ * Two entry points for flows, as rdma-core >= 60.2: mlx5dv_create_flow
+ * (MLX5_1.6) strides the action array by 16 bytes (the legacy struct),
+ * __mlx5dv_create_flow (MLX5_1.25.1) by the caller's sizeof.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tally/tally_match.h>
+
+#include "tally_verbs_priv.h"
+
+#define TALLY_MLX5_MATCH_MAX	640
+#define TALLY_MLX5_LEGACY_STRIDE 16
+#define TALLY_MLX5_ACT_WITH_OFFSET 8	/* MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET */
+
+/* Zero-extend p into key; EINVAL for a bad size or a non-zero tail. */
+static int
+match_copy(const struct mlx5dv_flow_match_parameters *p, uint8_t *key)
+{
+	const uint8_t *b;
+	size_t i;
+
+	if (p == NULL || p->match_sz == 0 || p->match_sz > TALLY_MLX5_MATCH_MAX)
+		return EINVAL;
+	b = (const uint8_t *)p->match_buf;
+	memset(key, 0, TALLY_MATCH_KEY_LEN);
+	memcpy(key, b, p->match_sz < TALLY_MATCH_KEY_LEN ? p->match_sz : TALLY_MATCH_KEY_LEN);
+	for (i = TALLY_MATCH_KEY_LEN; i < p->match_sz; i++)
+		if (b[i] != 0)
+			return EINVAL;
+	return 0;
+}
+
+struct mlx5dv_flow_matcher *
+mlx5dv_create_flow_matcher(struct ibv_context *context,
+			   struct mlx5dv_flow_matcher_attr *attr)
+{
+	struct tally_verbs_matcher *m;
+	unsigned int s, i;
+	int rc;
+
+	if (context == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE ||
+	    attr->type != IBV_FLOW_ATTR_NORMAL) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & MLX5DV_FLOW_MATCHER_MASK_FT_TYPE) &&
+	    attr->ft_type != MLX5DV_FLOW_TABLE_TYPE_NIC_RX) {
+		errno = EOPNOTSUPP;	/* only the NIC Rx domain is steered */
+		return NULL;
+	}
+	if (attr->flags & ~(uint32_t)IBV_FLOW_ATTR_FLAGS_EGRESS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->flags & IBV_FLOW_ATTR_FLAGS_EGRESS) {
+		errno = EOPNOTSUPP;	/* the device has no Tx steering */
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = match_copy(attr->match_mask, m->mask);
+	/* mask bits only in sections match_criteria_enable turns on */
+	for (s = 0; rc == 0 && s < TALLY_MATCH_SECTIONS; s++) {
+		bool enabled = s < 7 && (attr->match_criteria_enable & (1u << s));
+
+		for (i = 0; i < TALLY_MATCH_SECTION_LEN && !enabled; i++)
+			if (m->mask[TALLY_MS_OFF(s) + i] != 0) {
+				rc = EINVAL;
+				break;
+			}
+	}
+	if (rc) {
+		free(m);
+		errno = rc;
+		return NULL;
+	}
+	m->context = context;
+	m->port_id = to_tally_ctx(context)->port_id;
+	m->priority = attr->priority;
+	m->criteria = attr->match_criteria_enable;
+	return (struct mlx5dv_flow_matcher *)m;
+}
+
+int
+mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
+{
+	if (matcher == NULL)
+		return EINVAL;
+	free(matcher);
+	return 0;
+}
+
+struct ibv_flow *
+__mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+		     struct mlx5dv_flow_match_parameters *match_value,
+		     size_t num_actions, struct mlx5dv_flow_action_attr actions_attr[],
+		     size_t attr_len)
+{
+	struct tally_verbs_matcher *m = (struct tally_verbs_matcher *)matcher;
+	struct rte_pmd_tally_rule_attr act = { .fate = RTE_PMD_TALLY_FATE_NONE };
+	uint8_t value[TALLY_MATCH_KEY_LEN];
+	struct tally_verbs_qp *qp = NULL;
+	unsigned int dests = 0;
+	struct ibv_flow *f;
+	bool tagged = false;
+	size_t i;
+	int rc;
+
+	if (m == NULL || attr_len < TALLY_MLX5_LEGACY_STRIDE ||
+	    (num_actions > 0 && actions_attr == NULL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = match_copy(match_value, value);
+	for (i = 0; rc == 0 && i < TALLY_MATCH_KEY_LEN; i++)
+		if (value[i] & ~m->mask[i])
+			rc = EINVAL;	/* value bits outside the mask */
+	for (i = 0; rc == 0 && i < num_actions; i++) {
+		const struct mlx5dv_flow_action_attr *a = (const void *)
+			((const uint8_t *)actions_attr + i * attr_len);
+
+		switch ((int)a->type) {
+		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
+			if (a->qp == NULL || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
+			    to_tally_qp(a->qp)->port_id != m->port_id) {
+				rc = EINVAL;
+				break;
+			}
+			qp = to_tally_qp(a->qp);
+			act.fate = RTE_PMD_TALLY_FATE_QUEUE;
+			act.queue = qp->rxq;
+			dests++;
+			break;
+		case MLX5DV_FLOW_ACTION_DROP:
+			act.fate = RTE_PMD_TALLY_FATE_DROP;
+			dests++;
+			break;
+		case MLX5DV_FLOW_ACTION_DEFAULT_MISS:
+			act.fate = RTE_PMD_TALLY_FATE_DEFAULT;
+			dests++;
+			break;
+		case MLX5DV_FLOW_ACTION_TAG:
+			if (tagged) {
+				rc = EINVAL;
+				break;
+			}
+			tagged = true;
+			act.flags |= RTE_PMD_TALLY_RULE_MARK;
+			act.mark = a->tag_value;
+			break;
+		default:	/* IBV_COUNTER, IBV_FLOW_ACTION, DEVX, unknown */
+			rc = EOPNOTSUPP;
+			break;
+		}
+		if (rc == 0 && dests > 1)
+			rc = EOPNOTSUPP;
+	}
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	f = tally_verbs_flow_install(qp, m->port_id, m->mask, value, m->priority,
+				     &act, NULL, true);
+	if (f != NULL)
+		f->context = m->context;
+	return f;
+}
+
+struct ibv_flow *
+mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
+		   struct mlx5dv_flow_match_parameters *match_value,
+		   size_t num_actions, struct mlx5dv_flow_action_attr actions_attr[])
+{
+	return __mlx5dv_create_flow(matcher, match_value, num_actions, actions_attr,
+				    TALLY_MLX5_LEGACY_STRIDE);
+}
