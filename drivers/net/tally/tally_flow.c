@@ -18,6 +18,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
 
@@ -70,6 +71,15 @@ struct rte_flow {
 	bool counted;
 };
 
+/* Flow objects live in host memory the device never reads: slabs of
+ * TALLY_FLOW_SLAB_N, recycled through a free list, released at fini. */
+#define TALLY_FLOW_SLAB_N	4096
+
+struct tally_flow_slab {
+	struct tally_flow_slab *next;
+	struct rte_flow obj[TALLY_FLOW_SLAB_N];
+};
+
 struct tally_flow_ctx {
 	pthread_mutex_t lock;
 	struct tally_fence fence;
@@ -80,6 +90,8 @@ struct tally_flow_ctx {
 	TAILQ_HEAD(, tally_flow_matcher) matchers;
 	TAILQ_HEAD(, tally_flow_rss) rss_sets;
 	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
+	struct tally_flow_slab *slabs;
+	struct rte_flow *free_flows;		/* linked through next.tqe_next */
 	uint32_t nb_flows;
 	bool isolated;
 };
@@ -153,6 +165,7 @@ err:
 }
 
 static int flow_flush_locked(struct tally_flow_ctx *fc);
+static void flow_slabs_free(struct tally_flow_ctx *fc);
 
 void
 tally_flow_fini(struct tally_adapter *ad)
@@ -173,6 +186,7 @@ tally_flow_fini(struct tally_adapter *ad)
 	pthread_mutex_unlock(&fc->lock);
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
 	tally_steer_ctx_destroy(fc->steer);
+	flow_slabs_free(fc);
 	tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
 	pthread_mutex_destroy(&fc->lock);
@@ -412,6 +426,51 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return ret;
 }
 
+static struct rte_flow *
+flow_obj_alloc(struct tally_flow_ctx *fc)
+{
+	struct tally_flow_slab *slab;
+	struct rte_flow *flow;
+	unsigned int i;
+
+	if (fc->free_flows == NULL) {
+		slab = malloc(sizeof(*slab));
+		if (slab == NULL)
+			return NULL;
+		slab->next = fc->slabs;
+		fc->slabs = slab;
+		for (i = 0; i < TALLY_FLOW_SLAB_N; i++) {
+			slab->obj[i].next.tqe_next =
+				i + 1 < TALLY_FLOW_SLAB_N ? &slab->obj[i + 1] : NULL;
+		}
+		fc->free_flows = &slab->obj[0];
+	}
+	flow = fc->free_flows;
+	fc->free_flows = flow->next.tqe_next;
+	memset(flow, 0, sizeof(*flow));
+	return flow;
+}
+
+static void
+flow_obj_free(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
+	flow->rule = NULL;
+	flow->next.tqe_next = fc->free_flows;
+	fc->free_flows = flow;
+}
+
+static void
+flow_slabs_free(struct tally_flow_ctx *fc)
+{
+	struct tally_flow_slab *slab;
+
+	while ((slab = fc->slabs) != NULL) {
+		fc->slabs = slab->next;
+		free(slab);
+	}
+	fc->free_flows = NULL;
+}
+
 static void
 flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
@@ -423,7 +482,7 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 		rss_put(fc, flow->rss);
 	if (flow->handle != NULL)
 		flow->handle->rules--;
-	rte_free(flow);
+	flow_obj_free(fc, flow);
 }
 
 static struct rte_flow *
@@ -442,7 +501,7 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
 	if (ret)
 		return NULL;
-	flow = rte_zmalloc("tally_flow", sizeof(*flow), 0);
+	flow = flow_obj_alloc(fc);
 	if (flow == NULL) {
 		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE,
 				   NULL, "no memory for the flow");
