@@ -220,17 +220,6 @@ tally_cnt_refcnt(const struct tally_cnt_pool *pool, uint32_t idx)
 }
 
 int
-tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx)
-{
-	uint32_t i = idx - pool->first;
-
-	if (i >= pool->num)
-		return -EINVAL;
-	cnt_set_baseline(pool, i, NULL, NULL);
-	return 0;
-}
-
-int
 tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 		     uint64_t *bytes)
 {
@@ -240,6 +229,12 @@ tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 		return -EINVAL;
 	cnt_set_baseline(pool, i, pkts, bytes);
 	return 0;
+}
+
+int
+tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx)
+{
+	return tally_cnt_read_reset(pool, idx, NULL, NULL);
 }
 
 void
