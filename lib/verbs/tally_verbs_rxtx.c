@@ -67,6 +67,9 @@ send_one(struct tally_verbs_qp *qp, const struct ibv_send_wr *wr)
 		}
 		rte_pmd_tally_model_step(qp->port_id);
 	}
+	/* let an in-process device take the frame off its wire now, so Rx
+	 * classification and counting do not wait for a receive poll */
+	rte_pmd_tally_model_step(qp->port_id);
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all) {
 		struct tally_verbs_wc wc = {
 			.wr_id = wr->wr_id, .status = IBV_WC_SUCCESS,
