@@ -42,6 +42,23 @@ static struct tally_verbs_device devices[TALLY_VERBS_MAX_PORTS];
 static unsigned int nb_devices;
 static int env_state;		/* 0 not yet, 1 ready, < 0 failed (-errno) */
 
+/* EAL started by this library: at exit, stop and close the ports it set up
+ * and release EAL (the application never knew EAL was there). */
+static void
+eal_stop(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_VERBS_MAX_PORTS; i++) {
+		if (!ports[i].owned)
+			continue;
+		rte_eth_dev_stop(ports[i].port_id);
+		rte_eth_dev_close(ports[i].port_id);
+		ports[i].owned = false;
+	}
+	rte_eal_cleanup();
+}
+
 static int
 eal_start(void)
 {
@@ -65,6 +82,7 @@ eal_start(void)
 	argv[argc] = NULL;
 	if (rte_eal_init(argc, argv) < 0)
 		return rte_errno ? -rte_errno : -ENODEV;
+	atexit(eal_stop);
 	return 0;
 }
 

@@ -21,6 +21,10 @@
 
 #include "tally_verbs_priv.h"
 
+/* Largest spec accepted (the biggest libibverbs spec, IPv6, is 88 bytes;
+ * variable-size filters may carry zero padding). */
+#define SPEC_MAX_SIZE	512
+
 struct flow_parse {
 	uint8_t mask[TALLY_MATCH_KEY_LEN];
 	uint8_t value[TALLY_MATCH_KEY_LEN];
@@ -227,17 +231,35 @@ flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
 	   struct tally_verbs_qp *qp)
 {
 	const uint8_t *p = (const uint8_t *)(attr + 1);
+	/* Specs follow each other at their hdr.size, so in a packed buffer
+	 * (as the man pages build them) they are not aligned: each is copied
+	 * into an aligned buffer before its fields are read. */
+	union {
+		struct ibv_flow_spec s;
+		uint8_t raw[SPEC_MAX_SIZE];
+	} buf;
+	const struct ibv_flow_spec *s = &buf.s;
 	unsigned int i;
 	int rc = 0;
 
 	for (i = 0; i < attr->num_of_specs && rc == 0; i++) {
-		const struct ibv_flow_spec *s = (const void *)p;
-		uint32_t type = s->hdr.type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
-		bool inner = (s->hdr.type & IBV_FLOW_SPEC_INNER) != 0;
-		uint32_t sec = TALLY_MS_OFF(inner ? TALLY_MS_INNER : TALLY_MS_OUTER);
+		struct ibv_flow_spec_hdr_wire {
+			uint32_t type;
+			uint16_t size;
+		} hdr;
+		uint32_t type, sec;
+		bool inner;
 
-		if (s->hdr.size < sizeof(s->hdr))
+		memcpy(&hdr.type, p, sizeof(hdr.type));
+		memcpy(&hdr.size, p + offsetof(struct ibv_flow_spec_eth, size),
+		       sizeof(hdr.size));
+		if (hdr.size < sizeof(s->hdr) || hdr.size > sizeof(buf))
 			return EINVAL;
+		memset(&buf, 0, sizeof(buf));
+		memcpy(&buf, p, hdr.size);
+		type = s->hdr.type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
+		inner = (s->hdr.type & IBV_FLOW_SPEC_INNER) != 0;
+		sec = TALLY_MS_OFF(inner ? TALLY_MS_INNER : TALLY_MS_OUTER);
 		switch (type) {
 		case IBV_FLOW_SPEC_ETH:
 			rc = spec_eth(fp, &s->eth, sec);
@@ -246,10 +268,10 @@ flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
 			rc = spec_ipv4(fp, &s->ipv4, sec);
 			break;
 		case IBV_FLOW_SPEC_IPV4_EXT:
-			rc = spec_ipv4_ext(fp, p, s->hdr.size, sec);
+			rc = spec_ipv4_ext(fp, buf.raw, s->hdr.size, sec);
 			break;
 		case IBV_FLOW_SPEC_IPV6:
-			rc = spec_ipv6(fp, p, s->hdr.size, sec, inner);
+			rc = spec_ipv6(fp, buf.raw, s->hdr.size, sec, inner);
 			break;
 		case IBV_FLOW_SPEC_TCP:
 		case IBV_FLOW_SPEC_UDP:
@@ -260,7 +282,7 @@ flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
 			rc = EOPNOTSUPP;	/* known, not matched by the device */
 			break;
 		case IBV_FLOW_SPEC_VXLAN_TUNNEL:
-			rc = inner ? EINVAL : spec_vxlan(fp, p, s->hdr.size);
+			rc = inner ? EINVAL : spec_vxlan(fp, buf.raw, s->hdr.size);
 			break;
 		case IBV_FLOW_SPEC_GRE:
 			rc = inner ? EINVAL : EOPNOTSUPP;
@@ -269,7 +291,7 @@ flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
 			rc = inner ? EINVAL : spec_action(fp, s, type, qp);
 			break;
 		}
-		p += s->hdr.size;
+		p += hdr.size;
 	}
 	return rc;
 }

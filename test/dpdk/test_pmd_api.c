@@ -310,6 +310,10 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	tdt_eal_init("pmd-api");
-	return tally_test_run("pmd_api", cases, RTE_DIM(cases));
+	rc = tally_test_run("pmd_api", cases, RTE_DIM(cases));
+	rte_eal_cleanup();
+	return rc;
 }

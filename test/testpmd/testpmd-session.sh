@@ -14,6 +14,14 @@ pmd=$1 vdev=$2 script=$3
 shift 3
 prefix="tally-tp-$$-$RANDOM"
 
+# A sanitizer build of the PMD needs its runtime loaded first into the
+# uninstrumented testpmd; testpmd's own exit-time leaks are not ours.
+san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
+if [ -n "$san" ]; then
+	export LD_PRELOAD="$san${LD_PRELOAD:-}"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+fi
+
 feed() {
 	local line
 	while IFS= read -r line || [ -n "$line" ]; do

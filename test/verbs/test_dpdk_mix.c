@@ -120,6 +120,10 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	tdt_eal_init("verbs-mix");
-	return tally_test_run("verbs-dpdk-mix", cases, RTE_DIM(cases));
+	rc = tally_test_run("verbs-dpdk-mix", cases, RTE_DIM(cases));
+	rte_eal_cleanup();
+	return rc;
 }

@@ -172,6 +172,8 @@ tally_flow_fini(struct tally_adapter *ad)
 {
 	struct tally_flow_ctx *fc = ad->flow;
 	struct rte_flow_action_handle *h;
+	struct tally_flow_matcher *fm;
+	struct tally_flow_rss *rss;
 
 	if (fc == NULL)
 		return;
@@ -185,6 +187,16 @@ tally_flow_fini(struct tally_adapter *ad)
 	}
 	pthread_mutex_unlock(&fc->lock);
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
+	/* matchers still held by raw-key rules (rte_pmd_tally_rule_*): the
+	 * steering context frees their rules and steering matchers */
+	while ((fm = TAILQ_FIRST(&fc->matchers)) != NULL) {
+		TAILQ_REMOVE(&fc->matchers, fm, next);
+		rte_free(fm);
+	}
+	while ((rss = TAILQ_FIRST(&fc->rss_sets)) != NULL) {
+		TAILQ_REMOVE(&fc->rss_sets, rss, next);
+		rte_free(rss);
+	}
 	tally_steer_ctx_destroy(fc->steer);
 	flow_slabs_free(fc);
 	tally_cnt_pool_destroy(fc->cnt);
