@@ -9,6 +9,7 @@
  * implies ip_protocol 17, a vxlan item implies outer UDP port 4789).
  * Items after vxlan describe the inner headers and fill the inner section.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -101,11 +102,16 @@ static int
 key_set(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s,
 	unsigned int off, const uint8_t *val, const uint8_t *mask, unsigned int len)
 {
-	uint8_t *km = sec_base(&ps->m->mask, ps, s) + off;
-	uint8_t *kv = sec_base(&ps->m->value, ps, s) + off;
+	uint8_t *km, *kv;
 	unsigned int i;
-	int any = 0;
+	uint8_t any = 0;
 
+	for (i = 0; i < len; i++)
+		any |= mask[i];
+	if (any == 0)
+		return 0;	/* nothing matched: the common case of zero masks */
+	km = sec_base(&ps->m->mask, ps, s) + off;
+	kv = sec_base(&ps->m->value, ps, s) + off;
 	for (i = 0; i < len; i++) {
 		uint8_t both = km[i] & mask[i];
 
@@ -115,10 +121,8 @@ key_set(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s
 				"item conflicts with a field matched by an earlier item");
 		km[i] |= mask[i];
 		kv[i] |= val[i] & mask[i];
-		any |= mask[i];
 	}
-	if (any)
-		ps->m->criteria |= sec_bit(ps, s);
+	ps->m->criteria |= sec_bit(ps, s);
 	return 0;
 }
 
@@ -502,6 +506,28 @@ check_order(struct parse_state *ps, const struct item_desc *d,
 	return 0;
 }
 
+/* True if mask has a bit outside nic; *any tells whether mask has any bit.
+ * Word at a time: this runs for every item of every rule created. */
+static bool
+mask_outside(const uint8_t *mask, const uint8_t *nic, size_t size, bool *any)
+{
+	uint64_t m, n, bad = 0, all = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= size; i += 8) {
+		memcpy(&m, mask + i, 8);
+		memcpy(&n, nic + i, 8);
+		bad |= m & ~n;
+		all |= m;
+	}
+	for (; i < size; i++) {
+		bad |= mask[i] & ~nic[i];
+		all |= mask[i];
+	}
+	*any = all != 0;
+	return bad != 0;
+}
+
 static int
 parse_item(struct parse_state *ps, const struct item_desc *d,
 	   const struct rte_flow_item *item)
@@ -510,6 +536,7 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 	const uint8_t *spec = item->spec, *mask = item->mask;
 	const uint8_t *nic = d->nic_mask;
 	unsigned int i;
+	bool any;
 	int ret;
 
 	if (spec == NULL) {
@@ -523,12 +550,11 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
 			"ranges (last) are not supported");
-	for (i = 0; i < d->size; i++)
-		if (mask[i] & ~nic[i])
-			return rte_flow_error_set(ps->error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
-				"mask covers a field the device cannot match");
-	for (i = 0; i < d->ncopies; i++) {
+	if (mask_outside(mask, nic, d->size, &any))
+		return rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
+			"mask covers a field the device cannot match");
+	for (i = 0; any && i < d->ncopies; i++) {
 		const struct field_copy *c = &d->copies[i];
 
 		if (c->len == 0)
