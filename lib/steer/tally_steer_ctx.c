@@ -60,7 +60,8 @@ steer_dmem_defer(struct tally_steer_ctx *ctx, struct steer_dmem *mem)
 	d = &ctx->dq[(ctx->dq_head + ctx->dq_len) % ctx->dq_cap];
 	d->mem = *mem;
 	d->ticket = tally_fence_ticket(ctx->cfg.fence);
-	ctx->dq_len++;
+	/* dq_len is read without the lock by tally_steer_ctx_reclaim() */
+	__atomic_store_n(&ctx->dq_len, ctx->dq_len + 1, __ATOMIC_RELAXED);
 	ctx->dev_deferred += mem->size;
 	memset(mem, 0, sizeof(*mem));
 	tally_fence_request(ctx->cfg.fence);
@@ -77,13 +78,17 @@ steer_reclaim_locked(struct tally_steer_ctx *ctx)
 		ctx->dev_deferred -= d->mem.size;
 		steer_dmem_free(ctx, &d->mem);
 		ctx->dq_head = (ctx->dq_head + 1) % ctx->dq_cap;
-		ctx->dq_len--;
+		__atomic_store_n(&ctx->dq_len, ctx->dq_len - 1, __ATOMIC_RELAXED);
 	}
 }
 
 void
 tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx)
 {
+	/* A hint read without the lock: a queue that just became non-empty
+	 * is reclaimed by a later call. Keeps the common case lock-free. */
+	if (__atomic_load_n(&ctx->dq_len, __ATOMIC_RELAXED) == 0)
+		return;
 	pthread_mutex_lock(&ctx->lock);
 	steer_reclaim_locked(ctx);
 	pthread_mutex_unlock(&ctx->lock);

@@ -574,6 +574,8 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->handle->rules++;
 	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
+	/* a grown hash array leaves the old one waiting for a fence */
+	tally_steer_ctx_reclaim(fc->steer);
 	return flow;
 fail:
 	flow->handle = NULL;
