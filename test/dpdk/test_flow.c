@@ -981,6 +981,55 @@ test_flush(void)
 	return TEST_SUCCESS;
 }
 
+/* A destroyed flow, a second destroy and another port's flow are refused with
+ * EINVAL on the handle, and leave the port's rules alone. */
+static int
+test_stale_handles(void)
+{
+	struct rte_flow_query_count qc = { .reset = 0 };
+	struct rte_flow_error e;
+	struct rte_flow *f, *keep, *other;
+	struct fport fp, fp2;
+	struct dstate st;
+
+	TEST_ASSERT_EQ(fp_open(&fp, "", 2), 0, "");
+	TEST_ASSERT_EQ(fp_open(&fp2, "", 2), 0, "");
+	keep = rule((uint16_t)fp.port, 0, 0, 5, ACTS(A_COUNT, A_QUEUE(1)));
+	f = rule((uint16_t)fp.port, 0, 0, 6, ACTS(A_COUNT, A_QUEUE(1)));
+	other = rule((uint16_t)fp2.port, 0, 0, 7, ACTS(A_COUNT, A_QUEUE(1)));
+	TEST_ASSERT(keep != NULL && f != NULL && other != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), 0, "");
+
+	memset(&e, 0, sizeof(e));
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), -EINVAL, "double destroy");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_HANDLE, "");
+	TEST_ASSERT(e.cause == f, "cause is the handle");
+	memset(&e, 0, sizeof(e));
+	TEST_ASSERT_EQ(rte_flow_query((uint16_t)fp.port, f, &count_action, &qc, &e),
+		       -EINVAL, "query after destroy");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_HANDLE, "");
+	memset(&e, 0, sizeof(e));
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, other, &e), -EINVAL,
+		       "another port's flow");
+	TEST_ASSERT_EQ(rte_flow_query((uint16_t)fp.port, other, &count_action, &qc, &e),
+		       -EINVAL, "");
+	TEST_ASSERT_EQ(rte_flow_dev_dump((uint16_t)fp.port, f, stderr, &e), -EINVAL, "");
+
+	/* both ports still hold exactly their live rules, which still count */
+	TEST_ASSERT_EQ(dump_state((uint16_t)fp.port, &st), 0, "");
+	TEST_ASSERT_EQ(st.flows, 1, "");
+	TEST_ASSERT_EQ(dump_state((uint16_t)fp2.port, &st), 0, "");
+	TEST_ASSERT_EQ(st.flows, 1, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&fp, 5, LEN_A, 3, &rs), 3, "");
+	rs_free(&rs);
+	ASSERT_COUNT((uint16_t)fp.port, keep, 3, 3 * LEN_A);
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp2.port, other, &e), 0, "");
+	fp_close(&fp2);
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 /* ---- concurrency ------------------------------------------------------------------ */
 
 #define MT_FRAMES	40000u
@@ -1128,6 +1177,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_isolate),
 	TEST_CASE(test_stop_start),
 	TEST_CASE(test_flush),
+	TEST_CASE(test_stale_handles),
 	TEST_CASE(test_concurrent),
 };
 

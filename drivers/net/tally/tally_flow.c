@@ -59,15 +59,22 @@ struct rte_flow_action_handle {
 	uint32_t rules;			/* rules naming this handle */
 };
 
+/* A flow is live while magic is TALLY_FLOW_MAGIC: destroy, query and dump
+ * check it (and the port), so a destroyed flow, a double destroy or another
+ * port's flow get EINVAL instead of corrupting the list. Flow objects stay
+ * in the slab until the engine is released, so the check reads valid
+ * memory. */
+#define TALLY_FLOW_MAGIC	0x7a11
+
 struct rte_flow {
 	TAILQ_ENTRY(rte_flow) next;
 	struct tally_steer_rule *rule;
-	struct tally_flow_matcher *matcher;
+	struct tally_flow_matcher *matcher;	/* group, priority */
 	struct tally_flow_rss *rss;
 	struct rte_flow_action_handle *handle;
 	uint32_t counter;
-	uint32_t group;
-	uint32_t priority;
+	uint16_t magic;
+	uint16_t port_id;
 	bool counted;
 };
 
@@ -466,6 +473,7 @@ flow_obj_alloc(struct tally_flow_ctx *fc)
 static void
 flow_obj_free(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
+	flow->magic = 0;
 	flow->rule = NULL;
 	flow->next.tqe_next = fc->free_flows;
 	fc->free_flows = flow;
@@ -487,7 +495,7 @@ static void
 flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
 	if (flow->rule != NULL && tally_steer_rule_delete(flow->rule) != 0)
-		TALLY_FLOW_LOG(ERR, "rule of group %u could not be deleted", flow->group);
+		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
 	if (flow->matcher != NULL)
 		matcher_put(fc, flow->matcher);
 	if (flow->rss != NULL)
@@ -519,8 +527,7 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 				   NULL, "no memory for the flow");
 		return NULL;
 	}
-	flow->group = attr->group;
-	flow->priority = attr->priority;
+	flow->port_id = dev->data->port_id;
 	if (a.act.fate == TALLY_STEER_FATE_JUMP &&
 	    tally_steer_table_get(fc->steer, a.act.arg) == NULL) {
 		struct tally_steer_table *t;
@@ -574,6 +581,7 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->handle->rules++;
 	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
+	flow->magic = TALLY_FLOW_MAGIC;
 	/* a grown hash array leaves the old one waiting for a fence */
 	tally_steer_ctx_reclaim(fc->steer);
 	return flow;
@@ -603,16 +611,29 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return flow;
 }
 
+static bool
+flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
+{
+	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
+	       flow->port_id == dev->data->port_id;
+}
+
 static int
 tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 		   struct rte_flow_error *error)
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
-	if (fc == NULL || flow == NULL)
+	if (fc == NULL)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
 	pthread_mutex_lock(&fc->lock);
+	if (!flow_live(dev, flow)) {
+		pthread_mutex_unlock(&fc->lock);
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+			"no such flow on this port (destroyed, or never created)");
+	}
 	TAILQ_REMOVE(&fc->flows, flow, next);
 	fc->nb_flows--;
 	flow_release(fc, flow);
@@ -679,9 +700,10 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
-	if (fc == NULL || flow == NULL)
+	if (fc == NULL || !flow_live(dev, flow))
 		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
+			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+			"no such flow on this port (destroyed, or never created)");
 	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT)
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
@@ -734,7 +756,7 @@ dump_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
 
 	tally_steer_rule_action(flow->rule, &act);
 	fprintf(f, "flow %p: group %u priority %u matcher words %u fate %s",
-		(const void *)flow, flow->group, flow->priority,
+		(const void *)flow, flow->matcher->group, flow->matcher->priority,
 		tally_steer_matcher_nwords(flow->matcher->m),
 		act.fate < RTE_DIM(fate_names) && fate_names[act.fate] ?
 		fate_names[act.fate] : "?");
@@ -768,6 +790,12 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	pthread_mutex_lock(&fc->lock);
 	if (flow != NULL) {
+		if (!flow_live(dev, flow)) {
+			pthread_mutex_unlock(&fc->lock);
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+				"no such flow on this port (destroyed, or never created)");
+		}
 		dump_flow(fc, flow, f);
 		pthread_mutex_unlock(&fc->lock);
 		return 0;
