@@ -67,6 +67,7 @@ ibv_create_comp_cntr(struct ibv_context *context,
 	}
 	cc->ibcc.context = context;
 	cc->ibcc.handle = cc->id;
+	tally_verbs_live_add(&cc->live, &cc->ibcc);
 	return &cc->ibcc;
 }
 
@@ -76,11 +77,13 @@ ibv_destroy_comp_cntr(struct ibv_comp_cntr *ibcc)
 	struct tally_verbs_comp_cntr *cc;
 	int rc;
 
-	if (ibcc == NULL)
+	if (!tally_verbs_live_has(ibcc))
 		return EINVAL;
 	cc = to_tally_cc(ibcc);
 	pthread_mutex_lock(&tally_verbs_lock);
 	rc = cc->attached ? EBUSY : -rte_pmd_tally_ccnt_free(cc->port_id, cc->id);
+	if (rc == 0 && !tally_verbs_live_del(ibcc))
+		rc = EINVAL;
 	pthread_mutex_unlock(&tally_verbs_lock);
 	if (rc == 0)
 		free(cc);

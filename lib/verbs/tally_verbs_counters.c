@@ -29,6 +29,7 @@ tally_verbs_create_counters(struct ibv_context *context,
 	}
 	c->ibc.context = context;
 	c->port_id = to_tally_ctx(context)->port_id;
+	tally_verbs_live_add(&c->live, &c->ibc);
 	return &c->ibc;
 }
 
@@ -37,13 +38,17 @@ tally_verbs_destroy_counters(struct ibv_counters *ibc)
 {
 	struct tally_verbs_counters *c;
 
-	if (ibc == NULL)
+	if (!tally_verbs_live_has(ibc))
 		return EINVAL;
 	c = to_tally_counters(ibc);
 	pthread_mutex_lock(&tally_verbs_lock);
 	if (c->refs > 0) {
 		pthread_mutex_unlock(&tally_verbs_lock);
 		return EBUSY;
+	}
+	if (!tally_verbs_live_del(ibc)) {
+		pthread_mutex_unlock(&tally_verbs_lock);
+		return EINVAL;
 	}
 	if (c->has_dev)
 		rte_pmd_tally_counter_free(c->port_id, c->dev_id);

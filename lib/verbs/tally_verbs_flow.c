@@ -341,6 +341,7 @@ tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
 	f->own_counter = own_counter;
 	f->counter = a.counter;
 	f->ibflow.context = qp != NULL ? qp->ibqp.context : NULL;
+	tally_verbs_live_add(&f->live, &f->ibflow);
 	return &f->ibflow;
 }
 
@@ -391,11 +392,13 @@ tally_verbs_destroy_flow(struct ibv_flow *ibflow)
 	struct tally_verbs_flow *f;
 	int rc;
 
-	if (ibflow == NULL)
+	if (!tally_verbs_live_has(ibflow))
 		return EINVAL;
 	f = to_tally_flow(ibflow);
 	pthread_mutex_lock(&tally_verbs_lock);
 	rc = -rte_pmd_tally_rule_destroy(f->port_id, f->rule);
+	if (rc == 0 && !tally_verbs_live_del(ibflow))
+		rc = EINVAL;
 	if (rc == 0) {
 		if (f->cnt != NULL)
 			tally_verbs_counters_unbind(f->cnt);

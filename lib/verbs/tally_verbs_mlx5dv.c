@@ -99,13 +99,14 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 	m->port_id = to_tally_ctx(context)->port_id;
 	m->priority = attr->priority;
 	m->criteria = attr->match_criteria_enable;
+	tally_verbs_live_add(&m->live, m);
 	return (struct mlx5dv_flow_matcher *)m;
 }
 
 int
 mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 {
-	if (matcher == NULL)
+	if (!tally_verbs_live_del(matcher))
 		return EINVAL;
 	free(matcher);
 	return 0;

@@ -154,13 +154,14 @@ ibv_alloc_pd(struct ibv_context *context)
 		return NULL;
 	}
 	pd->ibpd.context = context;
+	tally_verbs_live_add(&pd->live, &pd->ibpd);
 	return &pd->ibpd;
 }
 
 int
 ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	if (pd == NULL)
+	if (!tally_verbs_live_del(pd))
 		return EINVAL;
 	free(TALLY_VERBS_CONTAINER(pd, struct tally_verbs_pd, ibpd));
 	return 0;
@@ -188,6 +189,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 	mr->ibmr.lkey = __atomic_fetch_add(&mr_keys, 1, __ATOMIC_RELAXED);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	mr->ibmr.handle = mr->ibmr.lkey;
+	tally_verbs_live_add(&mr->live, &mr->ibmr);
 	return &mr->ibmr;
 }
 
@@ -211,7 +213,7 @@ ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 int
 ibv_dereg_mr(struct ibv_mr *mr)
 {
-	if (mr == NULL)
+	if (!tally_verbs_live_del(mr))
 		return EINVAL;
 	free(TALLY_VERBS_CONTAINER(mr, struct tally_verbs_mr, ibmr));
 	return 0;
@@ -258,6 +260,7 @@ cq_new(struct ibv_context *context, int cqe, void *cq_context)
 	cq->ibcq.cqe = (int)size - 1;
 	pthread_mutex_init(&cq->ibcq.mutex, NULL);
 	pthread_cond_init(&cq->ibcq.cond, NULL);
+	tally_verbs_live_add(&cq->live, &cq->ibcq);
 	return cq;
 }
 
@@ -313,11 +316,13 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct tally_verbs_cq *cq;
 
-	if (ibcq == NULL)
+	if (!tally_verbs_live_has(ibcq))
 		return EINVAL;
 	cq = to_tally_cq(ibcq);
 	if (cq->nb_rq > 0)
 		return EBUSY;
+	if (!tally_verbs_live_del(ibcq))
+		return EINVAL;
 	free(cq->ring);
 	free(cq);
 	return 0;
@@ -451,6 +456,7 @@ qp_create(struct ibv_context *context, struct ibv_pd *pd,
 	pthread_mutex_init(&qp->ibqp.mutex, NULL);
 	pthread_cond_init(&qp->ibqp.cond, NULL);
 	qp_drain(qp);
+	tally_verbs_live_add(&qp->live, &qp->ibqp);
 	return &qp->ibqp;
 }
 
@@ -598,13 +604,17 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct tally_verbs_qp *qp;
 
-	if (ibqp == NULL)
+	if (!tally_verbs_live_has(ibqp))
 		return EINVAL;
 	qp = to_tally_qp(ibqp);
 	pthread_mutex_lock(&tally_verbs_lock);
 	if (qp->flows > 0) {
 		pthread_mutex_unlock(&tally_verbs_lock);
 		return EBUSY;
+	}
+	if (!tally_verbs_live_del(ibqp)) {
+		pthread_mutex_unlock(&tally_verbs_lock);
+		return EINVAL;
 	}
 	/* completion counters are detached implicitly */
 	if (qp->cc_send != NULL) {

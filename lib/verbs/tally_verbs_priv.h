@@ -138,12 +138,29 @@ struct tally_verbs_ctx {
 	struct tally_verbs_context vctx;	/* last: context is its tail */
 };
 
+/*
+ * Live-object registry (tally_verbs_live.c): objects embed a node; destroy
+ * calls check the handle is live, so a double destroy or a foreign handle
+ * returns EINVAL. Adding never fails.
+ */
+struct tally_verbs_live {
+	struct tally_verbs_live *next;
+	const void *obj;		/* the application's handle */
+};
+
+void tally_verbs_live_add(struct tally_verbs_live *node, const void *obj);
+bool tally_verbs_live_has(const void *obj);
+/* Remove; false if obj was not live (then nothing may be freed). */
+bool tally_verbs_live_del(const void *obj);
+
 struct tally_verbs_pd {
 	struct ibv_pd ibpd;
+	struct tally_verbs_live live;
 };
 
 struct tally_verbs_mr {
 	struct ibv_mr ibmr;
+	struct tally_verbs_live live;
 };
 
 /* A completion as the CQ stores it. */
@@ -161,6 +178,7 @@ struct tally_verbs_qp;
 
 struct tally_verbs_cq {
 	struct ibv_cq_ex ibcq;		/* first: an ibv_cq is its prefix */
+	struct tally_verbs_live live;
 	struct tally_verbs_wc *ring;
 	uint32_t size;			/* power of two */
 	uint32_t head;			/* next to poll */
@@ -182,6 +200,7 @@ struct tally_verbs_comp_cntr;
 
 struct tally_verbs_qp {
 	struct ibv_qp ibqp;
+	struct tally_verbs_live live;
 	struct tally_verbs_ctx *ctx;
 	struct tally_verbs_port *port;
 	uint16_t port_id;
@@ -204,6 +223,7 @@ struct tally_verbs_qp {
 
 struct tally_verbs_counters {
 	struct ibv_counters ibc;
+	struct tally_verbs_live live;
 	uint16_t port_id;
 	bool has_dev;
 	uint32_t dev_id;		/* flow counter id once first bound */
@@ -218,6 +238,7 @@ struct tally_verbs_counters {
 
 struct tally_verbs_flow {
 	struct ibv_flow ibflow;
+	struct tally_verbs_live live;
 	uint16_t port_id;
 	struct rte_pmd_tally_rule *rule;
 	struct tally_verbs_qp *qp;
@@ -228,12 +249,14 @@ struct tally_verbs_flow {
 
 struct tally_verbs_comp_cntr {
 	struct ibv_comp_cntr ibcc;
+	struct tally_verbs_live live;
 	uint16_t port_id;
 	uint32_t id;			/* bank index */
 	uint32_t attached;		/* queue attachments */
 };
 
 struct tally_verbs_matcher {
+	struct tally_verbs_live live;
 	uint16_t port_id;
 	struct ibv_context *context;
 	uint16_t priority;

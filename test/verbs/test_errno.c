@@ -422,6 +422,61 @@ comp_cntr_set_inc_read(void)
 
 /* ---- context ops ---------------------------------------------------------------------- */
 
+/* A second destroy, and a handle the library never made, get EINVAL (the
+ * library keeps a registry of live objects). Flows and counters are
+ * destroyed through inline verbs that read the handle's context, so only
+ * the foreign-handle case is meaningful for them. */
+static int
+double_destroy_einval(void)
+{
+	struct ibv_comp_cntr_init_attr ia = { .type = IBV_COMP_CNTR_TYPE_WRS };
+	struct {
+		struct mlx5dv_flow_match_parameters p;
+		uint8_t b[64];
+	} mask = { .p.match_sz = 64 };
+	struct mlx5dv_flow_matcher_attr ma = {
+		.type = IBV_FLOW_ATTR_NORMAL,
+		.match_criteria_enable = 1,	/* outer headers */
+		.match_mask = &mask.p,
+	};
+	struct ibv_flow fake_flow = { .context = tv_ctx };
+	struct ibv_counters fake_counters = { .context = tv_ctx };
+	static char buf[64];
+	struct mlx5dv_flow_matcher *m;
+	struct ibv_comp_cntr *cc;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct tv_qp t;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	pd = ibv_alloc_pd(tv_ctx);
+	TEST_ASSERT(pd != NULL, "");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = ibv_create_cq(tv_ctx, 16, NULL, NULL, 0);
+	cc = ibv_create_comp_cntr(tv_ctx, &ia);
+	memset(mask.b, 0xff, 6);
+	m = mlx5dv_create_flow_matcher(tv_ctx, &ma);
+	TEST_ASSERT(mr != NULL && cq != NULL && cc != NULL && m != NULL, "");
+	TEST_ASSERT_EQ(tv_qp_create(&t, false), 0, "qp");
+
+	TEST_ASSERT_EQ(ibv_destroy_qp(t.qp), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_qp(t.qp), EINVAL, "qp twice");
+	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
+	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), EINVAL, "matcher twice");
+	TEST_ASSERT_EQ(ibv_destroy_comp_cntr(cc), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_comp_cntr(cc), EINVAL, "comp cntr twice");
+	TEST_ASSERT_EQ(ibv_destroy_cq(cq), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_cq(cq), EINVAL, "cq twice");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), 0, "");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), EINVAL, "mr twice");
+	TEST_ASSERT_EQ(ibv_dealloc_pd(pd), 0, "");
+	TEST_ASSERT_EQ(ibv_dealloc_pd(pd), EINVAL, "pd twice");
+	TEST_ASSERT_EQ(ibv_destroy_flow(&fake_flow), EINVAL, "foreign flow");
+	TEST_ASSERT_EQ(ibv_destroy_counters(&fake_counters), EINVAL, "foreign counters");
+	return TEST_SUCCESS;
+}
+
 static int
 unimplemented_ops_eopnotsupp(void)
 {
@@ -478,6 +533,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(comp_cntr_create_eopnotsupp),
 	TEST_CASE(comp_cntr_attach_rules),
 	TEST_CASE(comp_cntr_set_inc_read),
+	TEST_CASE(double_destroy_einval),
 	TEST_CASE(unimplemented_ops_eopnotsupp),
 	TEST_CASE(query_port_honours_size),
 };
