@@ -213,8 +213,8 @@ spec_action(struct flow_parse *fp, const struct ibv_flow_spec *s, uint32_t type,
 		return 0;
 	case IBV_FLOW_SPEC_ACTION_COUNT:
 		if (s->hdr.size < sizeof(s->flow_count) || ++fp->ncount > 1 ||
-		    s->flow_count.counters == NULL)
-			return EINVAL;
+		    !tally_verbs_live_has(s->flow_count.counters))
+			return EINVAL;	/* also: a handle we never created */
 		fp->cnt = to_tally_counters(s->flow_count.counters);
 		if (fp->cnt->npoints == 0 || fp->cnt->port_id != qp->port_id)
 			return EINVAL;	/* attach was never called / other device */

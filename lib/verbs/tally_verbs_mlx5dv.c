@@ -128,7 +128,7 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	size_t i;
 	int rc;
 
-	if (m == NULL || attr_len < TALLY_MLX5_LEGACY_STRIDE ||
+	if (!tally_verbs_live_has(m) || attr_len < TALLY_MLX5_LEGACY_STRIDE ||
 	    (num_actions > 0 && actions_attr == NULL)) {
 		errno = EINVAL;
 		return NULL;
@@ -143,7 +143,7 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 
 		switch ((int)a->type) {
 		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
-			if (a->qp == NULL || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
+			if (!tally_verbs_live_has(a->qp) || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
 			    to_tally_qp(a->qp)->port_id != m->port_id) {
 				rc = EINVAL;
 				break;
