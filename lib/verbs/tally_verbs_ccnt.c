@@ -163,7 +163,7 @@ ibv_qp_attach_comp_cntr(struct ibv_qp *ibqp, struct ibv_comp_cntr *ibcc,
 	uint32_t ops;
 	int rc = 0;
 
-	if (ibqp == NULL || ibcc == NULL || attr == NULL)
+	if (!tally_verbs_live_has(ibqp) || !tally_verbs_live_has(ibcc) || attr == NULL)
 		return EINVAL;
 	if (attr->comp_mask != 0)
 		return EOPNOTSUPP;
