@@ -142,6 +142,9 @@ tally_cnt_read(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 	if (i >= pool->num)
 		return -EINVAL;
 	s = &pool->slot[i];
+	/* the bank entry and the baseline are on different lines: fetch the
+	 * bank entry while the baseline is being read (two misses overlap) */
+	__builtin_prefetch((const void *)&pool->bank[i], 0, 0);
 	for (;;) {
 		/* pairs with the release store ending tally_cnt_reset() */
 		s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
