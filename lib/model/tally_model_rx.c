@@ -178,7 +178,9 @@ tally_model_reta(const struct tally_model *m, uint32_t hash)
 	return (tally_model_bar_rd(m, TALLY_REG_RSS_RETA(i / 4)) >> (8 * (i % 4))) & 0xff;
 }
 
-/* Queue for the frame, or -1 when steering (or isolate) drops it. */
+#define RX_STEER_DROP	(-1)	/* queue choice: steering or isolate drops */
+
+/* Queue for the frame, or RX_STEER_DROP. */
 static int64_t
 tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 		     uint32_t ctrl, struct tally_model_rx_meta *meta)
@@ -196,7 +198,7 @@ tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 	if (v.flags & TALLY_VERDICT_FLAG)
 		meta->flags |= TALLY_RXC_F_FLAG;
 	if (v.flags & TALLY_VERDICT_DROP)
-		return -1;
+		return RX_STEER_DROP;
 	if (v.flags & TALLY_VERDICT_QUEUE)
 		return v.queue;
 	if ((v.flags & TALLY_VERDICT_RSS) && v.rss_nq > 0) {
@@ -208,7 +210,7 @@ tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 				    TALLY_MIN(v.rss_nq, (uint16_t)TALLY_VERDICT_MAX_RSS)];
 	}
 	if ((ctrl & TALLY_CTRL_STEER) && (ctrl & TALLY_CTRL_ISOLATE))
-		return -1;
+		return RX_STEER_DROP;
 	if (ctrl & TALLY_CTRL_RSS) {
 		if (!tally_model_rss_hash(m, pkt, tally_model_bar_rd(m, TALLY_REG_RSS_HF),
 					  &meta->hash))
@@ -261,7 +263,7 @@ tally_model_rx_frame(struct tally_model *m, const uint8_t *frame, uint32_t caple
 	if (pkt.has_vlan)
 		meta.flags |= TALLY_RXC_F_VLAN;
 	qi = tally_model_rx_queue(m, &pkt, ctrl, &meta);
-	if (qi < 0) {
+	if (qi == RX_STEER_DROP) {
 		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, 1);
 		return;
 	}
