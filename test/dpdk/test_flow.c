@@ -964,7 +964,9 @@ test_flush(void)
 	TEST_ASSERT_EQ(dump_state((uint16_t)fp.port, &st), 0, "");
 	TEST_ASSERT_EQ(st.flows, 4, "");
 	TEST_ASSERT_EQ(st.in_use, 3, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat((uint16_t)fp.port, "flow_counters_in_use"), 3, "");
 	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp.port, &e), 0, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat((uint16_t)fp.port, "flow_counters_in_use"), 0, "");
 	TEST_ASSERT_EQ(dump_state((uint16_t)fp.port, &st), 0, "");
 	TEST_ASSERT_EQ(st.flows, 0, "");
 	TEST_ASSERT_EQ(st.in_use, 0, "");

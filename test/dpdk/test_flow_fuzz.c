@@ -137,25 +137,6 @@ fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
 	r->act[na].type = RTE_FLOW_ACTION_TYPE_END;
 }
 
-static long
-dev_faults(uint16_t port)
-{
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	long n = -1;
-
-	if (f == NULL)
-		return -1;
-	rte_pmd_tally_dump(port, f);
-	fclose(f);
-	p = buf != NULL ? strstr(buf, "faults ") : NULL;
-	if (p != NULL)
-		n = strtol(p + 7, NULL, 10);
-	free(buf);
-	return n;
-}
-
 static void
 traffic(uint16_t port, uint32_t seq)
 {
@@ -226,7 +207,7 @@ fz_run(uint32_t seed)
 	}
 	printf("  %u created, %u refused\n", created, refused);
 	TEST_ASSERT(created > 100 && refused > 100, "both paths exercised");
-	TEST_ASSERT_EQ(dev_faults((uint16_t)port), 0, "device faults");
+	TEST_ASSERT_U64_EQ(tdt_xstat((uint16_t)port, "dev_faults"), 0, "device faults");
 	TEST_ASSERT_U64_EQ(tdt_xstat((uint16_t)port, "dma_faults"), 0, "");
 	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)port, &e), 0, "");
 	TEST_ASSERT_EQ(rte_flow_action_handle_destroy((uint16_t)port, ind, &e), 0, "");

@@ -104,6 +104,7 @@ struct tally_stats_base {
 	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
 	uint64_t tx_rejected;
 	uint64_t rx_nombuf;
+	uint64_t dev_faults;
 };
 
 /* Software counters of released queues, so totals never go backwards. */

@@ -10,7 +10,9 @@
  * subtracts.
  *
  * xstats layout: every port statistic (enum tally_port_stat order), the
- * driver's tx_rejected, then rx_q<i>_{packets,bytes,drops,errors} for each
+ * driver's tx_rejected, dev_faults (device faults of every cause: DMA,
+ * descriptors, registers, queue set-up, steering entries), the gauge
+ * flow_counters_in_use (counters the flow engine has handed out), then rx_q<i>_{packets,bytes,drops,errors} for each
  * configured Rx queue and tx_q<i>_{...} for each configured Tx queue. ethdev
  * prepends its generic rx_good_packets ... tx_errors from stats_get; the
  * device's TX_ERRORS is therefore named tx_desc_errors here.
@@ -20,6 +22,7 @@
 
 #include "tally_hal_io.h"
 #include "tally_ethdev.h"
+#include "tally_flow.h"
 #include "tally_logs.h"
 
 static const char *const tally_port_stat_names[TALLY_STAT_NUM] = {
@@ -44,6 +47,7 @@ static const char *const tally_q_stat_names[] = {
 	"packets", "bytes", "drops", "errors",
 };
 #define TALLY_Q_XSTATS	RTE_DIM(tally_q_stat_names)
+#define TALLY_DRV_XSTATS	3	/* tx_rejected, dev_faults, flow_counters_in_use */
 
 /* Current values minus baselines, for one consistent pass. */
 struct tally_stats_now {
@@ -52,6 +56,8 @@ struct tally_stats_now {
 	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
 	uint64_t tx_rejected;
 	uint64_t rx_nombuf;
+	uint64_t dev_faults;
+	uint64_t cnt_in_use;		/* gauge: no baseline */
 };
 
 static uint16_t
@@ -80,6 +86,7 @@ static void
 tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_hal_fault flt;
 	uint16_t i;
 
 	memset(n, 0, sizeof(*n));
@@ -104,6 +111,15 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 		}
 	}
 	n->rx_nombuf = dev->data->rx_mbuf_alloc_failed;
+	tally_hal_fault_read(&ad->hal, &flt, false);
+	n->dev_faults = flt.count;
+	if (tally_flow_cnt_pool(ad) != NULL) {
+		uint32_t in_use, free_now, pending;
+
+		tally_cnt_pool_stats(tally_flow_cnt_pool(ad), &in_use, &free_now,
+				     &pending);
+		n->cnt_in_use = in_use;
+	}
 }
 
 static void
@@ -121,6 +137,7 @@ tally_stats_now(struct rte_eth_dev *dev, struct tally_stats_now *n)
 	}
 	n->tx_rejected -= b->tx_rejected;
 	n->rx_nombuf -= b->rx_nombuf;
+	n->dev_faults -= b->dev_faults;
 }
 
 int
@@ -165,6 +182,7 @@ tally_stats_reset(struct rte_eth_dev *dev)
 	memcpy(b->txq, n.txq, sizeof(b->txq));
 	b->tx_rejected = n.tx_rejected;
 	b->rx_nombuf = n.rx_nombuf;
+	b->dev_faults = n.dev_faults;
 	return 0;
 }
 
@@ -177,7 +195,7 @@ tally_xstats_reset(struct rte_eth_dev *dev)
 static unsigned int
 tally_xstats_count(const struct rte_eth_dev *dev)
 {
-	return TALLY_STAT_NUM + 1 +
+	return TALLY_STAT_NUM + TALLY_DRV_XSTATS +
 	       TALLY_Q_XSTATS * (tally_nb_rxq(dev) + tally_nb_txq(dev));
 }
 
@@ -205,6 +223,10 @@ tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.port[i] };
 	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.tx_rejected };
 	k++;
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.dev_faults };
+	k++;
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.cnt_in_use };
+	k++;
 	for (i = 0; i < tally_nb_rxq(dev); i++) {
 		tally_q_values(&now.rxq[i], v);
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
@@ -230,6 +252,10 @@ tally_xstats_get_names(struct rte_eth_dev *dev,
 		snprintf(names[k].name, sizeof(names[k].name), "%s",
 			 tally_port_stat_names[i]);
 	snprintf(names[k].name, sizeof(names[k].name), "tx_rejected");
+	k++;
+	snprintf(names[k].name, sizeof(names[k].name), "dev_faults");
+	k++;
+	snprintf(names[k].name, sizeof(names[k].name), "flow_counters_in_use");
 	k++;
 	for (i = 0; i < tally_nb_rxq(dev); i++)
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
