@@ -52,11 +52,12 @@ struct tally_flow_rss {
 	uint16_t queues[TALLY_FLOW_MAX_RSS_QUEUES];
 };
 
+/* Rules naming a handle each hold a reference on its counter (taken by the
+ * steering engine), so the handle is in use while the count is above 1. */
 struct rte_flow_action_handle {
 	TAILQ_ENTRY(rte_flow_action_handle) next;
 	uint32_t magic;
 	uint32_t counter;
-	uint32_t rules;			/* rules naming this handle */
 };
 
 /* A flow is live while magic is TALLY_FLOW_MAGIC: destroy, query and dump
@@ -66,17 +67,22 @@ struct rte_flow_action_handle {
  * memory. */
 #define TALLY_FLOW_MAGIC	0x7a11
 
+#define FLOW_F_COUNTED		(1u << 0)	/* counter is valid */
+#define FLOW_F_INDIRECT		(1u << 1)	/* ... and belongs to a handle */
+#define FLOW_F_RSS		(1u << 2)	/* rss_id names an RSS set */
+
 struct rte_flow {
 	TAILQ_ENTRY(rte_flow) next;
 	struct tally_steer_rule *rule;
 	struct tally_flow_matcher *matcher;	/* group, priority */
-	struct tally_flow_rss *rss;
-	struct rte_flow_action_handle *handle;
 	uint32_t counter;
 	uint16_t magic;
 	uint16_t port_id;
-	bool counted;
+	uint16_t rss_id;			/* fc->rss_by_id[] */
+	uint8_t flags;				/* FLOW_F_* */
 };
+/* memory per rule: keep the object at 48 bytes */
+_Static_assert(sizeof(struct rte_flow) <= 48, "struct rte_flow grew");
 
 /* Flow objects live in host memory the device never reads: slabs of
  * TALLY_FLOW_SLAB_N, recycled through a free list, released at fini. */
@@ -98,6 +104,7 @@ struct tally_flow_ctx {
 	TAILQ_HEAD(, tally_flow_rss) rss_sets;
 	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
 	struct tally_flow_slab *slabs;
+	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
 	struct rte_flow *free_flows;		/* linked through next.tqe_next */
 	uint32_t nb_flows;
 	bool isolated;
@@ -348,6 +355,7 @@ rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
 	memcpy(r->queues, a->rss_queues, a->rss_nq * sizeof(uint16_t));
 	r->refs = 1;
 	TAILQ_INSERT_TAIL(&fc->rss_sets, r, next);
+	fc->rss_by_id[r->id] = r;
 	return r;
 }
 
@@ -357,6 +365,7 @@ rss_put(struct tally_flow_ctx *fc, struct tally_flow_rss *r)
 	if (--r->refs > 0)
 		return;
 	TAILQ_REMOVE(&fc->rss_sets, r, next);
+	fc->rss_by_id[r->id] = NULL;
 	tally_steer_rss_destroy(fc->steer, r->id);
 	rte_free(r);
 }
@@ -498,10 +507,8 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
 	if (flow->matcher != NULL)
 		matcher_put(fc, flow->matcher);
-	if (flow->rss != NULL)
-		rss_put(fc, flow->rss);
-	if (flow->handle != NULL)
-		flow->handle->rules--;
+	if (flow->flags & FLOW_F_RSS)
+		rss_put(fc, fc->rss_by_id[flow->rss_id]);
 	flow_obj_free(fc, flow);
 }
 
@@ -543,10 +550,13 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	if (flow->matcher == NULL)
 		goto fail;
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
-		flow->rss = rss_get(fc, &a, error, &ret);
-		if (flow->rss == NULL)
+		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
+
+		if (r == NULL)
 			goto fail;
-		a.act.arg = flow->rss->id;
+		flow->rss_id = (uint16_t)r->id;
+		flow->flags |= FLOW_F_RSS;
+		a.act.arg = r->id;
 	}
 	if (a.count != NULL) {
 		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
@@ -560,11 +570,10 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 		own_counter = true;
-		flow->counted = true;
+		flow->flags |= FLOW_F_COUNTED;
 	} else if (a.indirect != NULL) {
-		flow->handle = handle_check(fc, a.indirect->conf);
-		flow->counter = flow->handle->counter;
-		flow->counted = true;
+		flow->counter = handle_check(fc, a.indirect->conf)->counter;
+		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
 	ret = tally_steer_rule_insert(flow->matcher->m, &m.value, &a.act, &flow->rule);
@@ -577,8 +586,6 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
 	}
-	if (flow->handle != NULL)
-		flow->handle->rules++;
 	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
@@ -586,7 +593,6 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	tally_steer_ctx_reclaim(fc->steer);
 	return flow;
 fail:
-	flow->handle = NULL;
 	flow_release(fc, flow);
 	return NULL;
 }
@@ -708,7 +714,7 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
 			"only count can be queried");
-	if (!flow->counted)
+	if (!(flow->flags & FLOW_F_COUNTED))
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
 			"flow has no count action");
@@ -767,10 +773,11 @@ dump_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
 		fprintf(f, " mark %u", act.mark);
 	if (act.flags & TALLY_STEER_A_FLAG)
 		fprintf(f, " flag");
-	if (flow->counted) {
+	if (flow->flags & FLOW_F_COUNTED) {
 		tally_cnt_read(fc->cnt, flow->counter, &pkts, &bytes);
 		fprintf(f, " counter %u%s hits %" PRIu64 " bytes %" PRIu64,
-			flow->counter, flow->handle ? " (indirect)" : "", pkts, bytes);
+			flow->counter, (flow->flags & FLOW_F_INDIRECT) ? " (indirect)" : "",
+			pkts, bytes);
 	}
 	fputc('\n', f);
 }
@@ -815,7 +822,8 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 
 		tally_cnt_read(fc->cnt, h->counter, &pkts, &bytes);
 		fprintf(f, "indirect count %p: counter %u rules %u hits %" PRIu64
-			" bytes %" PRIu64 "\n", (void *)h, h->counter, h->rules,
+			" bytes %" PRIu64 "\n", (void *)h, h->counter,
+			tally_cnt_refcnt(fc->cnt, h->counter) - 1,
 			pkts, bytes);
 	}
 	pthread_mutex_unlock(&fc->lock);
@@ -892,7 +900,7 @@ tally_handle_destroy(struct rte_eth_dev *dev,
 		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
 	}
-	if (h->rules > 0) {
+	if (tally_cnt_refcnt(fc->cnt, h->counter) > 1) {	/* rules use it */
 		pthread_mutex_unlock(&fc->lock);
 		return rte_flow_error_set(error, EBUSY,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle,
@@ -1022,7 +1030,7 @@ tally_flow_matcher_steer(const struct tally_flow_matcher *fm)
 int
 tally_flow_rule_counter(const struct rte_flow *flow, uint32_t *idx)
 {
-	if (flow == NULL || !flow->counted)
+	if (flow == NULL || !(flow->flags & FLOW_F_COUNTED))
 		return -ENOENT;
 	*idx = flow->counter;
 	return 0;
