@@ -198,6 +198,11 @@ uint32_t tally_steer_matcher_log2(const struct tally_steer_matcher *m);
  * value in this matcher, -ENOENT jump to a missing table / RSS set not
  * allocated / counter not allocated in the pool, -ELOOP jump cycle,
  * -EINVAL bad action, -ENOSPC max_rules or hash array limit. */
+/* Start fetching the hash slot value would take, so that the cache miss of
+ * a later tally_steer_rule_insert() overlaps with the caller's other work.
+ * Only a hint: no effect on state. */
+void tally_steer_rule_prefetch(struct tally_steer_matcher *m,
+			       const struct tally_match_key *value);
 int tally_steer_rule_insert(struct tally_steer_matcher *m,
 			    const struct tally_match_key *value,
 			    const struct tally_steer_action *act,

@@ -120,6 +120,21 @@ steer_make_room(struct tally_steer_matcher *m)
 	return rc == 0 ? 1 : rc;
 }
 
+void
+tally_steer_rule_prefetch(struct tally_steer_matcher *m,
+			  const struct tally_match_key *value)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	uint32_t w[TALLY_STEER_KEY_WORDS], slot;
+
+	steer_masked_words(m, value, w);
+	pthread_mutex_lock(&ctx->lock);
+	slot = tally_steer_hash(w, m->nwords, m->seed) & ((1u << m->log2) - 1);
+	__builtin_prefetch(steer_entry(m, slot), 1, 0);
+	__builtin_prefetch(&m->shadow[slot], 1, 0);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 int
 tally_steer_rule_insert(struct tally_steer_matcher *m,
 			const struct tally_match_key *value,

@@ -549,6 +549,8 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 				    error, &ret);
 	if (flow->matcher == NULL)
 		goto fail;
+	/* the slot's cache miss overlaps with the counter allocation below */
+	tally_steer_rule_prefetch(flow->matcher->m, &m.value);
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
