@@ -9,8 +9,11 @@
 #define TALLY_TEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define TEST_SUCCESS	0
 #define TEST_FAILED	(-1)
@@ -41,6 +44,28 @@
 		return TEST_FAILED;						\
 	}									\
 } while (0)
+
+/* Randomised tests: a small reproducible generator (xorshift32; the state
+ * must not be 0) and a per-run seed to print, so a failure can be replayed. */
+static inline uint32_t
+tally_test_rand(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+static inline uint32_t
+tally_test_random_seed(void)
+{
+	uint32_t s = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+
+	return s != 0 ? s : 1;
+}
 
 struct tally_test_case {
 	const char *name;

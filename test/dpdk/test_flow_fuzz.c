@@ -8,8 +8,6 @@
  * the device records no fault (steering memory stays well formed); the
  * engine ends empty after a flush. Fixed seed plus one random seed, printed.
  */
-#include <time.h>
-
 #include "tally_dpdk_test.h"
 
 #define FZ_ROUNDS	20000
@@ -21,10 +19,7 @@ static uint32_t fz_seed;
 static uint32_t
 rnd(void)
 {
-	fz_seed ^= fz_seed << 13;
-	fz_seed ^= fz_seed >> 17;
-	fz_seed ^= fz_seed << 5;
-	return fz_seed;
+	return tally_test_rand(&fz_seed);
 }
 
 static const enum rte_flow_item_type item_types[] = {
@@ -224,7 +219,7 @@ test_fuzz_fixed_seed(void)
 static int
 test_fuzz_random_seed(void)
 {
-	return fz_run((uint32_t)time(NULL) ^ (uint32_t)getpid());
+	return fz_run(tally_test_random_seed());
 }
 
 static const struct tally_test_case cases[] = {

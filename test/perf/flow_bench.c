@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_pmd_tally.h"
+#include "tally_dpdk_test.h"
 
 static double
 now_s(void)
@@ -35,19 +36,6 @@ now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static size_t
-heap_used(void)
-{
-	struct rte_malloc_socket_stats st;
-	size_t total = 0;
-	int s;
-
-	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
-		if (rte_malloc_get_socket_stats(s, &st) == 0)
-			total += st.heap_allocsz_bytes;
-	return total;
 }
 
 static size_t
@@ -158,7 +146,7 @@ main(int argc, char **argv)
 	printf("flow_bench: %u rules eth / ipv4 src is <i> / udp -> count / queue 0\n",
 	       nrules);
 
-	heap0 = heap_used();
+	heap0 = tdt_heap_used();
 	host0 = host_used();
 	t0 = now_s();
 	for (i = 0; i < nrules; i++) {
@@ -171,7 +159,7 @@ main(int argc, char **argv)
 		}
 	}
 	t1 = now_s();
-	heap1 = heap_used();
+	heap1 = tdt_heap_used();
 	host1 = host_used();
 	printf("create:  %10.0f rules/s  (%.1f ns/rule, %.3f s)\n",
 	       nrules / (t1 - t0), (t1 - t0) * 1e9 / nrules, t1 - t0);

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "tv_test.h"
 
@@ -20,10 +19,7 @@ static uint32_t fz_seed;
 static uint32_t
 rnd(void)
 {
-	fz_seed ^= fz_seed << 13;
-	fz_seed ^= fz_seed >> 17;
-	fz_seed ^= fz_seed << 5;
-	return fz_seed;
+	return tally_test_rand(&fz_seed);
 }
 
 static const uint32_t spec_types[] = {
@@ -198,12 +194,6 @@ fz_mlx5dv(uint32_t seed)
 	return TEST_SUCCESS;
 }
 
-static uint32_t
-random_seed(void)
-{
-	return (uint32_t)time(NULL) ^ (uint32_t)getpid();
-}
-
 static int
 test_verbs_fixed_seed(void)
 {
@@ -213,7 +203,7 @@ test_verbs_fixed_seed(void)
 static int
 test_verbs_random_seed(void)
 {
-	return fz_verbs(random_seed());
+	return fz_verbs(tally_test_random_seed());
 }
 
 static int
@@ -225,7 +215,7 @@ test_mlx5dv_fixed_seed(void)
 static int
 test_mlx5dv_random_seed(void)
 {
-	return fz_mlx5dv(random_seed());
+	return fz_mlx5dv(tally_test_random_seed());
 }
 
 static const struct tally_test_case cases[] = {
