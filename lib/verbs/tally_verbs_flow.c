@@ -404,6 +404,8 @@ tally_verbs_destroy_flow(struct ibv_flow *ibflow)
 			tally_verbs_counters_unbind(f->cnt);
 		if (f->own_counter)
 			rte_pmd_tally_counter_free(f->port_id, f->counter);
+		if (f->devx != NULL)
+			tally_verbs_devx_use(f->devx, -1);
 		if (f->qp != NULL)
 			f->qp->flows--;
 	}
@@ -419,12 +421,12 @@ tally_verbs_flow_read(struct ibv_flow *ibflow, uint64_t *packets, uint64_t *byte
 	struct tally_verbs_flow *f;
 	uint32_t id;
 
-	if (ibflow == NULL || packets == NULL || bytes == NULL)
+	if (!tally_verbs_live_has(ibflow) || packets == NULL || bytes == NULL)
 		return EINVAL;
 	f = to_tally_flow(ibflow);
 	if (f->cnt != NULL && f->cnt->has_dev)
 		id = f->cnt->dev_id;
-	else if (f->own_counter)
+	else if (f->own_counter || f->devx != NULL)
 		id = f->counter;
 	else
 		return EINVAL;

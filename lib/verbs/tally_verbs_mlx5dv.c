@@ -122,6 +122,7 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	struct rte_pmd_tally_rule_attr act = { .fate = RTE_PMD_TALLY_FATE_NONE };
 	uint8_t value[TALLY_MATCH_KEY_LEN];
 	struct tally_verbs_qp *qp = NULL;
+	struct mlx5dv_devx_obj *devx = NULL;
 	unsigned int dests = 0;
 	struct ibv_flow *f;
 	bool tagged = false;
@@ -161,6 +162,15 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 			act.fate = RTE_PMD_TALLY_FATE_DEFAULT;
 			dests++;
 			break;
+		case MLX5DV_FLOW_ACTION_COUNTERS_DEVX:
+			if (devx != NULL ||
+			    tally_verbs_devx_counter(a->obj, m->port_id, &act.counter) != 0) {
+				rc = devx != NULL ? EOPNOTSUPP : EINVAL;
+				break;
+			}
+			devx = a->obj;
+			act.flags |= RTE_PMD_TALLY_RULE_COUNT;
+			break;
 		case MLX5DV_FLOW_ACTION_TAG:
 			if (tagged) {
 				rc = EINVAL;
@@ -181,10 +191,18 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		errno = rc;
 		return NULL;
 	}
+	/* with a DEVX counter the flow counts there, else into its own */
 	f = tally_verbs_flow_install(qp, m->port_id, m->mask, value, m->priority,
-				     &act, NULL, true);
-	if (f != NULL)
+				     &act, NULL, devx == NULL);
+	if (f != NULL) {
 		f->context = m->context;
+		if (devx != NULL) {
+			pthread_mutex_lock(&tally_verbs_lock);
+			to_tally_flow(f)->devx = devx;
+			tally_verbs_devx_use(devx, 1);
+			pthread_mutex_unlock(&tally_verbs_lock);
+		}
+	}
 	return f;
 }
 

@@ -245,7 +245,13 @@ struct tally_verbs_flow {
 	struct tally_verbs_counters *cnt;	/* ibv_counters bound, or NULL */
 	bool own_counter;			/* mlx5dv flows: a private counter */
 	uint32_t counter;			/* own counter id */
+	struct mlx5dv_devx_obj *devx;		/* DEVX counter counted into, or NULL */
 };
+
+/* tally_verbs_devx.c: DEVX flow counters (under tally_verbs_lock for use). */
+int tally_verbs_devx_counter(struct mlx5dv_devx_obj *obj, uint16_t port_id,
+			     uint32_t *counter);
+void tally_verbs_devx_use(struct mlx5dv_devx_obj *obj, int delta);
 
 struct tally_verbs_comp_cntr {
 	struct ibv_comp_cntr ibcc;

@@ -3,7 +3,8 @@
  * mlx5dv matchers and flows from raw fte_match_param bytes (big-endian PRM
  * layout, verbs-api.md §5): outer dmac, IPv4 addresses (one partial mask),
  * UDP ports; traffic steered to a QP and counted exactly (each mlx5dv flow
- * counts; read with tally_verbs_flow_read). Malformed buffers are refused.
+ * counts; read with tally_verbs_flow_read, or into a DEVX flow counter).
+ * Malformed buffers are refused.
  */
 #include "tv_test.h"
 
@@ -104,6 +105,86 @@ test_five_tuple_steer_count(void)
 	TEST_ASSERT_U64_EQ(p, 9, "packets");
 	TEST_ASSERT_U64_EQ(b, 9 * LEN, "bytes");
 	TEST_ASSERT_EQ(ibv_destroy_flow(f), 0, "");
+	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* DEVX flow counter, as rdma-core's test_counter_qp_flow uses it: PRM
+ * ALLOC_FLOW_COUNTER, a flow with COUNTERS_DEVX, QUERY_FLOW_COUNTER with and
+ * without the clear bit; destroy refused while a flow counts into it. */
+static int
+test_devx_flow_counter(void)
+{
+	struct match_buf mask = { .match_sz = 64 }, val = { .match_sz = 64 };
+	uint8_t ain[16] = { 0x09, 0x39 }, aout[16];
+	uint8_t qin[32] = { 0x09, 0x3b }, qout[32 + 16];
+	struct mlx5dv_flow_action_attr act[2];
+	struct mlx5dv_flow_matcher *m;
+	struct mlx5dv_devx_obj *cnt;
+	struct ibv_flow *f;
+	uint8_t frame[LEN];
+	uint32_t id;
+	uint64_t pk, oc;
+	int i;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	cnt = mlx5dv_devx_obj_create(tv_ctx, ain, sizeof(ain), aout, sizeof(aout));
+	TEST_ASSERT(cnt != NULL, "alloc: errno %d", errno);
+	TEST_ASSERT_EQ(aout[0], 0, "status");
+	id = (uint32_t)aout[8] << 24 | (uint32_t)aout[9] << 16 |
+	     (uint32_t)aout[10] << 8 | aout[11];
+	memset(mask.b + 8, 0xff, 6);
+	m = matcher(&mask, 1 << 0, 0);
+	TEST_ASSERT(m != NULL, "");
+	memcpy(val.b + 8, dmac, 6);
+	memset(act, 0, sizeof(act));
+	act[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
+	act[0].qp = q.qp;
+	act[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
+	act[1].obj = cnt;
+	f = mlx5dv_create_flow(m, (struct mlx5dv_flow_match_parameters *)&val, 2, act);
+	TEST_ASSERT(f != NULL, "flow: errno %d", errno);
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_destroy(cnt), EBUSY, "in use");
+
+	TEST_ASSERT_EQ(tv_post_recv(&q, 16), 0, "");
+	tv_frame(frame, LEN, dmac, smac, 0x0a000107, 0x0a000202, 5000, 6000);
+	TEST_ASSERT_EQ(tv_send(&q, frame, LEN, 7), 0, "");
+	TEST_ASSERT_EQ(tv_recv(&q, 7, LEN), 7, "");
+
+	for (i = 0; i < 4; i++)
+		qin[28 + i] = (uint8_t)(id >> (24 - 8 * i));
+	qin[24] = 0x80;		/* clear after reading */
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_query(cnt, qin, sizeof(qin), qout, sizeof(qout)),
+		       0, "query");
+	for (pk = 0, oc = 0, i = 0; i < 8; i++) {
+		pk = pk << 8 | qout[16 + i];
+		oc = oc << 8 | qout[24 + i];
+	}
+	TEST_ASSERT_U64_EQ(pk, 7, "packets");
+	TEST_ASSERT_U64_EQ(oc, 7 * LEN, "octets");
+	qin[24] = 0;
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_query(cnt, qin, sizeof(qin), qout, sizeof(qout)),
+		       0, "");
+	for (pk = 0, i = 0; i < 8; i++)
+		pk = pk << 8 | qout[16 + i];
+	TEST_ASSERT_U64_EQ(pk, 0, "cleared by the first query");
+
+	qin[31] ^= 1;	/* not this object's counter */
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_query(cnt, qin, sizeof(qin), qout, sizeof(qout)),
+		       EINVAL, "");
+	ain[15] = 1;	/* a bulk of 128 */
+	errno = 0;
+	TEST_ASSERT(mlx5dv_devx_obj_create(tv_ctx, ain, sizeof(ain), aout, sizeof(aout)) == NULL, "");
+	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "bulk");
+	ain[0] = 0x0a;	/* another command */
+	ain[15] = 0;
+	errno = 0;
+	TEST_ASSERT(mlx5dv_devx_obj_create(tv_ctx, ain, sizeof(ain), aout, sizeof(aout)) == NULL, "");
+	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "opcode");
+
+	TEST_ASSERT_EQ(ibv_destroy_flow(f), 0, "");
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_destroy(cnt), 0, "");
+	TEST_ASSERT_EQ(mlx5dv_devx_obj_destroy(cnt), EINVAL, "twice");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
 	return TEST_SUCCESS;
 }
@@ -277,9 +358,10 @@ test_malformed_rejected(void)
 	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "IBV_COUNTER");
 	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "never implemented by mlx5");
 	act[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
+	act[1].obj = NULL;
 	errno = 0;
 	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "DEVX");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "no DEVX");
+	TEST_ASSERT_EQ(errno, EINVAL, "not a DEVX object of this library");
 	act[1].type = MLX5DV_FLOW_ACTION_DROP;
 	errno = 0;
 	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "two fates");
@@ -292,6 +374,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_five_tuple_steer_count),
 	TEST_CASE(test_tag_and_short_smac_matcher),
 	TEST_CASE(test_drop),
+	TEST_CASE(test_devx_flow_counter),
 	TEST_CASE(test_malformed_rejected),
 };
 

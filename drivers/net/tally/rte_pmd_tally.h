@@ -146,6 +146,15 @@ int rte_pmd_tally_counter_read(uint16_t port_id, uint32_t id, uint64_t *packets,
 __rte_experimental
 int rte_pmd_tally_counter_reset(uint16_t port_id, uint32_t id);
 
+/**
+ * Read a counter and reset it in one step: no frame counted between the
+ * read and the reset is lost (reading then resetting would lose them).
+ * @return 0; -ENODEV; -EINVAL id outside the pool.
+ */
+__rte_experimental
+int rte_pmd_tally_counter_read_reset(uint16_t port_id, uint32_t id,
+				     uint64_t *packets, uint64_t *bytes);
+
 struct rte_flow;
 
 /**

@@ -213,6 +213,19 @@ rte_pmd_tally_counter_reset(uint16_t port_id, uint32_t id)
 }
 
 int
+rte_pmd_tally_counter_read_reset(uint16_t port_id, uint32_t id,
+				 uint64_t *packets, uint64_t *bytes)
+{
+	struct tally_cnt_pool *pool = port_pool(port_id);
+
+	if (pool == NULL)
+		return -ENODEV;
+	if (packets == NULL || bytes == NULL)
+		return -EINVAL;
+	return tally_cnt_read_reset(pool, id, packets, bytes);
+}
+
+int
 rte_pmd_tally_flow_counter(uint16_t port_id, const struct rte_flow *flow,
 			   uint32_t *id)
 {
