@@ -2,7 +2,7 @@
 /*
  * Flow counter pool over the device's flow counter bank (tally_cnt_bank.h).
  *
- * What: hands out indices of the bank (the 24-bit CNT field of steering
+ * What: hands out indices of the bank (the 23-bit CNT field of steering
  * entries), keeps reference counts for shared counters (one counter named by
  * many rules, DPDK indirect COUNT actions, verbs counters objects), and reads
  * counters. It owns no device memory: the bank lives in the BAR.
