@@ -59,11 +59,13 @@ ip_version(struct flow_parse *fp, uint32_t sec, uint8_t ver)
 	key_set_u8(fp, sec + TALLY_L24_FLAGS, (uint8_t)(ver << 1), TALLY_L24_F_IPVER_M);
 }
 
-/* Variable-size filter: fs = (size - 8) / 2 must cover `known` bytes. */
+/* Variable-size filter: fs = (size - 8) / 2 must cover `known` bytes, which
+ * are copied to val and mask (the mask half may sit at any alignment). */
 static int
-var_filter(const uint8_t *spec, uint16_t size, uint32_t known,
-	   const uint8_t **val, const uint8_t **mask)
+var_filter(const uint8_t *spec, uint16_t size, uint32_t known, void *val,
+	   void *mask)
 {
+	const uint8_t *m;
 	uint32_t fs, i;
 
 	if (size < 8)
@@ -71,11 +73,12 @@ var_filter(const uint8_t *spec, uint16_t size, uint32_t known,
 	fs = (uint32_t)(size - 8) / 2;
 	if (fs < known)
 		return EINVAL;
-	*val = spec + 8;
-	*mask = spec + 8 + fs;
+	m = spec + 8 + fs;
 	for (i = known; i < fs; i++)
-		if ((*mask)[i] != 0)
+		if (m[i] != 0)
 			return EOPNOTSUPP;
+	memcpy(val, spec + 8, known);
+	memcpy(mask, m, known);
 	return 0;
 }
 
@@ -109,21 +112,18 @@ spec_ipv4(struct flow_parse *fp, const struct ibv_flow_spec_ipv4 *s, uint32_t se
 static int
 spec_ipv4_ext(struct flow_parse *fp, const uint8_t *spec, uint16_t size, uint32_t sec)
 {
-	const struct ibv_flow_ipv4_ext_filter *v, *m;
-	const uint8_t *pv, *pm;
-	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+	struct ibv_flow_ipv4_ext_filter v, m;
+	int rc = var_filter(spec, size, sizeof(v), &v, &m);
 
 	if (rc)
 		return rc;
-	v = (const void *)pv;
-	m = (const void *)pm;
-	if (m->flags)
+	if (m.flags)
 		return EOPNOTSUPP;
-	key_set(fp, sec + TALLY_L24_SRC_IPV4, &v->src_ip, &m->src_ip, 4);
-	key_set(fp, sec + TALLY_L24_DST_IPV4, &v->dst_ip, &m->dst_ip, 4);
-	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v->proto, &m->proto, 1);
-	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v->tos, &m->tos, 1);
-	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v->ttl, &m->ttl, 1);
+	key_set(fp, sec + TALLY_L24_SRC_IPV4, &v.src_ip, &m.src_ip, 4);
+	key_set(fp, sec + TALLY_L24_DST_IPV4, &v.dst_ip, &m.dst_ip, 4);
+	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v.proto, &m.proto, 1);
+	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v.tos, &m.tos, 1);
+	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v.ttl, &m.ttl, 1);
 	ip_version(fp, sec, 4);
 	return 0;
 }
@@ -132,25 +132,22 @@ static int
 spec_ipv6(struct flow_parse *fp, const uint8_t *spec, uint16_t size, uint32_t sec,
 	  bool inner)
 {
-	const struct ibv_flow_ipv6_filter *v, *m;
-	const uint8_t *pv, *pm;
+	struct ibv_flow_ipv6_filter v, m;
 	uint32_t lv, lm;
-	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+	int rc = var_filter(spec, size, sizeof(v), &v, &m);
 
 	if (rc)
 		return rc;
-	v = (const void *)pv;
-	m = (const void *)pm;
-	key_set(fp, sec + TALLY_L24_SRC_IP, v->src_ip, m->src_ip, 16);
-	key_set(fp, sec + TALLY_L24_DST_IP, v->dst_ip, m->dst_ip, 16);
-	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v->next_hdr, &m->next_hdr, 1);
-	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v->traffic_class, &m->traffic_class, 1);
-	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v->hop_limit, &m->hop_limit, 1);
-	lm = ntohl(m->flow_label);
+	key_set(fp, sec + TALLY_L24_SRC_IP, v.src_ip, m.src_ip, 16);
+	key_set(fp, sec + TALLY_L24_DST_IP, v.dst_ip, m.dst_ip, 16);
+	key_set(fp, sec + TALLY_L24_IP_PROTOCOL, &v.next_hdr, &m.next_hdr, 1);
+	key_set(fp, sec + TALLY_L24_IP_DSCP_ECN, &v.traffic_class, &m.traffic_class, 1);
+	key_set(fp, sec + TALLY_L24_TTL_HOPLIMIT, &v.hop_limit, &m.hop_limit, 1);
+	lm = ntohl(m.flow_label);
 	if (lm & ~0xfffffu)
 		return EINVAL;
 	if (lm) {
-		lv = htonl(ntohl(v->flow_label) & lm);
+		lv = htonl(ntohl(v.flow_label) & lm);
 		lm = htonl(lm);
 		key_set(fp, TALLY_MK(TALLY_MS_MISC, inner ? TALLY_MISC_INNER_IPV6_FLOW_LABEL :
 				     TALLY_MISC_OUTER_IPV6_FLOW_LABEL), &lv, &lm, 4);
@@ -176,19 +173,16 @@ spec_l4(struct flow_parse *fp, const struct ibv_flow_spec_tcp_udp *s, uint32_t s
 static int
 spec_vxlan(struct flow_parse *fp, const uint8_t *spec, uint16_t size)
 {
-	const struct ibv_flow_tunnel_filter *v, *m;
-	const uint8_t *pv, *pm;
+	struct ibv_flow_tunnel_filter v, m;
 	uint32_t vv, vm;
-	int rc = var_filter(spec, size, sizeof(*v), &pv, &pm);
+	int rc = var_filter(spec, size, sizeof(v), &v, &m);
 
 	if (rc)
 		return rc;
-	v = (const void *)pv;
-	m = (const void *)pm;
-	vm = ntohl(m->tunnel_id);
+	vm = ntohl(m.tunnel_id);
 	if (vm & ~0xffffffu)
 		return EINVAL;
-	vv = htonl(ntohl(v->tunnel_id) << 8);
+	vv = htonl(ntohl(v.tunnel_id) << 8);
 	vm = htonl(vm << 8);
 	key_set(fp, TALLY_MK(TALLY_MS_MISC, TALLY_MISC_VXLAN_VNI), &vv, &vm, 3);
 	return 0;
