@@ -896,6 +896,35 @@ test_passthru(void)
 	return TEST_SUCCESS;
 }
 
+/* The device in its own thread (mode=thread): steering, counting and the
+ * deferred reuse fences work the same when the device runs concurrently
+ * with the driver; rules created and destroyed between bursts. */
+static int
+test_thread_mode(void)
+{
+	struct rte_flow *f, *g;
+	struct fport fp;
+	int i;
+
+	TEST_ASSERT_EQ(fp_open(&fp, "mode=thread", 2), 0, "");
+	rs_init(&rs);
+	f = rule((uint16_t)fp.port, 0, 0, 5, ACTS(A_COUNT, A_QUEUE(1)));
+	TEST_ASSERT(f != NULL, "");
+	for (i = 0; i < 8; i++) {
+		g = rule((uint16_t)fp.port, 0, 0, 6, ACTS(A_COUNT, A_DROP));
+		TEST_ASSERT(g != NULL, "round %d", i);
+		TEST_ASSERT_EQ(xfer(&fp, 5, LEN_A, 4, &rs), 4, "round %d", i);
+		TEST_ASSERT_EQ(xfer(&fp, 6, LEN_B, 2, &rs), 0, "dropped, round %d", i);
+		ASSERT_COUNT((uint16_t)fp.port, g, 2, 2 * LEN_B);
+		TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, g, NULL), 0, "");
+		rs_free(&rs);
+	}
+	ASSERT_COUNT((uint16_t)fp.port, f, 32, 32 * LEN_A);
+	TEST_ASSERT_U64_EQ(tdt_xstat((uint16_t)fp.port, "dev_faults"), 0, "");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static int
 test_isolate(void)
 {
@@ -1180,6 +1209,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_stop_start),
 	TEST_CASE(test_flush),
 	TEST_CASE(test_stale_handles),
+	TEST_CASE(test_thread_mode),
 	TEST_CASE(test_concurrent),
 };
 
