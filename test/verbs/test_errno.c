@@ -20,11 +20,7 @@ static struct tv_qp q;
 static int
 setup(void)
 {
-	if (tv_open())
-		return -1;
-	if (q.qp == NULL && tv_qp_create(&q, true))
-		return -1;
-	return 0;
+	return tv_setup(&q);
 }
 
 static struct ibv_flow_attr *

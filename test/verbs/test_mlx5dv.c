@@ -55,11 +55,7 @@ matcher(struct match_buf *mask, uint8_t criteria, uint16_t prio)
 static int
 setup(void)
 {
-	if (tv_open())
-		return -1;
-	if (q.qp == NULL && tv_qp_create(&q, true))
-		return -1;
-	return 0;
+	return tv_setup(&q);
 }
 
 static int

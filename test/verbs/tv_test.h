@@ -129,6 +129,17 @@ tv_qp_destroy(struct tv_qp *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Open the device (once) and create t in RTS if it has no QP yet. */
+static inline int
+tv_setup(struct tv_qp *t)
+{
+	if (tv_open())
+		return -1;
+	if (t->qp == NULL && tv_qp_create(t, true))
+		return -1;
+	return 0;
+}
+
 /* Post n receive buffers (slot i: wr_id i). */
 static inline int
 tv_post_recv(struct tv_qp *t, unsigned int n)
