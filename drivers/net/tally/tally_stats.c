@@ -49,14 +49,10 @@ static const char *const tally_q_stat_names[] = {
 #define TALLY_Q_XSTATS	RTE_DIM(tally_q_stat_names)
 #define TALLY_DRV_XSTATS	3	/* tx_rejected, dev_faults, flow_counters_in_use */
 
-/* Current values minus baselines, for one consistent pass. */
+/* Current values minus baselines, for one consistent pass: the counters that
+ * have a reset baseline, plus the gauges that do not. */
 struct tally_stats_now {
-	uint64_t port[TALLY_STAT_NUM];
-	struct tally_hal_qstats rxq[TALLY_PMD_MAX_QUEUES];
-	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
-	uint64_t tx_rejected;
-	uint64_t rx_nombuf;
-	uint64_t dev_faults;
+	struct tally_stats_base c;
 	uint64_t cnt_in_use;		/* gauge: no baseline */
 };
 
@@ -90,29 +86,29 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 	uint16_t i;
 
 	memset(n, 0, sizeof(*n));
-	tally_hal_port_stats(&ad->hal, n->port);
+	tally_hal_port_stats(&ad->hal, n->c.port);
 	for (i = 0; i < tally_nb_rxq(dev); i++) {
 		struct tally_rxq *rxq = dev->data->rx_queues[i];
 
-		tally_hal_rxq_stats(&ad->hal, i, &n->rxq[i]);
-		n->rxq[i].errors += ad->retired.rx_errors[i];
+		tally_hal_rxq_stats(&ad->hal, i, &n->c.rxq[i]);
+		n->c.rxq[i].errors += ad->retired.rx_errors[i];
 		if (rxq != NULL)
-			n->rxq[i].errors += rxq->sw_errors;
+			n->c.rxq[i].errors += rxq->sw_errors;
 	}
 	for (i = 0; i < tally_nb_txq(dev); i++) {
 		struct tally_txq *txq = dev->data->tx_queues[i];
 
-		tally_hal_txq_stats(&ad->hal, i, &n->txq[i]);
-		n->txq[i].errors += ad->retired.tx_rejected[i];
-		n->tx_rejected += ad->retired.tx_rejected[i];
+		tally_hal_txq_stats(&ad->hal, i, &n->c.txq[i]);
+		n->c.txq[i].errors += ad->retired.tx_rejected[i];
+		n->c.tx_rejected += ad->retired.tx_rejected[i];
 		if (txq != NULL) {
-			n->txq[i].errors += txq->sw_rejected;
-			n->tx_rejected += txq->sw_rejected;
+			n->c.txq[i].errors += txq->sw_rejected;
+			n->c.tx_rejected += txq->sw_rejected;
 		}
 	}
-	n->rx_nombuf = dev->data->rx_mbuf_alloc_failed;
+	n->c.rx_nombuf = dev->data->rx_mbuf_alloc_failed;
 	tally_hal_fault_read(&ad->hal, &flt, false);
-	n->dev_faults = flt.count;
+	n->c.dev_faults = flt.count;
 	if (tally_flow_cnt_pool(ad) != NULL) {
 		uint32_t in_use, free_now, pending;
 
@@ -130,14 +126,14 @@ tally_stats_now(struct rte_eth_dev *dev, struct tally_stats_now *n)
 
 	tally_stats_raw(dev, n);
 	for (i = 0; i < TALLY_STAT_NUM; i++)
-		n->port[i] -= b->port[i];
+		n->c.port[i] -= b->port[i];
 	for (i = 0; i < TALLY_PMD_MAX_QUEUES; i++) {
-		tally_q_sub(&n->rxq[i], &b->rxq[i]);
-		tally_q_sub(&n->txq[i], &b->txq[i]);
+		tally_q_sub(&n->c.rxq[i], &b->rxq[i]);
+		tally_q_sub(&n->c.txq[i], &b->txq[i]);
 	}
-	n->tx_rejected -= b->tx_rejected;
-	n->rx_nombuf -= b->rx_nombuf;
-	n->dev_faults -= b->dev_faults;
+	n->c.tx_rejected -= b->tx_rejected;
+	n->c.rx_nombuf -= b->rx_nombuf;
+	n->c.dev_faults -= b->dev_faults;
 }
 
 int
@@ -147,25 +143,25 @@ tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	uint16_t i;
 
 	tally_stats_now(dev, &n);
-	st->ipackets = n.port[TALLY_STAT_RX_PKTS];
-	st->ibytes = n.port[TALLY_STAT_RX_BYTES];
-	st->opackets = n.port[TALLY_STAT_TX_PKTS];
-	st->obytes = n.port[TALLY_STAT_TX_BYTES];
-	st->imissed = n.port[TALLY_STAT_RX_MISSED];
-	st->ierrors = n.port[TALLY_STAT_RX_ERR_RUNT] +
-		      n.port[TALLY_STAT_RX_ERR_OVERSIZE] +
-		      n.port[TALLY_STAT_RX_ERR_TRUNC];
-	st->oerrors = n.port[TALLY_STAT_TX_ERRORS] +
-		      n.port[TALLY_STAT_TX_WIRE_DROP] + n.tx_rejected;
-	st->rx_nombuf = n.rx_nombuf;
+	st->ipackets = n.c.port[TALLY_STAT_RX_PKTS];
+	st->ibytes = n.c.port[TALLY_STAT_RX_BYTES];
+	st->opackets = n.c.port[TALLY_STAT_TX_PKTS];
+	st->obytes = n.c.port[TALLY_STAT_TX_BYTES];
+	st->imissed = n.c.port[TALLY_STAT_RX_MISSED];
+	st->ierrors = n.c.port[TALLY_STAT_RX_ERR_RUNT] +
+		      n.c.port[TALLY_STAT_RX_ERR_OVERSIZE] +
+		      n.c.port[TALLY_STAT_RX_ERR_TRUNC];
+	st->oerrors = n.c.port[TALLY_STAT_TX_ERRORS] +
+		      n.c.port[TALLY_STAT_TX_WIRE_DROP] + n.c.tx_rejected;
+	st->rx_nombuf = n.c.rx_nombuf;
 	for (i = 0; i < tally_nb_rxq(dev) && i < RTE_ETHDEV_QUEUE_STAT_CNTRS; i++) {
-		st->q_ipackets[i] = n.rxq[i].packets;
-		st->q_ibytes[i] = n.rxq[i].bytes;
-		st->q_errors[i] = n.rxq[i].errors;
+		st->q_ipackets[i] = n.c.rxq[i].packets;
+		st->q_ibytes[i] = n.c.rxq[i].bytes;
+		st->q_errors[i] = n.c.rxq[i].errors;
 	}
 	for (i = 0; i < tally_nb_txq(dev) && i < RTE_ETHDEV_QUEUE_STAT_CNTRS; i++) {
-		st->q_opackets[i] = n.txq[i].packets;
-		st->q_obytes[i] = n.txq[i].bytes;
+		st->q_opackets[i] = n.c.txq[i].packets;
+		st->q_obytes[i] = n.c.txq[i].bytes;
 	}
 	return 0;
 }
@@ -177,12 +173,7 @@ tally_stats_reset(struct rte_eth_dev *dev)
 	struct tally_stats_now n;
 
 	tally_stats_raw(dev, &n);
-	memcpy(b->port, n.port, sizeof(b->port));
-	memcpy(b->rxq, n.rxq, sizeof(b->rxq));
-	memcpy(b->txq, n.txq, sizeof(b->txq));
-	b->tx_rejected = n.tx_rejected;
-	b->rx_nombuf = n.rx_nombuf;
-	b->dev_faults = n.dev_faults;
+	*b = n.c;
 	return 0;
 }
 
@@ -220,20 +211,20 @@ tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		return total;
 	tally_stats_now(dev, &now);
 	for (i = 0; i < TALLY_STAT_NUM; i++, k++)
-		xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.port[i] };
-	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.tx_rejected };
+		xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.c.port[i] };
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.c.tx_rejected };
 	k++;
-	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.dev_faults };
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.c.dev_faults };
 	k++;
 	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.cnt_in_use };
 	k++;
 	for (i = 0; i < tally_nb_rxq(dev); i++) {
-		tally_q_values(&now.rxq[i], v);
+		tally_q_values(&now.c.rxq[i], v);
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
 			xs[k] = (struct rte_eth_xstat){ .id = k, .value = v[j] };
 	}
 	for (i = 0; i < tally_nb_txq(dev); i++) {
-		tally_q_values(&now.txq[i], v);
+		tally_q_values(&now.c.txq[i], v);
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
 			xs[k] = (struct rte_eth_xstat){ .id = k, .value = v[j] };
 	}
