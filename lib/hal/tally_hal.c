@@ -298,7 +298,20 @@ tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu)
 bool
 tally_hal_link_up(const struct tally_hal_dev *dev)
 {
-	return (tally_hal_read32(dev, TALLY_REG_STATUS) & TALLY_STATUS_LINK_UP) != 0;
+	uint32_t st;
+
+	if (tally_hal_gone(dev))
+		return false;
+	st = tally_hal_read32(dev, TALLY_REG_STATUS);
+	/* all ones: the function is gone (a removed PCIe device reads so) */
+	return st != UINT32_MAX && (st & TALLY_STATUS_LINK_UP) != 0;
+}
+
+bool
+tally_hal_gone(const struct tally_hal_dev *dev)
+{
+	return dev->io.ops == NULL ||
+	       (dev->io.ops->state != NULL && dev->io.ops->state(dev->io.ctx) != 0);
 }
 
 void

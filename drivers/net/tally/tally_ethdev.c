@@ -387,7 +387,9 @@ tally_link_update(struct rte_eth_dev *dev, int wait)
 	};
 
 	RTE_SET_USED(wait);
-	if (!ad->started)
+	if (ad->started && !tally_hal_link_up(&ad->hal))
+		link.link_status = RTE_ETH_LINK_DOWN;
+	if (link.link_status == RTE_ETH_LINK_DOWN)
 		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
 	return rte_eth_linkstatus_set(dev, &link);
 }
