@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tally_hal_hostif.h"
 #include "tally_nic.h"
 #include "tally_plat.h"
 
@@ -32,6 +33,7 @@
 
 static volatile sig_atomic_t nic_stop;
 static volatile sig_atomic_t nic_dump;
+static volatile sig_atomic_t nic_release;
 static enum tally_log_level nic_log_level = TALLY_LOG_NOTICE;
 
 static void
@@ -39,6 +41,8 @@ nic_on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		nic_dump = 1;
+	else if (sig == SIGUSR2)
+		nic_release = 1;
 	else
 		nic_stop = 1;
 }
@@ -61,15 +65,32 @@ nic_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tally-nic [--bar FILE] [--socket PATH] [--guest-ram FILE]\n"
-		"                 [--log-level 1-5] [--stats-interval SECONDS]\n"
+		"                 [--log-level 1-5] [--stats-interval SECONDS] [--hold-wire]\n"
 		"                 [key=value[,key=value...] ...]\n"
 		"  --bar FILE        BAR shared-memory file (created anew; e.g. /dev/shm/tally0.bar)\n"
 		"  --socket PATH     host transport: drivers attach with --vdev net_tally0,dev=PATH\n"
 		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (IOVA = guest-physical)\n"
+		"  --stats PATH      print the statistics of the device serving socket PATH and exit\n"
+		"  --hold-wire       frames from the wire wait until SIGUSR2 (the cable is plugged in)\n"
 		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"
 		"                    pcap_loops, iface, gen_flows, gen_len, gen_count, rxq, txq,\n"
-		"                    counters, comp_counters, mac\n"
-		"At least one of --bar and --socket. SIGUSR1 prints statistics.\n");
+		"                    counters, comp_counters, mac, mode=thread (the only mode here)\n"
+		"At least one of --bar and --socket. SIGUSR1 prints statistics; SIGINT/SIGTERM stop.\n");
+}
+
+/* --stats PATH: ask a running device for its statistics. */
+static int
+nic_query_stats(const char *path)
+{
+	char buf[8192];
+	int rc = tally_hostif_stats(path, buf, sizeof(buf));
+
+	if (rc != 0) {
+		fprintf(stderr, "tally-nic: --stats %s: %s\n", path, strerror(-rc));
+		return 1;
+	}
+	fputs(buf, stdout);
+	return 0;
 }
 
 static size_t
@@ -124,8 +145,8 @@ nic_apply_args(struct tally_model_args *a, char *list)
 			return -EINVAL;
 		}
 		*eq = '\0';
-		if (strcmp(kv, "mode") == 0) {
-			fprintf(stderr, "tally-nic: mode: the device process always runs the device on its own thread\n");
+		if (strcmp(kv, "mode") == 0 && strcmp(eq + 1, "inline") == 0) {
+			fprintf(stderr, "tally-nic: devarg mode=inline: the device process always runs the device on its own thread (mode=thread)\n");
 			return -EINVAL;
 		}
 		rc = tally_model_args_set(a, kv, eq + 1, err, sizeof(err));
@@ -147,6 +168,8 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 		{ "guest-ram", required_argument, NULL, 'g' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "stats-interval", required_argument, NULL, 'i' },
+		{ "hold-wire", no_argument, NULL, 'w' },
+		{ "stats", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,6 +188,8 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 			}
 			break;
 		case 'i': *stats_s = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'w': n->hold_wire = true; break;
+		case 'q': exit(nic_query_stats(optarg));
 		case 'h': nic_usage(stdout); exit(0);
 		default: nic_usage(stderr); return -EINVAL;
 		}
@@ -209,6 +234,11 @@ nic_run(struct nic *n, unsigned int stats_s)
 			nic_dump = 0;
 			nic_print_stats(n);
 		}
+		if (nic_release) {
+			nic_release = 0;
+			tally_model_hold_wire(n->model, 0);
+			TALLY_LOG(NOTICE, "wire released");
+		}
 		if (work != 0) {
 			idle = 0;
 			continue;
@@ -249,6 +279,7 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
@@ -268,6 +299,7 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	tally_model_hold_wire(n.model, n.hold_wire);
 	if (n.sock_path != NULL && nic_host_listen(&n) != 0) {
 		rc = 1;
 		goto out;
@@ -278,7 +310,8 @@ main(int argc, char **argv)
 		  guest ? ", guest RAM " : "", guest ? guest : "");
 	nic_run(&n, stats_s);
 	TALLY_LOG(NOTICE, "stopping");
-	nic_print_stats(&n);
+	if (nic_log_level >= TALLY_LOG_NOTICE)
+		nic_print_stats(&n);
 	rc = 0;
 out:
 	nic_host_close(&n);

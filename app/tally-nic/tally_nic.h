@@ -37,6 +37,7 @@ struct nic {
 	size_t bar_len;		/* file size: a power of two */
 	int bar_fd;
 	const char *bar_path;	/* NULL: anonymous memory file */
+	bool hold_wire;		/* --hold-wire: wait for SIGUSR2 */
 
 	/* host transport */
 	const char *sock_path;

@@ -20,24 +20,35 @@ int
 nic_host_listen(struct nic *n)
 {
 	struct sockaddr_un sa;
+	char tmp[sizeof(sa.sun_path) + 16];
 	int s;
 
 	if (strlen(n->sock_path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "tally-nic: --socket %s: path too long", n->sock_path);
+		fprintf(stderr, "tally-nic: --socket %s: path too long\n", n->sock_path);
 		return -ENAMETOOLONG;
 	}
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return -errno;
+	/* bind and listen under a temporary name, then rename: the path
+	 * appears only once connections are accepted */
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, n->sock_path, strlen(n->sock_path) + 1);
-	unlink(n->sock_path);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s, 4) != 0) {
+	snprintf(tmp, sizeof(tmp), "%s.%d", n->sock_path, (int)getpid());
+	if (strlen(tmp) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "tally-nic: --socket %s: path too long\n", n->sock_path);
+		close(s);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s, 4) != 0 ||
+	    rename(tmp, n->sock_path) != 0) {
 		int rc = -errno;
 
-		fprintf(stderr, "tally-nic: --socket %s: %s", n->sock_path,
+		fprintf(stderr, "tally-nic: --socket %s: %s\n", n->sock_path,
 			strerror(errno));
+		unlink(tmp);
 		close(s);
 		return rc;
 	}

@@ -468,6 +468,8 @@ tally_hal_ccnt_cmd(struct tally_hal_dev *dev, uint32_t idx,
 	tally_hal_write32(dev, TALLY_REG_CCNT_IDX, idx);
 	hal_write64(dev, TALLY_REG_CCNT_VAL_LO, TALLY_REG_CCNT_VAL_HI, val);
 	tally_hal_write32(dev, TALLY_REG_CCNT_CMD, cmd);
+	/* a read flushes the posted command: the bank shows it on return */
+	(void)tally_hal_read32(dev, TALLY_REG_CCNT_IDX);
 	hal_unlock(&dev->ccnt_lock);
-	return 0;
+	return tally_hal_gone(dev) ? -ENODEV : 0;
 }

@@ -24,7 +24,8 @@ tally_model_step_locked(struct tally_model *m)
 	for (i = 0; i < m->cfg.tx_queues; i++)
 		if (m->txq[i].en && m->txq[i].prod != m->txq[i].head)
 			frames += tally_model_tx_queue(m, &m->txq[i]);
-	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
+	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
+	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
 	for (i = 0; i < TALLY_MODEL_BURST; i++) {
 		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
@@ -72,6 +73,12 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 		rc = -ENETDOWN;
 	pthread_mutex_unlock(&m->lock);
 	return rc;
+}
+
+void
+tally_model_hold_wire(struct tally_model *m, int hold)
+{
+	__atomic_store_n(&m->wire_held, hold != 0, __ATOMIC_RELEASE);
 }
 
 int

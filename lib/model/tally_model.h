@@ -142,6 +142,10 @@ void tally_model_detach(struct tally_model *m);
 /* Device-side view of the BAR (the device process reads its statistics). */
 const volatile uint8_t *tally_model_bar(const struct tally_model *m, size_t *len);
 
+/* Hold frames on the wire (hold != 0) or let them in again: a cable
+ * plugged in at a chosen moment. Transmit is not affected. Any thread. */
+void tally_model_hold_wire(struct tally_model *m, int hold);
+
 /* True once the wire input is exhausted (pcap input read to the end, gen
  * count reached); always false for loop and if. */
 int tally_model_wire_eof(struct tally_model *m);

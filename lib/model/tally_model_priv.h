@@ -116,6 +116,7 @@ struct tally_model {
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
 	uint8_t *tx_buf;		/* max_frame bytes */
 
+	int wire_held;			/* atomic: wire input held back */
 	pthread_t thread;
 	bool thread_started;
 	int stop;			/* atomic */
