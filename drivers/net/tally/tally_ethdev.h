@@ -122,6 +122,7 @@ struct tally_adapter {
 	void (*transport_fini)(struct tally_adapter *ad);
 	void *transport_priv;
 	bool hal_open;
+	bool gone;			/* device found gone; removal reported */
 	bool started;
 	bool closed;
 	uint16_t max_rxq;
