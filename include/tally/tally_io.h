@@ -7,7 +7,8 @@
  *             and stores; `service` is NULL (the device runs by itself).
  *  - "model": the in-process software device (lib/model). Register stores go
  *             through the model's decoder; `service` lets the device run a
- *             step on the caller's thread when the model has no thread.
+ *             step on the caller's thread (the only way it runs without a
+ *             model thread; a help to the thread when it has one).
  *
  * In both, `bar` points at the start of the register file (offset 0 of
  * tally_regs.h) and memory-like blocks (statistics, counter banks) are read

@@ -19,11 +19,15 @@ static unsigned int
 tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
-	uint32_t caplen, len;
+	uint32_t caplen, len, qi;
 
-	for (i = 0; i < m->cfg.tx_queues; i++)
-		if (m->txq[i].en && m->txq[i].prod != m->txq[i].head)
-			frames += tally_model_tx_queue(m, &m->txq[i]);
+	/* Round robin: a queue that fills a busy wire does not starve the next. */
+	for (i = 0; i < m->cfg.tx_queues; i++) {
+		qi = (m->tx_next + i) % m->cfg.tx_queues;
+		if (m->txq[qi].en && m->txq[qi].prod != m->txq[qi].head)
+			frames += tally_model_tx_queue(m, &m->txq[qi]);
+	}
+	m->tx_next = (m->tx_next + 1) % m->cfg.tx_queues;
 	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
 		return frames;	/* the wire keeps its frames until the port runs */
 	for (i = 0; i < TALLY_MODEL_BURST; i++) {
@@ -85,14 +89,18 @@ tally_model_wire_eof(struct tally_model *m)
 	return eof;
 }
 
+/*
+ * The caller's thread lends the device a step, in both modes. In thread mode
+ * the model thread may get no CPU for milliseconds (it inherits the affinity
+ * of the thread that created it, often a busy polling lcore); the burst
+ * functions then keep Tx and the wire moving themselves. Waiting for a step
+ * the thread has in progress (rather than skipping it) is what guarantees
+ * that progress when the thread was preempted inside its step.
+ */
 static unsigned int
 tally_model_service(void *ctx)
 {
-	struct tally_model *m = ctx;
-
-	if (m->cfg.mode == TALLY_MODEL_THREAD)
-		return 0;
-	return tally_model_step(m);
+	return tally_model_step(ctx);
 }
 
 static const struct tally_io_ops tally_model_io_ops = {

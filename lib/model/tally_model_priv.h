@@ -57,7 +57,9 @@ struct tally_wire_ops {
 	/* Allocate m->wire_priv; on failure write a message naming the setting. */
 	int (*open)(struct tally_model *m, char *errbuf, size_t errlen);
 	void (*close)(struct tally_model *m);
-	/* Put a frame on the wire: 0, or -errno when the wire refused it. */
+	/* Put a frame on the wire: 0; -EAGAIN when the wire is busy (the device
+	 * keeps the frame and retries on a later step); another -errno when the
+	 * wire refused it (the frame is dropped). */
 	int (*tx)(struct tally_model *m, const uint8_t *frame, uint32_t len);
 	/* Take one frame: 1 with *caplen bytes copied into buf (at most buflen)
 	 * and *len its length on the wire, 0 when nothing is pending. */
@@ -105,6 +107,7 @@ struct tally_model {
 	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
+	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
 
 	pthread_mutex_t lock;
 	const struct tally_wire_ops *wire;
