@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Model life cycle, the tally_io transport, the device step and its thread. */
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
 #include "tally_model_priv.h"
 
 #define TALLY_MODEL_IDLE_NS	20000	/* thread sleep when nothing moved */
+#define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
+
+static inline void
+tally_model_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 
 static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_LOOP] = &tally_wire_loop_ops,
@@ -14,6 +26,31 @@ static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_GEN] = &tally_wire_gen_ops,
 	[TALLY_WIRE_NONE] = &tally_wire_none_ops,
 };
+
+/*
+ * The model lock is a ticket lock: every user of the device (burst functions
+ * on several lcores, register writes, the model thread) gets its turn in
+ * arrival order. With a mutex, a receiver polling in a tight loop took the
+ * lock again before a woken transmitter could run, and starved its doorbells
+ * and steps. A waiter spins briefly, then yields: the holder may have been
+ * preempted on the waiter's own CPU.
+ */
+void
+tally_model_lock(struct tally_model *m)
+{
+	uint32_t t = __atomic_fetch_add(&m->lock_next, 1, __ATOMIC_RELAXED);
+	unsigned int spins = 0;
+
+	/* acquire: pairs with the release store in tally_model_unlock() */
+	while (__atomic_load_n(&m->lock_owner, __ATOMIC_ACQUIRE) != t) {
+		if (++spins < TALLY_MODEL_LOCK_SPINS) {
+			tally_model_cpu_relax();
+			continue;
+		}
+		spins = 0;
+		sched_yield();
+	}
+}
 
 static unsigned int
 tally_model_step_locked(struct tally_model *m)
@@ -44,9 +81,9 @@ tally_model_step(struct tally_model *m)
 {
 	unsigned int n;
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	n = tally_model_step_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return n;
 }
 
@@ -69,12 +106,12 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 
 	if (m == NULL || (frame == NULL && len != 0))
 		return -EINVAL;
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE)
 		tally_model_rx_frame(m, frame, len, len);
 	else
 		rc = -ENETDOWN;
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return rc;
 }
 
@@ -83,9 +120,9 @@ tally_model_wire_eof(struct tally_model *m)
 {
 	int eof;
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	eof = m->wire->eof(m) != 0;
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return eof;
 }
 
@@ -124,7 +161,6 @@ tally_model_free(struct tally_model *m)
 {
 	if (m->wire != NULL)
 		m->wire->close(m);
-	pthread_mutex_destroy(&m->lock);
 	tally_free(m->bar);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
@@ -198,7 +234,6 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 		return -ENOMEM;
 	}
 	m->cfg = *cfg;
-	pthread_mutex_init(&m->lock, NULL);
 	rc = tally_model_alloc(m);
 	if (rc < 0) {
 		tally_model_errf(errbuf, errlen, "out of memory for a %zu-byte BAR",
