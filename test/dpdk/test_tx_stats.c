@@ -218,7 +218,9 @@ tx_only(const char *mode, uint16_t nb_txq, unsigned int per_q)
 	}
 	for (q = 0; q < nb_txq; q++)
 		TEST_ASSERT_EQ(sent[q], per_q, "%s: txq %u stalled", mode, q);
-	if (strcmp(mode, "inline") == 0)
+	/* an in-process inline device runs inside the burst; a device
+	 * process runs beside it, so a full ring may wait for it */
+	if (strcmp(mode, "inline") == 0 && tdt_nic_path() == NULL)
 		TEST_ASSERT_EQ(zero_calls, 0, "inline: every burst makes room");
 	SETTLE(port, rte_eth_stats_get(port, &st) == 0 &&
 		     st.opackets == total && st.ipackets + st.imissed == total);
