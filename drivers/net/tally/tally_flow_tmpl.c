@@ -271,14 +271,17 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 	lm = rte_flow_conv(RTE_FLOW_CONV_OP_ACTIONS, NULL, 0, masks, err);
 	if (la <= 0 || lm <= 0)
 		return NULL;
-	at = rte_zmalloc("tally_at", sizeof(*at) + (size_t)la + (size_t)lm, 8);
+	/* the mask list starts 8-byte aligned after the action list */
+	at = rte_zmalloc("tally_at", sizeof(*at) + RTE_ALIGN_CEIL((size_t)la, 8) +
+			 (size_t)lm, 8);
 	if (at == NULL) {
 		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "no memory for the template");
 		return NULL;
 	}
 	at->actions = (struct rte_flow_action *)(at + 1);
-	at->masks = (struct rte_flow_action *)((uint8_t *)at->actions + la);
+	at->masks = (struct rte_flow_action *)((uint8_t *)at->actions +
+					       RTE_ALIGN_CEIL((size_t)la, 8));
 	if (rte_flow_conv(RTE_FLOW_CONV_OP_ACTIONS, at->actions, (size_t)la,
 			  actions, err) != la ||
 	    rte_flow_conv(RTE_FLOW_CONV_OP_ACTIONS, at->masks, (size_t)lm,
