@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-io-fwd.sh [BUILD_DIR [SECONDS [BURSTS]]]: stock dpdk-testpmd io
+# bench-io-fwd.sh [BUILD_DIR [SECONDS [BURSTS [VDEV]]]]: stock dpdk-testpmd io
 # forwarding on one forwarding core over a net_tally loop wire (what the
 # port sends comes back to it). `start tx_first BURSTS` puts BURSTS x 32
 # frames in flight; after a 2 s warm-up, `show port stats 0` twice SECONDS
@@ -11,10 +11,11 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 secs=${2:-10}
 bursts=${3:-4}
+vdev=${4:-net_tally0}
 pmd="$PWD/$build/drivers/net/tally/librte_net_tally.so"
 [ -f "$pmd" ] || { echo "no $pmd: build first (devtools/build.sh $build)" >&2; exit 1; }
 cmd=(dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-shconf
-     --file-prefix="io-fwd-$$" -d "$pmd" --vdev net_tally0 --
+     --file-prefix="io-fwd-$$" -d "$pmd" --vdev "$vdev" --
      -i --nb-cores=1 --rxq=1 --txq=1 --forward-mode=io --total-num-mbufs=8192
      --disable-link-check)
 echo "+ ${cmd[*]}"

@@ -2,12 +2,15 @@
 /*
  * How the driver reaches a Tally device: the transport.
  *
- * Two transports implement the same contract:
+ * Three transports implement the same contract:
  *  - "bar":   a memory-mapped PCI BAR (VFIO). Registers are 32-bit MMIO loads
  *             and stores; `service` is NULL (the device runs by itself).
  *  - "model": the in-process software device (lib/model). Register stores go
  *             through the model's decoder; `service` lets the device run a
  *             step on the caller's thread when the model has no thread.
+ *  - "posted": a BAR that is shared memory (the device process, directly or
+ *             behind ivshmem): register stores are posted to the mailbox of
+ *             tally_mbox.h; see lib/hal/tally_hal_posted.h.
  *
  * In both, `bar` points at the start of the register file (offset 0 of
  * tally_regs.h) and memory-like blocks (statistics, counter banks) are read
@@ -29,6 +32,9 @@ struct tally_io_ops {
 	/* Let the device make progress (poll the wire, process doorbells).
 	 * May be NULL. Returns the number of frames moved, never negative. */
 	unsigned int (*service)(void *ctx);
+	/* 0 while the device answers, -ENODEV once it is gone (a device
+	 * process that exited, a removed function). May be NULL: always 0. */
+	int (*state)(void *ctx);
 };
 
 struct tally_io {

@@ -41,6 +41,8 @@
 #define  TALLY_CAP_CCNT			TALLY_BIT(5)	/* completion counter bank */
 #define  TALLY_CAP_CNT_MIRROR		TALLY_BIT(6)	/* counter bank DMA mirror */
 #define  TALLY_CAP_DMA_CHECK		TALLY_BIT(7)	/* DMA region checking */
+#define  TALLY_CAP_POSTED		TALLY_BIT(8)	/* BAR is shared memory: post register
+							 * writes through the mailbox (tally_mbox.h) */
 #define TALLY_REG_BAR_SIZE		0x000c	/* RO: bytes of the BAR in use */
 #define TALLY_REG_QUEUES		0x0010	/* RO */
 #define  TALLY_QUEUES_RX_M		TALLY_GENMASK(7, 0)

@@ -298,7 +298,20 @@ tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu)
 bool
 tally_hal_link_up(const struct tally_hal_dev *dev)
 {
-	return (tally_hal_read32(dev, TALLY_REG_STATUS) & TALLY_STATUS_LINK_UP) != 0;
+	uint32_t st;
+
+	if (tally_hal_gone(dev))
+		return false;
+	st = tally_hal_read32(dev, TALLY_REG_STATUS);
+	/* all ones: the function is gone (a removed PCIe device reads so) */
+	return st != UINT32_MAX && (st & TALLY_STATUS_LINK_UP) != 0;
+}
+
+bool
+tally_hal_gone(const struct tally_hal_dev *dev)
+{
+	return dev->io.ops == NULL ||
+	       (dev->io.ops->state != NULL && dev->io.ops->state(dev->io.ctx) != 0);
 }
 
 void
@@ -455,6 +468,8 @@ tally_hal_ccnt_cmd(struct tally_hal_dev *dev, uint32_t idx,
 	tally_hal_write32(dev, TALLY_REG_CCNT_IDX, idx);
 	hal_write64(dev, TALLY_REG_CCNT_VAL_LO, TALLY_REG_CCNT_VAL_HI, val);
 	tally_hal_write32(dev, TALLY_REG_CCNT_CMD, cmd);
+	/* a read flushes the posted command: the bank shows it on return */
+	(void)tally_hal_read32(dev, TALLY_REG_CCNT_IDX);
 	hal_unlock(&dev->ccnt_lock);
-	return 0;
+	return tally_hal_gone(dev) ? -ENODEV : 0;
 }

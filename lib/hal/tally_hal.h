@@ -140,7 +140,11 @@ void tally_hal_ctrl_update(struct tally_hal_dev *dev, uint32_t set,
 			   uint32_t clear);
 uint32_t tally_hal_ctrl_get(const struct tally_hal_dev *dev);
 void tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu);
+/* Link up: the device answers and reports STATUS.LINK_UP. */
 bool tally_hal_link_up(const struct tally_hal_dev *dev);
+/* The device no longer answers (tally_io_ops.state): a device process that
+ * exited, a removed function. Control operations then fail with -ENODEV. */
+bool tally_hal_gone(const struct tally_hal_dev *dev);
 /* key: TALLY_RSS_KEY_LEN bytes. */
 void tally_hal_rss_set_key(struct tally_hal_dev *dev, const uint8_t *key);
 /* reta: TALLY_RSS_RETA_SIZE queue numbers (< nb_rxq). */

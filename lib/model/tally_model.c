@@ -24,7 +24,8 @@ tally_model_step_locked(struct tally_model *m)
 	for (i = 0; i < m->cfg.tx_queues; i++)
 		if (m->txq[i].en && m->txq[i].prod != m->txq[i].head)
 			frames += tally_model_tx_queue(m, &m->txq[i]);
-	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
+	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
+	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
 	for (i = 0; i < TALLY_MODEL_BURST; i++) {
 		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
@@ -74,6 +75,12 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 	return rc;
 }
 
+void
+tally_model_hold_wire(struct tally_model *m, int hold)
+{
+	__atomic_store_n(&m->wire_held, hold != 0, __ATOMIC_RELEASE);
+}
+
 int
 tally_model_wire_eof(struct tally_model *m)
 {
@@ -117,7 +124,8 @@ tally_model_free(struct tally_model *m)
 	if (m->wire != NULL)
 		m->wire->close(m);
 	pthread_mutex_destroy(&m->lock);
-	tally_free(m->bar);
+	if (m->cfg.bar_mem == NULL)
+		tally_free(m->bar);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
 	tally_free(m->pcap_rx);
@@ -141,6 +149,27 @@ tally_model_strdup(const char *s, bool *fail)
 	return d;
 }
 
+size_t
+tally_model_bar_size(const struct tally_model_config *cfg)
+{
+	uint64_t len;
+
+	len = TALLY_ALIGN_UP((uint64_t)TALLY_CNT_BANK_OFF +
+			     (uint64_t)cfg->counters * sizeof(struct tally_cnt_entry),
+			     (uint64_t)4096);
+	len = TALLY_ALIGN_UP(len + (uint64_t)cfg->comp_counters *
+			     sizeof(struct tally_ccnt_entry), (uint64_t)4096);
+	return (size_t)len;
+}
+
+const volatile uint8_t *
+tally_model_bar(const struct tally_model *m, size_t *len)
+{
+	if (len != NULL)
+		*len = m->bar_len;
+	return m->bar;
+}
+
 /* Allocate the BAR and buffers; lay out the banks. */
 static int
 tally_model_alloc(struct tally_model *m)
@@ -162,7 +191,12 @@ tally_model_alloc(struct tally_model *m)
 	len = TALLY_ALIGN_UP(len + (uint64_t)m->cfg.comp_counters *
 			     sizeof(struct tally_ccnt_entry), (uint64_t)4096);
 	m->bar_len = (size_t)len;
-	m->bar = tally_zmalloc_aligned(m->bar_len, 4096);
+	if (m->cfg.bar_mem != NULL) {
+		m->bar = m->cfg.bar_mem;
+		memset(m->bar, 0, m->bar_len);
+	} else {
+		m->bar = tally_zmalloc_aligned(m->bar_len, 4096);
+	}
 	m->rx_buf = tally_zmalloc(TALLY_MODEL_WIRE_BUF);
 	m->tx_buf = tally_zmalloc(m->cfg.max_frame);
 	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL)
@@ -191,6 +225,16 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 	}
 	m->cfg = *cfg;
 	pthread_mutex_init(&m->lock, NULL);
+	if (cfg->bar_mem != NULL &&
+	    (cfg->bar_mem_len < tally_model_bar_size(cfg) ||
+	     ((uintptr_t)cfg->bar_mem & 4095) != 0)) {
+		tally_model_errf(errbuf, errlen,
+				 "BAR memory of %zu bytes: %zu page-aligned bytes needed",
+				 cfg->bar_mem_len, tally_model_bar_size(cfg));
+		rc = -EINVAL;
+		m->cfg.bar_mem = NULL;
+		goto fail;
+	}
 	rc = tally_model_alloc(m);
 	if (rc < 0) {
 		tally_model_errf(errbuf, errlen, "out of memory for a %zu-byte BAR",

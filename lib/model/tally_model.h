@@ -66,6 +66,19 @@ struct tally_model_config {
 	uint64_t gen_count;		/* TALLY_WIRE_GEN: frames to send, 0 = endless */
 	tally_model_xlate_t xlate;
 	void *xlate_arg;
+	/*
+	 * The BAR: NULL lets the model allocate it; otherwise caller memory of
+	 * bar_mem_len >= tally_model_bar_size() bytes (a shared-memory file),
+	 * zeroed and laid out by tally_model_create(), never freed by it.
+	 */
+	void *bar_mem;
+	size_t bar_mem_len;
+	/*
+	 * Stores to the BAR do not reach the device (shared memory): advertise
+	 * TALLY_CAP_POSTED and take register writes from the mailbox
+	 * (tally_mbox.h) through tally_model_mbox_poll().
+	 */
+	int posted;
 };
 
 /* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,
@@ -80,6 +93,30 @@ int tally_model_create(const struct tally_model_config *cfg,
 		       struct tally_model **out, char *errbuf, size_t errlen);
 void tally_model_destroy(struct tally_model *m);
 
+/* Bytes of BAR the configuration needs (register file and both banks). */
+size_t tally_model_bar_size(const struct tally_model_config *cfg);
+
+/*
+ * Device-process settings given as the vdev's key=value device arguments
+ * (wire, rx_pcap, tx_pcap, pcap_loops, iface, gen_flows, gen_len, gen_count,
+ * rxq, txq, counters, comp_counters, mode, mac). The strings cfg points to
+ * live in this struct.
+ */
+#define TALLY_MODEL_ARGS_MAX_QUEUES	8	/* rxq/txq: the driver's limit */
+
+struct tally_model_args {
+	struct tally_model_config cfg;
+	char rx_pcap[4096];
+	char tx_pcap[4096];
+	char iface[64];
+};
+
+void tally_model_args_init(struct tally_model_args *a);
+/* Apply one key=value. -EINVAL unknown key or malformed value, -ERANGE out
+ * of range, -ENOENT unreadable rx_pcap; errbuf names the argument. */
+int tally_model_args_set(struct tally_model_args *a, const char *key,
+			 const char *val, char *errbuf, size_t errlen);
+
 /* Fill the transport the driver uses to reach this model. */
 void tally_model_io(struct tally_model *m, struct tally_io *io);
 
@@ -89,6 +126,25 @@ unsigned int tally_model_step(struct tally_model *m);
 
 /* Inject a frame as if it arrived from the wire (tests). Returns 0 or -errno. */
 int tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len);
+
+/*
+ * Posted transport (cfg.posted): apply the register writes posted to the
+ * mailbox since the last call, tick the heartbeat, and handle a driver
+ * attaching with a new session. Called by the one thread that runs the
+ * device. Returns the writes applied (an attach counts as one).
+ */
+unsigned int tally_model_mbox_poll(struct tally_model *m);
+
+/* The driver is gone (its connection closed): reset the device and forget
+ * its session, so nothing it left behind is applied. */
+void tally_model_detach(struct tally_model *m);
+
+/* Device-side view of the BAR (the device process reads its statistics). */
+const volatile uint8_t *tally_model_bar(const struct tally_model *m, size_t *len);
+
+/* Hold frames on the wire (hold != 0) or let them in again: a cable
+ * plugged in at a chosen moment. Transmit is not affected. Any thread. */
+void tally_model_hold_wire(struct tally_model *m, int hold);
 
 /* True once the wire input is exhausted (pcap input read to the end, gen
  * count reached); always false for loop and if. */

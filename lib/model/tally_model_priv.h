@@ -28,6 +28,7 @@
 
 #include <tally/tally_cnt_bank.h>
 #include <tally/tally_desc.h>
+#include <tally/tally_mbox.h>
 #include <tally/tally_regs.h>
 
 #include "tally_model.h"
@@ -44,6 +45,9 @@
 #define TALLY_MODEL_L2_OVERHEAD		18	/* Ethernet header + one VLAN tag */
 #define TALLY_MODEL_CCNT_MAX		(1u << 24)
 #define TALLY_MODEL_GEN_FLOWS_MAX	(1u << 24)
+_Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
+	       TALLY_MBOX_OFF + sizeof(struct tally_mbox) <= TALLY_CNT_BANK_OFF,
+	       "the mailbox lies between the register file and the banks");
 #define TALLY_MODEL_CAPS	(TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | \
 				 TALLY_CAP_TX_GATHER | TALLY_CAP_STEER | \
 				 TALLY_CAP_CNT | TALLY_CAP_CCNT | \
@@ -112,6 +116,7 @@ struct tally_model {
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
 	uint8_t *tx_buf;		/* max_frame bytes */
 
+	int wire_held;			/* atomic: wire input held back */
 	pthread_t thread;
 	bool thread_started;
 	int stop;			/* atomic */
@@ -176,6 +181,9 @@ void tally_model_regs_init(struct tally_model *m);
 void tally_model_reset(struct tally_model *m);
 uint32_t tally_model_read32(void *ctx, uint32_t off);
 void tally_model_write32(void *ctx, uint32_t off, uint32_t val);
+
+/* tally_model_mbox.c */
+void tally_model_mbox_init(struct tally_model *m);
 
 /* tally_model_queue.c: queue register writes, called by the decoder. */
 void tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,

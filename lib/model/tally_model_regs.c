@@ -132,7 +132,8 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_VERSION,
 			   TALLY_FIELD_PREP(TALLY_VERSION_MAJOR_M, TALLY_SPEC_MAJOR) |
 			   TALLY_FIELD_PREP(TALLY_VERSION_MINOR_M, TALLY_SPEC_MINOR));
-	tally_model_bar_wr(m, TALLY_REG_CAPS, TALLY_MODEL_CAPS);
+	tally_model_bar_wr(m, TALLY_REG_CAPS, TALLY_MODEL_CAPS |
+			   (m->cfg.posted ? TALLY_CAP_POSTED : 0));
 	tally_model_bar_wr(m, TALLY_REG_BAR_SIZE, (uint32_t)m->bar_len);
 	tally_model_bar_wr(m, TALLY_REG_QUEUES,
 			   TALLY_FIELD_PREP(TALLY_QUEUES_RX_M, m->cfg.rx_queues) |
@@ -149,14 +150,19 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_MAC_LO, (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
 			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
 	tally_model_bar_wr(m, TALLY_REG_MAC_HI, (uint32_t)mac[4] | (uint32_t)mac[5] << 8);
+	if (m->cfg.posted)
+		tally_model_mbox_init(m);
 	tally_model_reset(m);
 }
 
-/* Everything but the identity block returns to its default. Lock held. */
+/* Everything but the identity block and the mailbox returns to its default.
+ * Lock held. */
 void
 tally_model_reset(struct tally_model *m)
 {
-	memset(m->bar + TALLY_REG_RESET, 0, m->bar_len - TALLY_REG_RESET);
+	memset(m->bar + TALLY_REG_RESET, 0, TALLY_MBOX_OFF - TALLY_REG_RESET);
+	memset(m->bar + TALLY_MBOX_OFF + TALLY_MBOX_LEN, 0,
+	       m->bar_len - TALLY_MBOX_OFF - TALLY_MBOX_LEN);
 	memset(&m->wr[TALLY_REG_RESET / 4], 0,
 	       sizeof(m->wr) - TALLY_REG_RESET / 4 * sizeof(m->wr[0]));
 	memset(m->dma, 0, sizeof(m->dma));

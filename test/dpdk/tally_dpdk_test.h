@@ -7,14 +7,27 @@
  * Every test program initialises EAL once with --no-huge and a unique file
  * prefix, then each case creates its own net_tally<N> port with
  * tdt_port_create() and destroys it with tdt_port_destroy().
+ *
+ * With TALLY_TEST_NIC=<path of tally-nic> in the environment every port's
+ * device runs as its own tally-nic process on the host transport: the
+ * devargs go to tally-nic (but mode=inline, which means "the device runs in
+ * the burst calls" and cannot hold for another process: there the device
+ * always runs on its own thread) and the port is probed with dev=<its
+ * socket>; when
+ * tally-nic refuses them, its message goes to the EAL log as a probe error
+ * would.
  */
 #ifndef TALLY_DPDK_TEST_H
 #define TALLY_DPDK_TEST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -39,16 +52,128 @@
 static struct rte_mempool *tdt_pool;
 static unsigned int tdt_port_seq = 1;
 
+/* ---- device processes (TALLY_TEST_NIC) ---------------------------------- */
+#define TDT_MAX_NICS	64
+
+struct tdt_nic {
+	pid_t pid;
+	char name[32];
+	char sock[108];
+};
+static struct tdt_nic tdt_nics[TDT_MAX_NICS];
+
+static inline const char *
+tdt_nic_path(void)
+{
+	const char *p = getenv("TALLY_TEST_NIC");
+
+	return p != NULL && *p != '\0' ? p : NULL;
+}
+
+static inline void
+tdt_nic_stop(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < TDT_MAX_NICS; i++) {
+		if (tdt_nics[i].pid <= 0 || strcmp(tdt_nics[i].name, name) != 0)
+			continue;
+		kill(tdt_nics[i].pid, SIGTERM);
+		waitpid(tdt_nics[i].pid, NULL, 0);
+		unlink(tdt_nics[i].sock);
+		tdt_nics[i].pid = 0;
+	}
+}
+
+static inline void
+tdt_nic_stop_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < TDT_MAX_NICS; i++)
+		if (tdt_nics[i].pid > 0)
+			tdt_nic_stop(tdt_nics[i].name);
+}
+
+/*
+ * Start tally-nic for port name with the device settings of devargs; write
+ * "dev=<socket>" to out. -EINVAL when tally-nic refused the settings.
+ */
+static inline int
+tdt_nic_start(const char *name, const char *devargs, char *out, size_t len)
+{
+	char errpath[128], msg[512], args[512] = "", tmp[512], *save = NULL, *kv;
+	struct tdt_nic *n = NULL;
+	struct stat st;
+	unsigned int i;
+	int status, fd;
+	FILE *f;
+
+	for (i = 0; i < TDT_MAX_NICS && n == NULL; i++)
+		if (tdt_nics[i].pid <= 0)
+			n = &tdt_nics[i];
+	if (n == NULL)
+		return -ENOSPC;
+	snprintf(tmp, sizeof(tmp), "%s", devargs);
+	for (kv = strtok_r(tmp, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save))
+		if (strcmp(kv, "mode=inline") != 0)
+			snprintf(args + strlen(args), sizeof(args) - strlen(args),
+				 "%s%s", args[0] ? "," : "", kv);
+	devargs = args;
+	snprintf(errpath, sizeof(errpath), "/tmp/tally-tdt-%d-%s.err",
+		 (int)getpid(), name);
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	snprintf(n->sock, sizeof(n->sock), "/tmp/tally-tdt-%d-%s.sock",
+		 (int)getpid(), name);
+	unlink(n->sock);
+	n->pid = fork();
+	if (n->pid == 0) {
+		fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0)
+			dup2(fd, 2);
+		if (devargs[0] != '\0')
+			execl(tdt_nic_path(), "tally-nic", "--socket", n->sock,
+			      "--log-level", "2", devargs, (char *)NULL);
+		else
+			execl(tdt_nic_path(), "tally-nic", "--socket", n->sock,
+			      "--log-level", "2", (char *)NULL);
+		_exit(127);
+	}
+	if (n->pid < 0)
+		return -errno;
+	for (i = 0; i < 500; i++) {
+		if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
+			/* tally-nic refused the settings: its words, as a
+			 * probe error */
+			n->pid = 0;
+			f = fopen(errpath, "r");
+			while (f != NULL && fgets(msg, sizeof(msg), f) != NULL)
+				RTE_LOG(ERR, EAL, "%s: %s", name, msg);
+			if (f != NULL)
+				fclose(f);
+			unlink(errpath);
+			return -EINVAL;
+		}
+		if (stat(n->sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+			snprintf(out, len, "dev=%s", n->sock);
+			return 0;
+		}
+		usleep(10000);
+	}
+	tdt_nic_stop(name);
+	return -ETIMEDOUT;
+}
+
 /* EAL with --no-huge and one default port net_tally0. Exits on failure. */
 static inline void
 tdt_eal_init(const char *prefix)
 {
-	char fp[64];
+	char fp[64], vdev[160] = "net_tally0", dev[140];
 	char *argv[] = {
 		(char *)"tally-test", (char *)"-l", (char *)"0",
 		(char *)"--no-huge", (char *)"-m", (char *)"512",
 		(char *)"--no-pci", (char *)"--no-shconf", fp,
-		(char *)"--vdev", (char *)"net_tally0",
+		(char *)"--vdev", vdev,
 		(char *)"--log-level=pmd.net.tally*:notice",
 	};
 	int argc = (int)RTE_DIM(argv);
@@ -58,6 +183,14 @@ tdt_eal_init(const char *prefix)
 	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
 		exit(1);
 	snprintf(fp, sizeof(fp), "--file-prefix=%s-%d", prefix, (int)getpid());
+	if (tdt_nic_path() != NULL) {
+		atexit(tdt_nic_stop_all);
+		if (tdt_nic_start("net_tally0", "", dev, sizeof(dev)) != 0) {
+			fprintf(stderr, "cannot start %s\n", tdt_nic_path());
+			exit(1);
+		}
+		snprintf(vdev, sizeof(vdev), "net_tally0,%s", dev);
+	}
 	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "rte_eal_init failed: %s\n", rte_strerror(rte_errno));
 		exit(1);
@@ -89,15 +222,23 @@ tdt_port_by_name(const char *name)
 static inline int
 tdt_port_create(const char *devargs, char *name, size_t len)
 {
-	char spec[512];
+	char spec[512], dev[140];
 	int rc;
 
 	snprintf(name, len, "net_tally%u", tdt_port_seq++);
+	if (tdt_nic_path() != NULL) {
+		rc = tdt_nic_start(name, devargs, dev, sizeof(dev));
+		if (rc != 0)
+			return rc;
+		devargs = dev;
+	}
 	snprintf(spec, sizeof(spec), "%s%s%s", name, *devargs ? "," : "",
 		 devargs);
 	rc = rte_dev_probe(spec);
-	if (rc < 0)
+	if (rc < 0) {
+		tdt_nic_stop(name);
 		return rc;
+	}
 	rc = tdt_port_by_name(name);
 	return rc < 0 ? -ENODEV : rc;
 }
@@ -112,6 +253,7 @@ tdt_port_destroy(uint16_t port, const char *name)
 		rte_eth_dev_close(port);
 	}
 	rte_eal_hotplug_remove("vdev", name);
+	tdt_nic_stop(name);
 }
 
 struct tdt_port_conf {

@@ -9,10 +9,38 @@
 # order. --no-flush-rx: testpmd would otherwise drain the Rx
 # queues at "start", and an inline model reading a pcap wire delivers the
 # whole file to that drain.
+#
+# With TALLY_TEST_NIC=<path of tally-nic> the device runs as its own process:
+# the device settings of VDEV_ARGS go to tally-nic, the port attaches with dev=<socket>,
+# and the wire is held until the script's first "start" (as the in-process
+# model only takes frames once forwarding polls it).
 set -euo pipefail
 pmd=$1 vdev=$2 script=$3
 shift 3
 prefix="tally-tp-$$-$RANDOM"
+nic_pid=""
+nic_dir=""
+stop_nic() {
+	if [ -n "$nic_pid" ]; then
+		kill -TERM "$nic_pid" 2>/dev/null || true
+		wait "$nic_pid" 2>/dev/null || true
+		nic_pid=""
+	fi
+	[ -z "$nic_dir" ] || rm -rf "$nic_dir"
+}
+trap stop_nic EXIT
+if [ -n "${TALLY_TEST_NIC:-}" ]; then
+	nic_dir=$(mktemp -d)
+	name=${vdev%%,*}
+	args=""
+	case "$vdev" in *,*) args=${vdev#*,} ;; esac
+	# shellcheck disable=SC2086
+	"$TALLY_TEST_NIC" --socket "$nic_dir/nic.sock" --hold-wire --log-level 2 \
+		${args:+"$args"} >&2 &
+	nic_pid=$!
+	for _ in $(seq 100); do [ -S "$nic_dir/nic.sock" ] && break; sleep 0.05; done
+	vdev="$name,dev=$nic_dir/nic.sock"
+fi
 
 # A sanitizer build of the PMD needs its runtime loaded first into the
 # uninstrumented testpmd; testpmd's own exit-time leaks are not ours.
@@ -22,17 +50,35 @@ if [ -n "$san" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
 
+# The device process runs free: wait until testpmd has started the port
+# (CTRL.ENABLE) before the first command, so the script's pauses mean what
+# they mean for the in-process model.
+wait_port_enabled() {
+	local ctrl
+	for _ in $(seq 200); do
+		ctrl=$("$TALLY_TEST_NIC" --stats "$nic_dir/nic.sock" 2>/dev/null |
+			sed -n 's/.* ctrl \(0x[0-9a-f]*\) .*/\1/p')
+		[ -n "$ctrl" ] && [ $((ctrl & 1)) -eq 1 ] && return 0
+		sleep 0.05
+	done
+}
+
 feed() {
 	local line
+	[ -z "$nic_pid" ] || wait_port_enabled
 	while IFS= read -r line || [ -n "$line" ]; do
 		case "$line" in
 		"sleep "*) sleep "${line#sleep }" ;;
 		"") ;;
-		*) echo "$line"; sleep 0.2 ;;
+		*) echo "$line"; sleep 0.2
+		   case "$line" in
+		   start*) [ -z "$nic_pid" ] || kill -USR2 "$nic_pid" ;;
+		   esac ;;
 		esac
 	done < "$script"
 }
 
 feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
-	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1
+	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 || true
+stop_nic

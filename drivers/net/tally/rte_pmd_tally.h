@@ -27,8 +27,12 @@ extern "C" {
  * transmitted frames to a pcap file. Thread-safe (the model serialises).
  *
  * @param port_id  a net_tally vdev port
- * @return frames moved (>= 0); -ENODEV if not a Tally port; -ENOTSUP if the
- *         port is a PCI function (the device runs by itself).
+ * On a port whose device runs by itself (a PCI function, the device
+ * process) it returns once the device has applied every register write the
+ * driver posted before the call, doorbells included.
+ *
+ * @return frames moved (>= 0); -ENODEV if not a Tally port; 0 when the
+ *         device runs by itself.
  */
 __rte_experimental
 int rte_pmd_tally_model_step(uint16_t port_id);

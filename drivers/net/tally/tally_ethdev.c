@@ -387,7 +387,19 @@ tally_link_update(struct rte_eth_dev *dev, int wait)
 	};
 
 	RTE_SET_USED(wait);
-	if (!ad->started)
+	if (ad->started && !tally_hal_link_up(&ad->hal))
+		link.link_status = RTE_ETH_LINK_DOWN;
+	if (ad->hal_open && tally_hal_gone(&ad->hal)) {
+		link.link_status = RTE_ETH_LINK_DOWN;
+		if (!ad->gone) {
+			/* the device process exited / the function is gone */
+			ad->gone = true;
+			TALLY_DRV_LOG(ERR, "port %u: the device is gone: link down",
+				      dev->data->port_id);
+			rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RMV, NULL);
+		}
+	}
+	if (link.link_status == RTE_ETH_LINK_DOWN)
 		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
 	return rte_eth_linkstatus_set(dev, &link);
 }

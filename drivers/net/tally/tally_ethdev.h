@@ -122,6 +122,7 @@ struct tally_adapter {
 	void (*transport_fini)(struct tally_adapter *ad);
 	void *transport_priv;
 	bool hal_open;
+	bool gone;			/* device found gone; removal reported */
 	bool started;
 	bool closed;
 	uint16_t max_rxq;
@@ -153,6 +154,10 @@ int tally_dev_close(struct rte_eth_dev *dev);
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
 const uint32_t *tally_supported_ptypes_get(struct rte_eth_dev *dev);
+
+/* tally_hostif.c: vdev dev=<socket>, the device process on the host. */
+struct rte_vdev_device;
+int tally_hostif_probe(struct rte_vdev_device *vdev, const char *path);
 
 /* tally_queue.c */
 int tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,

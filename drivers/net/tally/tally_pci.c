@@ -8,11 +8,13 @@
 
 #include <ethdev_pci.h>
 #include <rte_io.h>
+#include <rte_malloc.h>
 
 #include <tally/tally_pci_ids.h>
 #include <tally/tally_regs.h>
 
 #include "tally_ethdev.h"
+#include "tally_hal_posted.h"
 #include "tally_logs.h"
 
 static uint32_t
@@ -56,6 +58,52 @@ tally_pci_is_ivshmem(const struct rte_pci_device *pdev)
 	return tally_pci_bar(pdev) == TALLY_IVSHMEM_BAR;
 }
 
+static void
+tally_pci_posted_fini(struct tally_adapter *ad)
+{
+	struct tally_posted *p = ad->transport_priv;
+
+	if (p == NULL)
+		return;
+	tally_posted_detach(p);
+	rte_free(p);
+	ad->transport_priv = NULL;
+}
+
+/*
+ * The transport of this function: plain MMIO, or, when the BAR is shared
+ * memory (CAPS.POSTED: the device process behind ivshmem), posted writes.
+ */
+static int
+tally_pci_transport(struct rte_pci_device *pdev, struct tally_adapter *ad,
+		    const struct rte_mem_resource *res, struct tally_io *io)
+{
+	struct tally_posted *p;
+	int rc;
+
+	memset(io, 0, sizeof(*io));
+	if (!(rte_read32(RTE_PTR_ADD(res->addr, TALLY_REG_CAPS)) & TALLY_CAP_POSTED)) {
+		io->ops = &tally_mmio_ops;
+		io->ctx = res->addr;
+		io->bar = res->addr;
+		io->bar_len = res->len;
+		return 0;
+	}
+	p = rte_zmalloc("tally_posted", sizeof(*p), 0);
+	if (p == NULL)
+		return -ENOMEM;
+	rc = tally_posted_attach(p, res->addr, res->len, pdev->device.name, io);
+	if (rc != 0) {
+		rte_free(p);
+		TALLY_INIT_LOG(ERR, "%s: cannot attach to the device: %s",
+			       pdev->device.name, strerror(-rc));
+		return rc;
+	}
+	ad->transport_priv = p;
+	ad->transport_fini = tally_pci_posted_fini;
+	return 0;
+}
+
 static int
 tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 {
@@ -84,13 +132,12 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	dev = rte_eth_dev_pci_allocate(pdev, sizeof(struct tally_adapter));
 	if (dev == NULL)
 		return -ENOMEM;
-	memset(&io, 0, sizeof(io));
-	io.ops = &tally_mmio_ops;
-	io.ctx = res->addr;
-	io.bar = res->addr;
-	io.bar_len = res->len;
-	rc = tally_ethdev_init(dev, &io, NULL);
+	rc = tally_pci_transport(pdev, tally_adapter(dev), res, &io);
+	if (rc == 0)
+		rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
+		tally_pci_posted_fini(tally_adapter(dev));
+		tally_adapter(dev)->transport_fini = NULL;
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}

@@ -16,8 +16,12 @@ rte_pmd_tally_model_step(uint16_t port_id)
 
 	if (ad == NULL || ad->closed)
 		return -ENODEV;
-	if (ad->model == NULL)
-		return -ENOTSUP;
+	if (ad->model == NULL) {
+		/* the device runs by itself; a register read waits until it
+		 * has applied every write posted before (doorbells included) */
+		(void)tally_hal_read32(&ad->hal, TALLY_REG_STATUS);
+		return 0;
+	}
 	return (int)tally_model_step(ad->model);
 }
 

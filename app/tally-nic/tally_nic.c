@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tally-nic: the Tally NIC as its own process (see tally_nic.h and
+ * doc/device-process.md).
+ *
+ *   tally-nic --bar FILE | --socket PATH [--guest-ram FILE] [--log-level N]
+ *             [--stats-interval S] [key=value[,key=value...] ...]
+ *
+ * The BAR is a shared-memory file (created anew, sized to a power of two so
+ * it can also back a QEMU ivshmem-plain device). Device settings are the
+ * vdev's device arguments (wire=, rx_pcap=, counters=, ...). Runs until
+ * SIGINT or SIGTERM; SIGUSR1 prints the statistics.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tally_hal_hostif.h"
+#include "tally_nic.h"
+#include "tally_plat.h"
+
+#define NIC_SPIN_IDLE		2000	/* idle loops spent spinning */
+#define NIC_SLEEP_MAX_NS	500000	/* longest idle sleep (< heartbeat) */
+#define NIC_HOST_POLL_EVERY	64	/* busy loops between socket polls */
+
+static volatile sig_atomic_t nic_stop;
+static volatile sig_atomic_t nic_dump;
+static volatile sig_atomic_t nic_release;
+static enum tally_log_level nic_log_level = TALLY_LOG_NOTICE;
+
+static void
+nic_on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		nic_dump = 1;
+	else if (sig == SIGUSR2)
+		nic_release = 1;
+	else
+		nic_stop = 1;
+}
+
+static void
+nic_log_sink(enum tally_log_level level, const char *fmt, va_list ap)
+{
+	struct timespec ts;
+
+	if (level > nic_log_level)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(stderr, "tally-nic[%d] %ld.%03ld ", (int)getpid(), (long)ts.tv_sec,
+		ts.tv_nsec / 1000000);
+	vfprintf(stderr, fmt, ap);
+}
+
+static void
+nic_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tally-nic [--bar FILE] [--socket PATH] [--guest-ram FILE]\n"
+		"                 [--log-level 1-5] [--stats-interval SECONDS] [--hold-wire]\n"
+		"                 [key=value[,key=value...] ...]\n"
+		"  --bar FILE        BAR shared-memory file (created anew; e.g. /dev/shm/tally0.bar)\n"
+		"  --socket PATH     host transport: drivers attach with --vdev net_tally0,dev=PATH\n"
+		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (IOVA = guest-physical)\n"
+		"  --stats PATH      print the statistics of the device serving socket PATH and exit\n"
+		"  --hold-wire       frames from the wire wait until SIGUSR2 (the cable is plugged in)\n"
+		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"
+		"                    pcap_loops, iface, gen_flows, gen_len, gen_count, rxq, txq,\n"
+		"                    counters, comp_counters, mac, mode=thread (the only mode here)\n"
+		"At least one of --bar and --socket. SIGUSR1 prints statistics; SIGINT/SIGTERM stop.\n");
+}
+
+/* --stats PATH: ask a running device for its statistics. */
+static int
+nic_query_stats(const char *path)
+{
+	char buf[8192];
+	int rc = tally_hostif_stats(path, buf, sizeof(buf));
+
+	if (rc != 0) {
+		fprintf(stderr, "tally-nic: --stats %s: %s\n", path, strerror(-rc));
+		return 1;
+	}
+	fputs(buf, stdout);
+	return 0;
+}
+
+static size_t
+nic_pow2(size_t v)
+{
+	size_t p = 4096;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Create the BAR file (or an anonymous memory file) and map it. */
+static int
+nic_bar_create(struct nic *n, size_t need)
+{
+	void *p;
+
+	n->bar_len = nic_pow2(need);
+	if (n->bar_path != NULL) {
+		unlink(n->bar_path);	/* a driver still mapping an old one keeps it */
+		n->bar_fd = open(n->bar_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	} else {
+		n->bar_fd = memfd_create("tally-bar", MFD_CLOEXEC);
+	}
+	if (n->bar_fd < 0 || ftruncate(n->bar_fd, (off_t)n->bar_len) != 0) {
+		fprintf(stderr, "tally-nic: BAR %s: %s\n",
+			n->bar_path ? n->bar_path : "(memfd)", strerror(errno));
+		return -errno;
+	}
+	p = mmap(NULL, n->bar_len, PROT_READ | PROT_WRITE, MAP_SHARED, n->bar_fd, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "tally-nic: BAR mmap: %s\n", strerror(errno));
+		return -errno;
+	}
+	n->bar = p;
+	return 0;
+}
+
+/* Apply "k=v,k=v" device settings. */
+static int
+nic_apply_args(struct tally_model_args *a, char *list)
+{
+	char err[256], *save = NULL, *kv, *eq;
+	int rc;
+
+	for (kv = strtok_r(list, ",", &save); kv != NULL;
+	     kv = strtok_r(NULL, ",", &save)) {
+		eq = strchr(kv, '=');
+		if (eq == NULL) {
+			fprintf(stderr, "tally-nic: '%s': expected key=value\n", kv);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		if (strcmp(kv, "mode") == 0 && strcmp(eq + 1, "inline") == 0) {
+			fprintf(stderr, "tally-nic: devarg mode=inline: the device process always runs the device on its own thread (mode=thread)\n");
+			return -EINVAL;
+		}
+		rc = tally_model_args_set(a, kv, eq + 1, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "tally-nic: %s\n", err);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
+	  const char **guest, unsigned int *stats_s)
+{
+	static const struct option opts[] = {
+		{ "bar", required_argument, NULL, 'b' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "guest-ram", required_argument, NULL, 'g' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "stats-interval", required_argument, NULL, 'i' },
+		{ "hold-wire", no_argument, NULL, 'w' },
+		{ "stats", required_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': n->bar_path = optarg; break;
+		case 's': n->sock_path = optarg; break;
+		case 'g': *guest = optarg; break;
+		case 'l':
+			nic_log_level = (enum tally_log_level)atoi(optarg);
+			if (nic_log_level < TALLY_LOG_ERR || nic_log_level > TALLY_LOG_DEBUG) {
+				fprintf(stderr, "tally-nic: --log-level %s: 1..5\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'i': *stats_s = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'w': n->hold_wire = true; break;
+		case 'q': exit(nic_query_stats(optarg));
+		case 'h': nic_usage(stdout); exit(0);
+		default: nic_usage(stderr); return -EINVAL;
+		}
+	}
+	if (n->bar_path == NULL && n->sock_path == NULL) {
+		nic_usage(stderr);
+		return -EINVAL;
+	}
+	for (; optind < argc; optind++) {
+		rc = nic_apply_args(a, argv[optind]);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void
+nic_print_stats(const struct nic *n)
+{
+	char buf[8192];
+
+	nic_stats_format(n, buf, sizeof(buf));
+	fprintf(stderr, "---- tally-nic statistics ----\n%s", buf);
+}
+
+/* The device thread: posted writes, device steps, socket; idle back-off. */
+static void
+nic_run(struct nic *n, unsigned int stats_s)
+{
+	struct timespec nap = { 0, 0 };
+	uint64_t idle = 0, loops = 0, next_stats = 0, now;
+	unsigned int work;
+
+	if (stats_s != 0)
+		next_stats = tally_time_ns() + (uint64_t)stats_s * 1000000000ull;
+	while (!nic_stop) {
+		work = tally_model_mbox_poll(n->model);
+		work += tally_model_step(n->model);
+		if (work == 0 || (++loops % NIC_HOST_POLL_EVERY) == 0)
+			work += nic_host_poll(n);
+		if (nic_dump) {
+			nic_dump = 0;
+			nic_print_stats(n);
+		}
+		if (nic_release) {
+			nic_release = 0;
+			tally_model_hold_wire(n->model, 0);
+			TALLY_LOG(NOTICE, "wire released");
+		}
+		if (work != 0) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < NIC_SPIN_IDLE) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		/* back off: 1 us doubling up to NIC_SLEEP_MAX_NS */
+		nap.tv_nsec = (long)TALLY_MIN((idle - NIC_SPIN_IDLE + 1) * 1000,
+					      (uint64_t)NIC_SLEEP_MAX_NS);
+		nanosleep(&nap, NULL);
+		if (stats_s != 0 && (now = tally_time_ns()) >= next_stats) {
+			nic_print_stats(n);
+			next_stats = now + (uint64_t)stats_s * 1000000000ull;
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nic n = { .bar_fd = -1, .listen_fd = -1, .drv_fd = -1 };
+	struct tally_model_args a;
+	struct sigaction sa;
+	const char *guest = NULL;
+	unsigned int stats_s = 0;
+	char err[256] = "";
+	int rc;
+
+	tally_model_args_init(&a);
+	rc = nic_parse(argc, argv, &n, &a, &guest, &stats_s);
+	if (rc != 0)
+		return 2;
+	tally_plat_set_log_sink(nic_log_sink);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nic_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
+	a.cfg.posted = 1;
+	a.cfg.xlate = nic_xlate;
+	a.cfg.xlate_arg = &n;
+	if (guest != NULL && nic_guest_map(&n, guest) != 0)
+		return 1;
+	if (nic_bar_create(&n, tally_model_bar_size(&a.cfg)) != 0)
+		return 1;
+	a.cfg.bar_mem = n.bar;
+	a.cfg.bar_mem_len = n.bar_len;
+	rc = tally_model_create(&a.cfg, &n.model, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "tally-nic: cannot create the device: %s\n",
+			err[0] ? err : strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	tally_model_hold_wire(n.model, n.hold_wire);
+	if (n.sock_path != NULL && nic_host_listen(&n) != 0) {
+		rc = 1;
+		goto out;
+	}
+	TALLY_LOG(NOTICE, "device ready: BAR %s (%zu bytes)%s%s%s%s",
+		  n.bar_path ? n.bar_path : "(memfd)", n.bar_len,
+		  n.sock_path ? ", socket " : "", n.sock_path ? n.sock_path : "",
+		  guest ? ", guest RAM " : "", guest ? guest : "");
+	nic_run(&n, stats_s);
+	TALLY_LOG(NOTICE, "stopping");
+	if (nic_log_level >= TALLY_LOG_NOTICE)
+		nic_print_stats(&n);
+	rc = 0;
+out:
+	nic_host_close(&n);
+	tally_model_destroy(n.model);
+	if (n.bar != NULL)
+		munmap(n.bar, n.bar_len);
+	if (n.bar_fd >= 0)
+		close(n.bar_fd);
+	if (n.bar_path != NULL)
+		unlink(n.bar_path);
+	if (n.guest_ram != NULL)
+		munmap(n.guest_ram, n.guest_len);
+	return rc;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The device's statistics as text: port statistics, faults, attachment. */
+#include <stdio.h>
+
+#include <tally/tally_mbox.h>
+#include <tally/tally_regs.h>
+
+#include "tally_nic.h"
+
+static const char *const nic_stat_names[TALLY_STAT_NUM] = {
+	[TALLY_STAT_RX_PKTS] = "rx_packets",
+	[TALLY_STAT_RX_BYTES] = "rx_bytes",
+	[TALLY_STAT_TX_PKTS] = "tx_packets",
+	[TALLY_STAT_TX_BYTES] = "tx_bytes",
+	[TALLY_STAT_RX_WIRE_PKTS] = "rx_wire_packets",
+	[TALLY_STAT_RX_MISSED] = "rx_missed",
+	[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
+	[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
+	[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
+	[TALLY_STAT_RX_FILTERED] = "rx_filtered",
+	[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
+	[TALLY_STAT_TX_ERRORS] = "tx_errors",
+	[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
+	[TALLY_STAT_DMA_FAULTS] = "dma_faults",
+	[TALLY_STAT_DESC_FAULTS] = "desc_faults",
+};
+
+static uint32_t
+rd32(const volatile uint8_t *bar, uint32_t off)
+{
+	return __atomic_load_n((const uint32_t *)(uintptr_t)(bar + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+static uint64_t
+rd64(const volatile uint8_t *bar, uint32_t off)
+{
+	return __atomic_load_n((const uint64_t *)(uintptr_t)(bar + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+size_t
+nic_stats_format(const struct nic *n, char *buf, size_t len)
+{
+	const volatile uint8_t *bar = tally_model_bar(n->model, NULL);
+	const struct tally_mbox *mb =
+		(const struct tally_mbox *)(uintptr_t)(bar + TALLY_MBOX_OFF);
+	size_t used = 0;
+	unsigned int i;
+
+#define OUT(...) do { \
+		int w_ = snprintf(buf + used, len - used, __VA_ARGS__); \
+		if (w_ > 0) \
+			used = used + (size_t)w_ >= len ? len - 1 : used + (size_t)w_; \
+	} while (0)
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	OUT("driver: %s (pid %u), attaches %llu, refused %llu, dma ranges %u%s\n",
+	    n->drv_fd >= 0 ? "attached" : (n->guest_ram ? "guest" : "none"),
+	    n->drv_pid, (unsigned long long)n->attaches,
+	    (unsigned long long)n->refused, n->nb_ranges,
+	    n->guest_ram ? " (guest RAM)" : "");
+	OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",
+	    rd32(bar, TALLY_REG_STATUS), rd32(bar, TALLY_REG_CTRL),
+	    rd32(bar, TALLY_REG_FAULT_CNT), rd32(bar, TALLY_REG_FAULT_CAUSE),
+	    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_LO) |
+	    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_HI) << 32);
+	OUT("posted writes %llu session 0x%llx\n",
+	    (unsigned long long)__atomic_load_n(&mb->cons, __ATOMIC_ACQUIRE),
+	    (unsigned long long)__atomic_load_n(&mb->session_ack, __ATOMIC_ACQUIRE));
+	for (i = 0; i < TALLY_STAT_NUM; i++)
+		OUT("%s %llu\n", nic_stat_names[i] ? nic_stat_names[i] : "stat",
+		    (unsigned long long)rd64(bar, TALLY_REG_STAT(i)));
+#undef OUT
+	return used;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host transport: how a driver process reaches the device process
+ * (`tally-nic --socket PATH`) on the same machine.
+ *
+ * A UNIX SOCK_SEQPACKET socket carries fixed-size messages (struct
+ * tally_hostif_msg); file descriptors travel as SCM_RIGHTS ancillary data.
+ *
+ *   driver -> device  HELLO  {version, pid, mode}            mode ATTACH or STATS
+ *   device -> driver  BAR    {status 0, len = BAR bytes} + the BAR's fd
+ *                     BUSY   {status -EBUSY, text}          another driver is attached
+ *                     STATS  {text}, repeated, then END      mode STATS only
+ *   driver -> device  MEM    {iova, len, offset} + a memory fd, once per range
+ *   driver -> device  MEM_DONE
+ *   device -> driver  ACK    {status: 0 or the first error}
+ *
+ * After ACK the driver maps the BAR fd and programs the device through it
+ * with posted writes (tally_mbox.h). The device reaches driver memory only
+ * through the MEM ranges: an IOVA in a descriptor, ring or steering entry is
+ * translated through them (and checked against the DMA region registers);
+ * anything else is a DMA fault. The connection is the attachment: when it
+ * closes (driver exit or crash) the device resets, unmaps the ranges and
+ * accepts the next driver. One driver at a time.
+ */
+#ifndef TALLY_HOSTIF_H
+#define TALLY_HOSTIF_H
+
+#include <stdint.h>
+
+#include "tally_bits.h"
+
+#define TALLY_HOSTIF_VERSION	1
+#define TALLY_HOSTIF_MAX_MEM	256	/* MEM ranges per attachment */
+
+enum tally_hostif_type {
+	TALLY_HOSTIF_HELLO = 1,
+	TALLY_HOSTIF_BAR = 2,
+	TALLY_HOSTIF_BUSY = 3,
+	TALLY_HOSTIF_MEM = 4,
+	TALLY_HOSTIF_MEM_DONE = 5,
+	TALLY_HOSTIF_ACK = 6,
+	TALLY_HOSTIF_STATS = 7,
+	TALLY_HOSTIF_END = 8,
+};
+
+enum tally_hostif_mode {
+	TALLY_HOSTIF_ATTACH = 1,	/* become the device's driver */
+	TALLY_HOSTIF_GET_STATS = 2,	/* read the device's statistics text */
+};
+
+struct tally_hostif_msg {
+	uint32_t type;			/* enum tally_hostif_type */
+	int32_t status;			/* 0 or a negative errno */
+	uint32_t version;		/* HELLO: TALLY_HOSTIF_VERSION */
+	uint32_t pid;			/* HELLO: driver process */
+	uint32_t mode;			/* HELLO: enum tally_hostif_mode */
+	uint32_t reserved;
+	uint64_t iova;			/* MEM: first IOVA of the range */
+	uint64_t len;			/* MEM: bytes; BAR: BAR bytes */
+	uint64_t offset;		/* MEM: offset of the range in the fd */
+	char text[208];			/* BUSY, STATS: NUL-terminated */
+};
+TALLY_STATIC_SIZE(struct tally_hostif_msg, 256);
+
+#endif /* TALLY_HOSTIF_H */

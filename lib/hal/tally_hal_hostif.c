@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Driver side of the host transport (see tally_hal_hostif.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "tally_hal_hostif.h"
+#include "tally_plat.h"
+
+static int
+hostif_dial(const char *path)
+{
+	struct timeval tv = {
+		.tv_sec = TALLY_HOSTIF_TIMEOUT_MS / 1000,
+		.tv_usec = (TALLY_HOSTIF_TIMEOUT_MS % 1000) * 1000,
+	};
+	struct sockaddr_un sa;
+	int s, rc;
+
+	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+	    connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		rc = -errno;
+		close(s);
+		return rc;
+	}
+	return s;
+}
+
+static int
+hostif_send(int s, const struct tally_hostif_msg *m, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)(uintptr_t)m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Receive one message and at most one fd (*fd = -1 when none). */
+static int
+hostif_recv(int s, struct tally_hostif_msg *m, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EPROTO;
+	}
+	m->text[sizeof(m->text) - 1] = '\0';
+	return 0;
+}
+
+static void
+hostif_hello(struct tally_hostif_msg *m, uint32_t mode)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = TALLY_HOSTIF_HELLO;
+	m->version = TALLY_HOSTIF_VERSION;
+	m->pid = (uint32_t)getpid();
+	m->mode = mode;
+}
+
+int
+tally_hostif_connect(const char *path, struct tally_hostif_conn *c, char *err,
+		     size_t errlen)
+{
+	struct tally_hostif_msg m;
+	int fd, rc;
+
+	c->sock = -1;
+	c->bar_fd = -1;
+	c->bar_len = 0;
+	rc = hostif_dial(path);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot connect to %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	c->sock = rc;
+	hostif_hello(&m, TALLY_HOSTIF_ATTACH);
+	rc = hostif_send(c->sock, &m, -1);
+	if (rc == 0)
+		rc = hostif_recv(c->sock, &m, &fd);
+	if (rc < 0) {
+		snprintf(err, errlen, "no answer from the device at %s: %s", path,
+			 strerror(-rc));
+		goto fail;
+	}
+	if (m.type == TALLY_HOSTIF_BUSY) {
+		snprintf(err, errlen, "device at %s refused: %s", path, m.text);
+		rc = m.status < 0 ? m.status : -EBUSY;
+		goto fail_fd;
+	}
+	if (m.type != TALLY_HOSTIF_BAR || m.status != 0 || fd < 0 || m.len == 0) {
+		snprintf(err, errlen, "device at %s: unexpected answer (type %u status %d)",
+			 path, m.type, m.status);
+		rc = m.status < 0 ? m.status : -EPROTO;
+		goto fail_fd;
+	}
+	c->bar_fd = fd;
+	c->bar_len = m.len;
+	return 0;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+fail:
+	tally_hostif_close(c);
+	return rc;
+}
+
+int
+tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
+		     uint64_t len, uint64_t offset)
+{
+	struct tally_hostif_msg m;
+
+	if (c->sock < 0 || fd < 0 || len == 0)
+		return -EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.type = TALLY_HOSTIF_MEM;
+	m.iova = iova;
+	m.len = len;
+	m.offset = offset;
+	return hostif_send(c->sock, &m, fd);
+}
+
+int
+tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen)
+{
+	struct tally_hostif_msg m;
+	int fd, rc;
+
+	if (c->sock < 0)
+		return -EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.type = TALLY_HOSTIF_MEM_DONE;
+	rc = hostif_send(c->sock, &m, -1);
+	if (rc == 0)
+		rc = hostif_recv(c->sock, &m, &fd);
+	if (rc == 0 && fd >= 0)
+		close(fd);
+	if (rc == 0 && m.type != TALLY_HOSTIF_ACK)
+		rc = -EPROTO;
+	if (rc == 0)
+		rc = m.status;
+	if (rc != 0)
+		snprintf(err, errlen, "device refused the memory: %s%s%s",
+			 strerror(-rc), m.text[0] ? ": " : "", m.text);
+	return rc;
+}
+
+void
+tally_hostif_close(struct tally_hostif_conn *c)
+{
+	if (c->bar_fd >= 0)
+		close(c->bar_fd);
+	if (c->sock >= 0)
+		close(c->sock);
+	c->bar_fd = -1;
+	c->sock = -1;
+}
+
+int
+tally_hostif_stats(const char *path, char *buf, size_t len)
+{
+	struct tally_hostif_msg m;
+	size_t used = 0;
+	int s, fd, rc;
+
+	if (buf == NULL || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	s = hostif_dial(path);
+	if (s < 0)
+		return s;
+	hostif_hello(&m, TALLY_HOSTIF_GET_STATS);
+	rc = hostif_send(s, &m, -1);
+	while (rc == 0) {
+		rc = hostif_recv(s, &m, &fd);
+		if (rc == 0 && fd >= 0)
+			close(fd);
+		if (rc != 0 || m.type == TALLY_HOSTIF_END)
+			break;
+		if (m.type != TALLY_HOSTIF_STATS) {
+			rc = -EPROTO;
+			break;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s", m.text);
+		if (used >= len)
+			used = len - 1;
+	}
+	close(s);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Driver side of the host transport (tally_hostif.h): connect to a device
+ * process, receive its BAR, hand it the memory it may reach by DMA.
+ *
+ * Life cycle: tally_hostif_connect() -> tally_hostif_add_mem() for every
+ * memory range the device may reach -> tally_hostif_mem_done() -> map
+ * conn.bar_fd and attach with tally_posted_attach() -> ... ->
+ * tally_hostif_close() (the device resets and forgets the ranges).
+ *
+ * Every call is bounded in time (socket timeouts); none returns before the
+ * device has answered or TALLY_HOSTIF_TIMEOUT_MS passed (-ETIMEDOUT).
+ * Control thread only.
+ */
+#ifndef TALLY_HAL_HOSTIF_H
+#define TALLY_HAL_HOSTIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/tally_hostif.h>
+
+#define TALLY_HOSTIF_TIMEOUT_MS	5000
+
+struct tally_hostif_conn {
+	int sock;			/* the attachment; -1 when closed */
+	int bar_fd;			/* -1 when not received */
+	uint64_t bar_len;
+};
+
+/*
+ * Connect to the device at socket path and ask to become its driver.
+ * -EBUSY another driver is attached (its message in err), -ENOENT /
+ * -ECONNREFUSED no device there, -EPROTO a malformed answer.
+ */
+int tally_hostif_connect(const char *path, struct tally_hostif_conn *c,
+			 char *err, size_t errlen);
+/* Offer [iova, iova + len) backed by fd at offset. */
+int tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
+			 uint64_t len, uint64_t offset);
+/* End of memory; returns the device's verdict (0 or its first error). */
+int tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen);
+/* Close the attachment (and the BAR fd if still open). */
+void tally_hostif_close(struct tally_hostif_conn *c);
+/* Read the device's statistics as text (no attachment needed). */
+int tally_hostif_stats(const char *path, char *buf, size_t len);
+
+#endif /* TALLY_HAL_HOSTIF_H */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Posted-write transport over a shared-memory BAR (see tally_hal_posted.h). */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tally/tally_regs.h>
+
+#include "tally_hal_posted.h"
+#include "tally_plat.h"
+
+#define POSTED_SPIN		256	/* polls between clock reads */
+#define POSTED_YIELD_NS		20000	/* spin this long, then yield */
+
+enum posted_wait_kind {
+	POSTED_WAIT_APPLIED,		/* cons >= target */
+	POSTED_WAIT_SPACE,		/* target - cons < ENTRIES */
+	POSTED_WAIT_ACK,		/* session_ack == target */
+};
+
+static bool
+posted_done(const struct tally_posted *p, enum posted_wait_kind k,
+	    uint64_t target)
+{
+	/* acquire loads: pair with the device's release stores of cons and
+	 * session_ack, made after the effects they report */
+	switch (k) {
+	case POSTED_WAIT_APPLIED:
+		return __atomic_load_n(&p->mb->cons, __ATOMIC_ACQUIRE) >= target;
+	case POSTED_WAIT_SPACE:
+		return target - __atomic_load_n(&p->mb->cons, __ATOMIC_ACQUIRE) <
+		       TALLY_MBOX_ENTRIES;
+	case POSTED_WAIT_ACK:
+		return __atomic_load_n(&p->mb->session_ack, __ATOMIC_ACQUIRE) ==
+		       target;
+	}
+	return true;
+}
+
+static void
+posted_mark_lost(struct tally_posted *p)
+{
+	if (__atomic_exchange_n(&p->lost, 1, __ATOMIC_ACQ_REL) == 0)
+		TALLY_LOG(ERR, "device stopped answering (no heartbeat for %u ms): treated as removed",
+			  TALLY_MBOX_LOST_US / 1000);
+}
+
+/* Wait for the device; false (and the device marked lost) when its
+ * heartbeat stands still for TALLY_MBOX_LOST_US. */
+static bool
+posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
+{
+	uint64_t hb, t0, now, start;
+	unsigned int i;
+
+	if (posted_done(p, k, target))
+		return true;
+	hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+	start = t0 = tally_time_ns();
+	for (;;) {
+		for (i = 0; i < POSTED_SPIN; i++) {
+			if (posted_done(p, k, target))
+				return true;
+			__builtin_ia32_pause();
+		}
+		if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
+			return false;
+		now = tally_time_ns();
+		if (__atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED) != hb) {
+			hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+			t0 = now;
+		} else if (now - t0 > (uint64_t)TALLY_MBOX_LOST_US * 1000) {
+			posted_mark_lost(p);
+			return false;
+		}
+		if (now - start > POSTED_YIELD_NS)
+			sched_yield();
+	}
+}
+
+static void
+posted_write32(void *ctx, uint32_t off, uint32_t val)
+{
+	struct tally_posted *p = ctx;
+	struct tally_mbox_entry *e;
+	uint64_t n;
+
+	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
+		return;
+	n = __atomic_fetch_add(&p->prod, 1, __ATOMIC_RELAXED);
+	if (!posted_wait(p, POSTED_WAIT_SPACE, n))
+		return;
+	e = &p->mb->entries[n & (TALLY_MBOX_ENTRIES - 1)];
+	__atomic_store_n(&e->off, off, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->val, val, __ATOMIC_RELAXED);
+	/* release: pairs with the device's acquire load of seq; off and val
+	 * (and every store before this write, e.g. descriptors) come first */
+	__atomic_store_n(&e->seq, n + 1, __ATOMIC_RELEASE);
+}
+
+static uint32_t
+posted_read32(void *ctx, uint32_t off)
+{
+	struct tally_posted *p = ctx;
+
+	if ((off & 3) != 0 || off >= p->bar_len)
+		return 0;
+	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE) ||
+	    !posted_wait(p, POSTED_WAIT_APPLIED,
+			 __atomic_load_n(&p->prod, __ATOMIC_RELAXED)))
+		return UINT32_MAX;
+	return __atomic_load_n((const uint32_t *)(uintptr_t)(p->bar + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Cheap liveness check for the control path (link status): the heartbeat
+ * must have moved within TALLY_MBOX_LOST_US of the previous check. */
+static int
+posted_state(void *ctx)
+{
+	struct tally_posted *p = ctx;
+	uint64_t hb, now;
+
+	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
+		return -ENODEV;
+	hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+	now = tally_time_ns();
+	if (hb != __atomic_load_n(&p->hb_seen, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&p->hb_seen, hb, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->hb_time_ns, now, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (now - __atomic_load_n(&p->hb_time_ns, __ATOMIC_RELAXED) >
+	    (uint64_t)TALLY_MBOX_LOST_US * 1000) {
+		posted_mark_lost(p);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static const struct tally_io_ops tally_posted_ops = {
+	.name = "posted",
+	.read32 = posted_read32,
+	.write32 = posted_write32,
+	.service = NULL,
+	.state = posted_state,
+};
+
+int
+tally_posted_attach(struct tally_posted *p, volatile uint8_t *bar,
+		    size_t bar_len, const char *name, struct tally_io *io)
+{
+	const volatile uint32_t *r = (const volatile uint32_t *)bar;
+	uint64_t session;
+
+	memset(p, 0, sizeof(*p));
+	if (bar == NULL || bar_len < TALLY_MBOX_OFF + TALLY_MBOX_LEN)
+		return -EINVAL;
+	if (r[TALLY_REG_SIG / 4] != TALLY_SIGNATURE)
+		return -ENODEV;
+	if (!(r[TALLY_REG_CAPS / 4] & TALLY_CAP_POSTED))
+		return -ENOTSUP;
+	p->bar = bar;
+	p->bar_len = bar_len;
+	p->mb = (struct tally_mbox *)(uintptr_t)(bar + TALLY_MBOX_OFF);
+	if (__atomic_load_n(&p->mb->magic, __ATOMIC_ACQUIRE) != TALLY_MBOX_MAGIC ||
+	    p->mb->entries_log2 != TALLY_MBOX_LOG2) {
+		TALLY_LOG(ERR, "%s: CAPS.POSTED without a mailbox", name);
+		return -ENOTSUP;
+	}
+	/* a session id no earlier driver used: time and pid */
+	session = (tally_time_ns() << 16) ^ (uint64_t)getpid();
+	if (session == 0 ||
+	    session == __atomic_load_n(&p->mb->session_ack, __ATOMIC_ACQUIRE))
+		session++;
+	/* release: pairs with the device's acquire load of session */
+	__atomic_store_n(&p->mb->session, session, __ATOMIC_RELEASE);
+	if (!posted_wait(p, POSTED_WAIT_ACK, session)) {
+		TALLY_LOG(ERR, "%s: the device did not take the session (not running?)",
+			  name);
+		return -ETIMEDOUT;
+	}
+	p->hb_seen = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+	p->hb_time_ns = tally_time_ns();
+	memset(io, 0, sizeof(*io));
+	io->ops = &tally_posted_ops;
+	io->ctx = p;
+	io->bar = bar;
+	io->bar_len = bar_len;
+	return 0;
+}
+
+void
+tally_posted_detach(struct tally_posted *p)
+{
+	if (p->mb == NULL)
+		return;
+	if (!__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
+		(void)posted_wait(p, POSTED_WAIT_APPLIED,
+				  __atomic_load_n(&p->prod, __ATOMIC_RELAXED));
+	__atomic_store_n(&p->mb->session, 0, __ATOMIC_RELEASE);
+	p->mb = NULL;
+}
+
+bool
+tally_posted_lost(const struct tally_posted *p)
+{
+	return __atomic_load_n(&p->lost, __ATOMIC_ACQUIRE) != 0;
+}

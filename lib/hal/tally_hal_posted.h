@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The posted-write transport: a BAR that is shared memory (the device
+ * process on the host, or behind QEMU's ivshmem on a PCI function), reached
+ * through the mailbox of tally_mbox.h.
+ *
+ * What: tally_posted_attach() checks that the BAR advertises CAPS.POSTED and
+ * carries a mailbox, starts a driver session and fills a struct tally_io
+ * whose write32 posts to the mailbox and whose read32 first waits for every
+ * earlier posted write to be applied (reads flush, as on PCIe). Memory-like
+ * blocks (statistics, counter banks) stay plain loads from the BAR.
+ *
+ * Device loss: every wait on the device watches the mailbox heartbeat; no
+ * change for TALLY_MBOX_LOST_US marks the device lost for good: reads
+ * return all ones, writes are dropped, `state` says -ENODEV. Nothing blocks
+ * for longer than that.
+ *
+ * Threads: write32/read32/state may be called from any thread at once (a
+ * write reserves its slot with one atomic add); attach and detach from the
+ * control thread only, with no other call in flight.
+ */
+#ifndef TALLY_HAL_POSTED_H
+#define TALLY_HAL_POSTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/tally_io.h>
+#include <tally/tally_mbox.h>
+
+struct tally_posted {
+	struct tally_mbox *mb;		/* inside the BAR */
+	volatile uint8_t *bar;
+	size_t bar_len;
+	uint64_t prod;			/* atomic: writes reserved this session */
+	int lost;			/* atomic: the device stopped answering */
+	uint64_t hb_seen;		/* atomic: last heartbeat state() saw */
+	uint64_t hb_time_ns;		/* atomic: when it changed */
+};
+
+/*
+ * Start a session on the device behind bar (bar_len bytes, the register file
+ * at offset 0) and fill io. -ENODEV no Tally signature, -ENOTSUP the device
+ * does not advertise CAPS.POSTED or has no mailbox, -ETIMEDOUT the device
+ * does not acknowledge the session (not running).
+ */
+int tally_posted_attach(struct tally_posted *p, volatile uint8_t *bar,
+			size_t bar_len, const char *name, struct tally_io *io);
+/* End the session (the device stops applying writes from it). */
+void tally_posted_detach(struct tally_posted *p);
+/* True once the device was found gone. */
+bool tally_posted_lost(const struct tally_posted *p);
+
+#endif /* TALLY_HAL_POSTED_H */

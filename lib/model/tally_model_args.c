@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device settings as key=value arguments: the vdev's devargs and the device
+ * process's command line share this one parser, so both accept exactly the
+ * same keys and values with the same messages.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tally_model_priv.h"
+
+typedef int (*tally_model_arg_fn)(struct tally_model_args *a, const char *key,
+				  const char *val, char *errbuf, size_t errlen);
+
+void
+tally_model_args_init(struct tally_model_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	tally_model_config_init(&a->cfg);
+}
+
+static int
+arg_u64(const char *key, const char *val, uint64_t lo, uint64_t hi,
+	uint64_t *out, char *errbuf, size_t errlen)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (val == NULL || *val == '\0' || *val == '-')
+		goto bad;
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (errno != 0 || end == val || *end != '\0')
+		goto bad;
+	if (v < lo || v > hi) {
+		tally_model_errf(errbuf, errlen, "devarg %s=%s out of range %llu..%llu",
+				 key, val, (unsigned long long)lo,
+				 (unsigned long long)hi);
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+bad:
+	tally_model_errf(errbuf, errlen, "devarg %s=%s is not a number", key,
+			 val ? val : "");
+	return -EINVAL;
+}
+
+static int
+arg_u32(const char *key, const char *val, uint32_t lo, uint32_t hi,
+	uint32_t *out, char *errbuf, size_t errlen)
+{
+	uint64_t v;
+	int rc = arg_u64(key, val, lo, hi, &v, errbuf, errlen);
+
+	if (rc == 0)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+static int
+arg_str(const char *key, const char *val, char *dst, size_t len,
+	char *errbuf, size_t errlen)
+{
+	if (val == NULL || *val == '\0' || strlen(val) >= len) {
+		tally_model_errf(errbuf, errlen, "devarg %s: empty or too long value",
+				 key);
+		return -EINVAL;
+	}
+	memcpy(dst, val, strlen(val) + 1);
+	return 0;
+}
+
+static int
+arg_wire(struct tally_model_args *a, const char *key, const char *val,
+	 char *errbuf, size_t errlen)
+{
+	static const struct { const char *s; enum tally_wire_kind k; } w[] = {
+		{ "loop", TALLY_WIRE_LOOP }, { "pcap", TALLY_WIRE_PCAP },
+		{ "if", TALLY_WIRE_IF }, { "gen", TALLY_WIRE_GEN },
+		{ "none", TALLY_WIRE_NONE },
+	};
+	unsigned int i;
+
+	for (i = 0; val != NULL && i < TALLY_ARRAY_SIZE(w); i++)
+		if (strcmp(val, w[i].s) == 0) {
+			a->cfg.wire = w[i].k;
+			return 0;
+		}
+	tally_model_errf(errbuf, errlen, "devarg %s=%s: expected loop|pcap|if|gen|none",
+			 key, val ? val : "");
+	return -EINVAL;
+}
+
+static int
+arg_mode(struct tally_model_args *a, const char *key, const char *val,
+	 char *errbuf, size_t errlen)
+{
+	if (val != NULL && strcmp(val, "inline") == 0)
+		a->cfg.mode = TALLY_MODEL_INLINE;
+	else if (val != NULL && strcmp(val, "thread") == 0)
+		a->cfg.mode = TALLY_MODEL_THREAD;
+	else {
+		tally_model_errf(errbuf, errlen, "devarg %s=%s: expected inline|thread",
+				 key, val ? val : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+arg_rx_pcap(struct tally_model_args *a, const char *key, const char *val,
+	    char *errbuf, size_t errlen)
+{
+	int rc = arg_str(key, val, a->rx_pcap, sizeof(a->rx_pcap), errbuf, errlen);
+
+	if (rc != 0)
+		return rc;
+	if (access(val, R_OK) != 0) {
+		tally_model_errf(errbuf, errlen, "devarg %s=%s: cannot read: %s",
+				 key, val, strerror(errno));
+		return -ENOENT;
+	}
+	a->cfg.pcap_rx = a->rx_pcap;
+	return 0;
+}
+
+static int
+arg_tx_pcap(struct tally_model_args *a, const char *key, const char *val,
+	    char *errbuf, size_t errlen)
+{
+	int rc = arg_str(key, val, a->tx_pcap, sizeof(a->tx_pcap), errbuf, errlen);
+
+	if (rc == 0)
+		a->cfg.pcap_tx = a->tx_pcap;
+	return rc;
+}
+
+static int
+arg_iface(struct tally_model_args *a, const char *key, const char *val,
+	  char *errbuf, size_t errlen)
+{
+	int rc = arg_str(key, val, a->iface, sizeof(a->iface), errbuf, errlen);
+
+	if (rc == 0)
+		a->cfg.iface = a->iface;
+	return rc;
+}
+
+static int
+arg_mac(struct tally_model_args *a, const char *key, const char *val,
+	char *errbuf, size_t errlen)
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (val == NULL || strlen(val) != 17 ||
+	    sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6) {
+		tally_model_errf(errbuf, errlen, "devarg %s=%s: expected xx:xx:xx:xx:xx:xx",
+				 key, val ? val : "");
+		return -EINVAL;
+	}
+	for (i = 0; i < 6; i++)
+		a->cfg.mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+/* Numeric keys: where the value goes and its range. */
+struct tally_model_num_arg {
+	const char *key;
+	size_t off;		/* offset in struct tally_model_config */
+	int wide;		/* uint64_t field, else uint32_t */
+	uint64_t lo, hi;
+};
+
+#define NUM(k, f, w, l, h) { k, offsetof(struct tally_model_config, f), w, l, h }
+static const struct tally_model_num_arg tally_model_num_args[] = {
+	NUM("pcap_loops", pcap_loops, 0, 0, UINT32_MAX),
+	NUM("gen_flows", gen_flows, 0, 1, UINT32_MAX),
+	NUM("gen_len", gen_len, 0, 60, 16383),
+	NUM("gen_count", gen_count, 1, 0, UINT64_MAX),
+	NUM("rxq", rx_queues, 0, 1, TALLY_MODEL_ARGS_MAX_QUEUES),
+	NUM("txq", tx_queues, 0, 1, TALLY_MODEL_ARGS_MAX_QUEUES),
+	NUM("counters", counters, 0, 1, TALLY_CNT_MAX),
+	NUM("comp_counters", comp_counters, 0, 1, TALLY_CNT_MAX),
+};
+#undef NUM
+
+static const struct {
+	const char *key;
+	tally_model_arg_fn fn;
+} tally_model_str_args[] = {
+	{ "wire", arg_wire },
+	{ "rx_pcap", arg_rx_pcap },
+	{ "tx_pcap", arg_tx_pcap },
+	{ "iface", arg_iface },
+	{ "mode", arg_mode },
+	{ "mac", arg_mac },
+};
+
+int
+tally_model_args_set(struct tally_model_args *a, const char *key,
+		     const char *val, char *errbuf, size_t errlen)
+{
+	const struct tally_model_num_arg *n;
+	uint8_t *base = (uint8_t *)&a->cfg;
+	unsigned int i;
+
+	for (i = 0; i < TALLY_ARRAY_SIZE(tally_model_str_args); i++)
+		if (strcmp(key, tally_model_str_args[i].key) == 0)
+			return tally_model_str_args[i].fn(a, key, val, errbuf, errlen);
+	for (i = 0; i < TALLY_ARRAY_SIZE(tally_model_num_args); i++) {
+		n = &tally_model_num_args[i];
+		if (strcmp(key, n->key) != 0)
+			continue;
+		if (n->wide)
+			return arg_u64(key, val, n->lo, n->hi,
+				       (uint64_t *)(void *)(base + n->off),
+				       errbuf, errlen);
+		return arg_u32(key, val, (uint32_t)n->lo, (uint32_t)n->hi,
+			       (uint32_t *)(void *)(base + n->off), errbuf, errlen);
+	}
+	tally_model_errf(errbuf, errlen, "unknown devarg '%s'", key);
+	return -EINVAL;
+}

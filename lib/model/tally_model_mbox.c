@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device side of the posted-write mailbox (tally_mbox.h): the device takes
+ * register writes from the BAR in order and applies them through the same
+ * decoder a trapped store goes through.
+ *
+ * Only the thread that runs the device calls tally_model_mbox_poll() and
+ * tally_model_detach(); it alone writes `session_ack`, `cons`, `heartbeat`
+ * and clears entries.
+ */
+#include <string.h>
+
+#include "tally_model_priv.h"
+
+static struct tally_mbox *
+tally_model_mbox(struct tally_model *m)
+{
+	return (struct tally_mbox *)(void *)(m->bar + TALLY_MBOX_OFF);
+}
+
+void
+tally_model_mbox_init(struct tally_model *m)
+{
+	struct tally_mbox *mb = tally_model_mbox(m);
+
+	memset(mb, 0, sizeof(*mb));
+	mb->entries_log2 = TALLY_MBOX_LOG2;
+	/* release: the magic is the last thing a driver checks */
+	__atomic_store_n(&mb->magic, TALLY_MBOX_MAGIC, __ATOMIC_RELEASE);
+}
+
+static void
+tally_model_mbox_clear(struct tally_mbox *mb)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_MBOX_ENTRIES; i++)
+		__atomic_store_n(&mb->entries[i].seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mb->cons, 0, __ATOMIC_RELEASE);
+}
+
+/* A new session: drop what was posted before it, reset, acknowledge. */
+static void
+tally_model_mbox_attach(struct tally_model *m, struct tally_mbox *mb,
+			uint64_t session)
+{
+	tally_model_mbox_clear(mb);
+	pthread_mutex_lock(&m->lock);
+	tally_model_reset(m);
+	pthread_mutex_unlock(&m->lock);
+	/* release: pairs with the driver's acquire load of session_ack; the
+	 * reset and the cleared ring are visible before it */
+	__atomic_store_n(&mb->session_ack, session, __ATOMIC_RELEASE);
+	TALLY_LOG(INFO, "driver session 0x%llx attached",
+		  (unsigned long long)session);
+}
+
+unsigned int
+tally_model_mbox_poll(struct tally_model *m)
+{
+	struct tally_mbox *mb = tally_model_mbox(m);
+	struct tally_mbox_entry *e;
+	unsigned int n = 0;
+	uint64_t session, cons;
+
+	if (!m->cfg.posted)
+		return 0;
+	__atomic_fetch_add(&mb->heartbeat, 1, __ATOMIC_RELAXED);
+	/* acquire: pairs with the driver's release store of session */
+	session = __atomic_load_n(&mb->session, __ATOMIC_ACQUIRE);
+	if (session != __atomic_load_n(&mb->session_ack, __ATOMIC_RELAXED)) {
+		if (session != 0)
+			tally_model_mbox_attach(m, mb, session);
+		else
+			__atomic_store_n(&mb->session_ack, 0, __ATOMIC_RELEASE);
+		return 1;
+	}
+	if (session == 0)
+		return 0;
+	cons = __atomic_load_n(&mb->cons, __ATOMIC_RELAXED);
+	while (n < TALLY_MBOX_ENTRIES) {
+		e = &mb->entries[cons & (TALLY_MBOX_ENTRIES - 1)];
+		/* acquire: pairs with the driver's release store of seq after
+		 * it filled off and val */
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != cons + 1)
+			break;
+		tally_model_write32(m, e->off, e->val);
+		cons++;
+		/* release: the write's effects are visible before cons says so */
+		__atomic_store_n(&mb->cons, cons, __ATOMIC_RELEASE);
+		n++;
+	}
+	return n;
+}
+
+void
+tally_model_detach(struct tally_model *m)
+{
+	struct tally_mbox *mb = tally_model_mbox(m);
+
+	pthread_mutex_lock(&m->lock);
+	tally_model_reset(m);
+	pthread_mutex_unlock(&m->lock);
+	if (!m->cfg.posted)
+		return;
+	tally_model_mbox_clear(mb);
+	__atomic_store_n(&mb->session, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mb->session_ack, 0, __ATOMIC_RELEASE);
+}

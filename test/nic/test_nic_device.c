@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device process (tally-nic) driven without DPDK, through lib/hal's
+ * host transport and posted writes: attach, a second driver refused, a
+ * hostile driver's bogus DMA addresses counted as faults while the device
+ * keeps serving, detach and re-attach, the device killed (the driver sees
+ * it gone, nothing hangs), refused settings, the statistics query.
+ *
+ * argv[1]: the tally-nic executable.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tally_hal.h"
+#include "tally_hal_hostif.h"
+#include "tally_hal_io.h"
+#include "tally_hal_posted.h"
+#include "tally_test.h"
+
+#define MEM_LEN		(1u << 20)
+#define RING_LOG2	4
+
+static const char *nic_exe;
+static char sock_path[108];
+
+struct drv {
+	struct tally_hostif_conn conn;
+	struct tally_posted posted;
+	struct tally_hal_dev hal;
+	void *bar;
+	size_t bar_len;
+	int memfd;
+	uint8_t *mem;		/* MEM_LEN bytes shared with the device */
+};
+
+/* Start tally-nic with args (NULL-terminated, after the socket option). */
+static pid_t
+nic_start(const char *const *extra)
+{
+	const char *argv[16] = { nic_exe, "--socket", sock_path, "--log-level", "2" };
+	struct stat st;
+	unsigned int i, n = 5;
+	pid_t pid;
+
+	for (i = 0; extra != NULL && extra[i] != NULL && n < 15; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	unlink(sock_path);
+	pid = fork();
+	if (pid == 0) {
+		execv(nic_exe, (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		if (stat(sock_path, &st) == 0)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static void
+nic_stop(pid_t pid, int sig)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, sig);
+	waitpid(pid, NULL, 0);
+}
+
+static int
+drv_attach(struct drv *d)
+{
+	struct tally_io io;
+	char err[256];
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->memfd = memfd_create("tally-test-dma", MFD_CLOEXEC);
+	if (d->memfd < 0 || ftruncate(d->memfd, MEM_LEN) != 0)
+		return -errno;
+	d->mem = mmap(NULL, MEM_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, d->memfd, 0);
+	if (d->mem == MAP_FAILED)
+		return -errno;
+	rc = tally_hostif_connect(sock_path, &d->conn, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "  %s\n", err);
+		return rc;
+	}
+	/* IOVA = our virtual address, as DPDK's VA mode does */
+	rc = tally_hostif_add_mem(&d->conn, d->memfd, (uint64_t)(uintptr_t)d->mem,
+				  MEM_LEN, 0);
+	if (rc == 0)
+		rc = tally_hostif_mem_done(&d->conn, err, sizeof(err));
+	if (rc != 0)
+		return rc;
+	d->bar_len = d->conn.bar_len;
+	d->bar = mmap(NULL, d->bar_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      d->conn.bar_fd, 0);
+	if (d->bar == MAP_FAILED)
+		return -errno;
+	rc = tally_posted_attach(&d->posted, d->bar, d->bar_len, "test", &io);
+	if (rc == 0)
+		rc = tally_hal_open(&d->hal, &io);
+	return rc;
+}
+
+static void
+drv_detach(struct drv *d)
+{
+	if (d->bar != NULL && d->bar != MAP_FAILED)
+		munmap(d->bar, d->bar_len);
+	tally_hostif_close(&d->conn);
+	if (d->mem != NULL && d->mem != MAP_FAILED)
+		munmap(d->mem, MEM_LEN);
+	if (d->memfd > 0)
+		close(d->memfd);
+}
+
+/* Tx queue 0 with its rings at the start of the shared memory. */
+static int
+drv_txq(struct drv *d)
+{
+	uint64_t base = (uint64_t)(uintptr_t)d->mem;
+	int rc;
+
+	memset(d->mem, 0, 4096);
+	rc = tally_hal_dma_region_set(&d->hal, 0, base, MEM_LEN);
+	if (rc == 0)
+		rc = tally_hal_txq_create(&d->hal, 0, base, base + 1024, RING_LOG2);
+	if (rc == 0)
+		rc = tally_hal_txq_enable(&d->hal, 0);
+	tally_hal_ctrl_update(&d->hal, TALLY_CTRL_ENABLE, 0);
+	return rc;
+}
+
+/* Post descriptor i of Tx queue 0 and wait for its completion status. */
+static int
+drv_tx_one(struct drv *d, uint32_t i, uint64_t addr, uint16_t len)
+{
+	struct tally_tx_desc *ring = (struct tally_tx_desc *)(void *)d->mem;
+	struct tally_tx_cqe *cq = (struct tally_tx_cqe *)(void *)(d->mem + 1024);
+	uint64_t deadline = tally_time_ns() + 2000000000ull;
+	uint32_t slot = i & ((1u << RING_LOG2) - 1);
+
+	ring[slot].addr = addr;
+	ring[slot].len = len;
+	ring[slot].flags = TALLY_TXD_F_EOP;
+	tally_hal_txq_doorbell(&d->hal, 0, i + 1);
+	while (!tally_hal_tx_cqe_ready(&cq[slot], 1)) {
+		if (tally_time_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(100);
+	}
+	return cq[slot].status;
+}
+
+static int
+test_attach(void)
+{
+	pid_t pid = nic_start((const char *const[]){ "wire=none", NULL });
+	struct drv d;
+
+	TEST_ASSERT(pid > 0, "tally-nic did not start");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT(d.hal.caps & TALLY_CAP_POSTED, "caps 0x%x", d.hal.caps);
+	TEST_ASSERT_EQ(d.hal.nb_txq, 8, "");
+	TEST_ASSERT(TALLY_IS_POW2(d.bar_len), "BAR %zu bytes", d.bar_len);
+	TEST_ASSERT(tally_hal_link_up(&d.hal), "");
+	TEST_ASSERT(!tally_hal_gone(&d.hal), "");
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+static int
+test_second_driver_refused(void)
+{
+	pid_t pid = nic_start(NULL);
+	struct tally_hostif_conn c2;
+	char err[256] = "";
+	struct drv d;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_connect(sock_path, &c2, err, sizeof(err)), -EBUSY, "");
+	TEST_ASSERT(strstr(err, "busy") != NULL && strstr(err, "attached") != NULL,
+		    "message: %s", err);
+	/* the first driver is undisturbed */
+	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_REG_SIG), TALLY_SIGNATURE, "");
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+static int
+test_hostile_dma(void)
+{
+	pid_t pid = nic_start((const char *const[]){ "wire=none", NULL });
+	uint64_t base, faults0;
+	struct drv d;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	base = (uint64_t)(uintptr_t)d.mem;
+	faults0 = tally_hal_port_stat(&d.hal, TALLY_STAT_DMA_FAULTS);
+	/* an address in no DMA region */
+	TEST_ASSERT_EQ(drv_tx_one(&d, 0, 0xdead0000ull, 60), TALLY_TXC_ERR_DMA, "");
+	/* inside the DMA region the driver programmed, but beyond the memory
+	 * it handed to the device: the device cannot reach it either */
+	TEST_ASSERT_EQ(tally_hal_dma_region_set(&d.hal, 0, base, 2ull * MEM_LEN), 0, "");
+	TEST_ASSERT_EQ(drv_tx_one(&d, 1, base + MEM_LEN + 4096, 60), TALLY_TXC_ERR_DMA, "");
+	TEST_ASSERT_U64_EQ(tally_hal_port_stat(&d.hal, TALLY_STAT_DMA_FAULTS), faults0 + 2, "");
+	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_DMA, "");
+	TEST_ASSERT_U64_EQ(tally_hal_read32(&d.hal, TALLY_REG_FAULT_ADDR_LO),
+			   (uint32_t)(base + MEM_LEN + 4096), "");
+	/* and the device keeps serving: a valid frame goes out */
+	memset(d.mem + 8192, 0xab, 60);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 2, base + 8192, 60), TALLY_TXC_OK, "");
+	TEST_ASSERT_U64_EQ(tally_hal_port_stat(&d.hal, TALLY_STAT_TX_PKTS), 1, "");
+	TEST_ASSERT(!tally_hal_gone(&d.hal), "");
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+static int
+test_reattach(void)
+{
+	pid_t pid = nic_start((const char *const[]){ "wire=none", NULL });
+	char buf[4096];
+	struct drv d;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_stats(sock_path, buf, sizeof(buf)), 0, "");
+	TEST_ASSERT(strstr(buf, "driver: attached") != NULL, "%s", buf);
+	drv_detach(&d);		/* as a crash would: no reset from our side */
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "a new driver attaches");
+	TEST_ASSERT_EQ(tally_hal_ctrl_get(&d.hal), 0, "device reset on detach");
+	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_TXQ_REG(0, TALLY_Q_CTRL)), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_stats(sock_path, buf, sizeof(buf)), 0, "");
+	TEST_ASSERT(strstr(buf, "attaches 2") != NULL, "%s", buf);
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+static int
+test_device_killed(void)
+{
+	pid_t pid = nic_start((const char *const[]){ "wire=none", NULL });
+	uint64_t t0, dt;
+	struct drv d;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	nic_stop(pid, SIGKILL);
+	t0 = tally_time_ns();
+	/* the read waits for the dead device, then reads all ones */
+	tally_hal_ctrl_update(&d.hal, TALLY_CTRL_PROMISC, 0);
+	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_REG_STATUS), UINT32_MAX, "");
+	dt = tally_time_ns() - t0;
+	TEST_ASSERT(dt < 3ull * TALLY_MBOX_LOST_US * 1000, "took %" PRIu64 " ns", dt);
+	TEST_ASSERT(tally_hal_gone(&d.hal), "");
+	TEST_ASSERT(!tally_hal_link_up(&d.hal), "");
+	TEST_ASSERT_EQ(tally_hal_ccnt_cmd(&d.hal, 0, TALLY_CCNT_CMD_ADD_COMP, 1), -ENODEV, "");
+	/* later calls do not wait again */
+	t0 = tally_time_ns();
+	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_REG_CTRL), UINT32_MAX, "");
+	TEST_ASSERT(tally_time_ns() - t0 < 100000000ull, "");
+	drv_detach(&d);
+	/* a restarted device serves a new driver */
+	pid = nic_start(NULL);
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT(tally_hal_link_up(&d.hal), "");
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+static int
+test_refused_settings(void)
+{
+	static const char *const bad[][2] = {
+		{ "wire=bogus", "wire" },
+		{ "rxq=99", "rxq" },
+		{ "mode=inline", "mode" },
+		{ "foo=1", "foo" },
+		{ "counters=", "counters" },
+	};
+	char cmd[512], out[1024];
+	unsigned int i;
+	FILE *p;
+
+	for (i = 0; i < TALLY_ARRAY_SIZE(bad); i++) {
+		snprintf(cmd, sizeof(cmd), "%s --socket %s %s 2>&1; echo rc=$?",
+			 nic_exe, sock_path, bad[i][0]);
+		p = popen(cmd, "r");
+		TEST_ASSERT(p != NULL, "");
+		out[fread(out, 1, sizeof(out) - 1, p)] = '\0';
+		pclose(p);
+		TEST_ASSERT(strstr(out, "rc=2") != NULL, "%s: %s", bad[i][0], out);
+		TEST_ASSERT(strstr(out, bad[i][1]) != NULL, "%s: %s", bad[i][0], out);
+	}
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_attach),
+	TEST_CASE(test_second_driver_refused),
+	TEST_CASE(test_hostile_dma),
+	TEST_CASE(test_reattach),
+	TEST_CASE(test_device_killed),
+	TEST_CASE(test_refused_settings),
+};
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s TALLY_NIC\n", argv[0]);
+		return 2;
+	}
+	nic_exe = argv[1];
+	snprintf(sock_path, sizeof(sock_path), "/tmp/tally-nic-test-%d.sock",
+		 (int)getpid());
+	signal(SIGPIPE, SIG_IGN);
+	return tally_test_run("nic-device", cases, TALLY_ARRAY_SIZE(cases));
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A DPDK port whose device process dies mid-traffic: the driver reports the
+ * link down and a removal event, bursts and flow calls return without
+ * hanging, and a restarted device with a re-probed port works again.
+ * Runs with TALLY_TEST_NIC set (every port's device is a tally-nic).
+ */
+#include <rte_flow.h>
+
+#include "tally_dpdk_test.h"
+
+static int rmv_events;
+
+static int
+on_rmv(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret);
+	if (ev == RTE_ETH_EVENT_INTR_RMV)
+		rmv_events++;
+	return 0;
+}
+
+/* Loop n frames through the port's wire; returns frames back. */
+static unsigned int
+loop_frames(uint16_t port, unsigned int n)
+{
+	struct rte_mbuf *tx[64], *rx[64];
+	unsigned int i, got;
+
+	for (i = 0; i < n; i++)
+		tx[i] = tdt_mbuf_build(64, i, 1);
+	if (tdt_tx_all(port, 0, tx, n) != n)
+		return 0;
+	got = tdt_rx_all(port, 1, rx, NULL, RTE_DIM(rx), n);
+	tdt_free_all(rx, got);
+	return got;
+}
+
+static pid_t
+nic_pid_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < TDT_MAX_NICS; i++)
+		if (tdt_nics[i].pid > 0 && strcmp(tdt_nics[i].name, name) == 0)
+			return tdt_nics[i].pid;
+	return -1;
+}
+
+static int
+test_device_killed_midtraffic(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_mbuf *tx[32];
+	struct rte_eth_link link;
+	struct rte_eth_stats st;
+	struct rte_flow_error err;
+	char name[32];
+	uint64_t t0, hz = rte_get_timer_hz();
+	unsigned int i, k;
+	int port;
+	pid_t pid;
+
+	port = tdt_port_create("wire=loop", name, sizeof(name));
+	TEST_ASSERT(port >= 0, "create %d", port);
+	TEST_ASSERT_EQ(tdt_port_setup((uint16_t)port, &pc), 0, "");
+	TEST_ASSERT_EQ(rte_eth_dev_callback_register((uint16_t)port,
+		RTE_ETH_EVENT_INTR_RMV, on_rmv, NULL), 0, "");
+	TEST_ASSERT_EQ(loop_frames((uint16_t)port, 32), 32, "traffic before");
+	TEST_ASSERT_EQ(rte_eth_link_get_nowait((uint16_t)port, &link), 0, "");
+	TEST_ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP, "");
+
+	pid = nic_pid_of(name);
+	TEST_ASSERT(pid > 0, "");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+
+	/* bursts keep returning: the ring fills, nothing blocks for long */
+	t0 = rte_get_timer_cycles();
+	for (k = 0; k < 64; k++) {
+		uint16_t sent;
+
+		for (i = 0; i < RTE_DIM(tx); i++)
+			tx[i] = tdt_mbuf_build(64, i, 1);
+		sent = rte_eth_tx_burst((uint16_t)port, 0, tx, RTE_DIM(tx));
+		tdt_free_all(tx + sent, RTE_DIM(tx) - sent);
+		(void)rte_eth_rx_burst((uint16_t)port, 0, tx, RTE_DIM(tx));
+	}
+	TEST_ASSERT(rte_get_timer_cycles() - t0 < 10 * hz, "bursts took too long");
+	/* the link goes down within the loss timeout */
+	t0 = rte_get_timer_cycles();
+	do {
+		TEST_ASSERT_EQ(rte_eth_link_get_nowait((uint16_t)port, &link), 0, "");
+		if (link.link_status == RTE_ETH_LINK_DOWN)
+			break;
+		rte_delay_ms(50);
+	} while (rte_get_timer_cycles() - t0 < 5 * hz);
+	TEST_ASSERT_EQ(link.link_status, RTE_ETH_LINK_DOWN, "");
+	TEST_ASSERT_EQ(rmv_events, 1, "one removal event");
+	TEST_ASSERT_EQ(rte_eth_stats_get((uint16_t)port, &st), 0, "");
+	/* a flow call returns (whatever it says) */
+	t0 = rte_get_timer_cycles();
+	(void)rte_flow_create((uint16_t)port, &attr, pat, act, &err);
+	TEST_ASSERT(rte_get_timer_cycles() - t0 < 10 * hz, "flow create hung");
+	tdt_port_destroy((uint16_t)port, name);
+
+	/* a new device, a new port: traffic again */
+	port = tdt_port_create("wire=loop", name, sizeof(name));
+	TEST_ASSERT(port >= 0, "re-create %d", port);
+	TEST_ASSERT_EQ(tdt_port_setup((uint16_t)port, &pc), 0, "");
+	TEST_ASSERT_EQ(loop_frames((uint16_t)port, 32), 32, "traffic after");
+	tdt_port_destroy((uint16_t)port, name);
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_device_killed_midtraffic),
+};
+
+int
+main(void)
+{
+	if (tdt_nic_path() == NULL) {
+		fprintf(stderr, "TALLY_TEST_NIC is not set\n");
+		return TEST_SKIPPED;
+	}
+	tdt_eal_init("tally-nic-port");
+	return tally_test_run("nic-port", cases, RTE_DIM(cases));
+}
