@@ -179,12 +179,15 @@ if [ ! -x "$nic" ] || [ "${TALLY_VM_PROBE_ONLY:-0}" = 1 ]; then
 	log "no device process ($nic): identity-only BAR files, the guest checks the probe path"
 fi
 
-# start_nic NAME DEVICE_ARGS: a device process on $work/NAME
+# start_nic NAME DEVICE_ARGS [OPTION...]: a device process on $work/NAME
+declare -A nic_pid
 start_nic() {
-	local bar=$work/$1 i
-	"$nic" --bar "$bar" --guest-ram "$ram" --log-level 6 "$2" \
-		> "$work/$1.log" 2>&1 &
+	local bar=$work/$1 name=$1 devargs=$2 i
+	shift 2
+	"$nic" --bar "$bar" --guest-ram "$ram" --log-level 4 "$@" "$devargs" \
+		> "$work/$name.log" 2>&1 &
 	pids+=($!)
+	nic_pid[$name]=$!
 	for i in $(seq 100); do
 		if [ -s "$bar" ] && [ "$(od -An -tx4 -N4 "$bar" | tr -d ' ')" = 594c4154 ]; then
 			return 0
@@ -192,12 +195,14 @@ start_nic() {
 		kill -0 "${pids[-1]}" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$work/$1.log"
-	die "device process for $1 did not publish its BAR"
+	cat "$work/$name.log"
+	die "device process for $name did not publish its BAR"
 }
 
 if [ $mode = full ]; then
-	start_nic bar0 "wire=pcap,rx_pcap=$src/test/data/demo.pcap,rxq=2,txq=2,counters=65536,comp_counters=1024"
+	# the pcap wire waits until the guest's flow is in place (plug_wire)
+	start_nic bar0 "wire=pcap,rx_pcap=$src/test/data/demo.pcap,rxq=2,txq=2,counters=65536,comp_counters=1024" \
+		--hold-wire
 	start_nic bar1 "wire=loop,rxq=2,txq=2,counters=65536,comp_counters=1024,mac=02:00:00:00:00:01"
 else
 	python3 "$src/devtools/vm/mkbar.py" "$work/bar0" --rxq 2 --txq 2 &&
@@ -225,7 +230,7 @@ args+=(
 	-virtfs "local,path=$src,mount_tag=tallysrc,security_model=none,readonly=on"
 	-virtfs "local,path=$build,mount_tag=tallybuild,security_model=none,readonly=on"
 	-kernel "$kdir/vmlinux" -initrd "$initrd"
-	-append "console=ttyS0 quiet panic=-1 intel_iommu=on hugepages=96 TALLY_SRC=$src TALLY_BUILD=$build TALLY_GUEST_TEST=$src/devtools/vm/guest-test.sh TALLY_MODE=$mode TALLY_BDFS=0000:00:04.0,0000:00:05.0"
+	-append "console=ttyS0 quiet panic=-1 no_timer_check intel_iommu=on hugepages=96 TALLY_SRC=$src TALLY_BUILD=$build TALLY_GUEST_TEST=$src/devtools/vm/guest-test.sh TALLY_MODE=$mode TALLY_BDFS=0000:00:04.0,0000:00:05.0"
 )
 
 log "guest: kernel $kver, $mode test, BARs $(stat -c %s "$work/bar0") + $(stat -c %s "$work/bar1") bytes"
@@ -236,9 +241,23 @@ pids+=($qemu)
 tail -n +1 -f --pid=$qemu "$con" &
 tailpid=$!
 pids+=($tailpid)
+# The guest asks for a held wire to be plugged in with a console line
+# "tally-vm: plug-wire NAME"; the device process takes SIGUSR2 for it.
+plugged=" "
+plug_wire() {
+	local name
+	for name in $(sed -n 's/^tally-vm: plug-wire \(bar[0-9]\).*/\1/p' "$con"); do
+		case "$plugged" in *" $name "*) continue ;; esac
+		plugged="$plugged$name "
+		if [ -n "${nic_pid[$name]:-}" ]; then
+			kill -USR2 "${nic_pid[$name]}" && log "wire of $name plugged in"
+		fi
+	done
+}
 deadline=$(( $(date +%s) + timeout_s ))
 while kill -0 $qemu 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do
-	sleep 0.5
+	plug_wire
+	sleep 0.2
 done
 if kill -0 $qemu 2>/dev/null; then
 	kill $qemu
@@ -262,10 +281,14 @@ for f in "$work"/bar*.log; do
 done
 [ -n "$rc" ] || die "the guest did not report a result (QEMU exit status $qrc)"
 if [ $mode = full ]; then
-	for i in 0 1; do
-		kill -0 "${pids[$i]}" 2>/dev/null || die "device process bar$i died"
+	for i in bar0 bar1; do
+		kill -0 "${nic_pid[$i]}" 2>/dev/null || die "device process $i died"
 	done
 	log "PASS: both device processes still running"
+	if grep -h "fault cause" "$work"/bar*.log | head -3 | grep .; then
+		die "the devices recorded faults (DMA outside the driver's regions?)"
+	fi
+	log "PASS: no device faults"
 fi
 [ "$rc" = 0 ] || die "guest test exit status $rc"
 log "PASS"

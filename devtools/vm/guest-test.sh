@@ -81,6 +81,15 @@ testpmd() {
 		-- -i --rxq=2 --txq=2 --disable-rss --total-num-mbufs=4096 --no-flush-rx "$@" \
 		> "$out" 2>&1
 }
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 expect() {
 	local f=$1 re
 	shift
@@ -99,9 +108,13 @@ if [ "$mode" = probe ]; then
 else
 	{
 		echo "flow create 0 ingress pattern eth / ipv4 / udp / end actions count / queue index 1 / end"
+		# once the rule is in place, the host plugs in the device's pcap wire
+		wait_for /tmp/testpmd.out "Flow rule #0 created" 90 &&
+			echo "tally-vm: plug-wire bar0" >&2
+		sleep 2
 		echo "set fwd rxonly"
 		echo "start"
-		sleep 4
+		sleep 5
 		echo "stop"
 		echo "flow query 0 0 count"
 		echo "show port stats 0"
@@ -113,8 +126,11 @@ else
 	check "testpmd: flow create" expect /tmp/testpmd.out "Flow rule #0 created"
 	check "testpmd: flow query hits 16 bytes 4912" expect /tmp/testpmd.out \
 		"hits: 16$" "bytes: 4912$"
-	check "testpmd: 16 frames on queue 1" bash -c \
-		"grep -A1 'RX Port= 0/Queue= 1' /tmp/testpmd.out | grep -q 'RX-packets: 16 '"
+	check "testpmd: 16 frames on queue 1, 48 on queue 0" bash -c \
+		"grep -A1 'RX Port= 0/Queue= 1' /tmp/testpmd.out | grep -q 'RX-packets: 16 ' &&
+		 grep -A1 'RX Port= 0/Queue= 0' /tmp/testpmd.out | grep -q 'RX-packets: 48 '"
+	check "testpmd: port stats 64 frames, none missed" expect /tmp/testpmd.out \
+		"RX-packets: 64 +RX-missed: 0 +RX-bytes: +28256$"
 fi
 
 # ---- 4. a verbs program counting its own flow on the loopback function -------
