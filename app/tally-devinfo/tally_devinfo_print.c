@@ -8,6 +8,7 @@
 
 #include "tally_devinfo.h"
 
+/* Indexed by bit number (TALLY_CAP_* in tally_regs.h). */
 static const char *const cap_names[32] = {
 	[0] = "rss",
 	[1] = "rx-scatter",
@@ -17,6 +18,7 @@ static const char *const cap_names[32] = {
 	[5] = "ccnt",
 	[6] = "cnt-mirror",
 	[7] = "dma-check",
+	[8] = "posted",
 };
 
 static const char *const status_names[32] = {

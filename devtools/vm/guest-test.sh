@@ -52,19 +52,21 @@ check "bind again is a no-op" \
 check "tally-devinfo lists the functions" test $? -eq 0
 devinfo_json() {
 	"$devinfo" --json > /tmp/devinfo.json || return 1
-	python3 - "$bdf0" "$bdf1" <<'EOF'
+	python3 - "$bdf0" "$bdf1" "$mode" <<'EOF'
 import json, sys
 devs = json.load(open("/tmp/devinfo.json"))["devices"]
 want = {sys.argv[1]: "02:00:00:00:00:00", sys.argv[2]: "02:00:00:00:00:01"}
+# the device process posts register writes through its mailbox
+posted = sys.argv[3] == "full"
 assert sorted(d["bdf"] for d in devs) == sorted(want), devs
 for d in devs:
     i = d["identity"]
     got = (d["function"], d["register_bar"], d["driver"], d["iommu_group"] is not None,
            i["signature"], i["version"], i["rx_queues"], i["tx_queues"],
            i["counters"], i["comp_counters"], i["mac"], "steer" in i["capabilities"],
-           d["problems"])
+           "posted" in i["capabilities"], d["problems"])
     exp = ("ivshmem", 2, "vfio-pci", True, "0x594c4154", "1.0", 2, 2, 65536, 1024,
-           want[d["bdf"]], True, [])
+           want[d["bdf"]], True, posted, [])
     assert got == exp, (d["bdf"], got, exp)
     bar2 = [b for b in d["bars"] if b["index"] == 2]
     assert len(bar2) == 1 and bar2[0]["size"] >= 65536 + 65536 * 16, d["bars"]
