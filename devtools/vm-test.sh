@@ -133,7 +133,8 @@ kdir=$cache/$kver
 # ---- initramfs: busybox, the modules, /init --------------------------------
 initramfs() {
 	local sum root out a
-	sum=$(cat "$src/devtools/vm/guest-init.sh" "$kdir/modules.list" /bin/busybox \
+	# inputs: this script (the layout below), /init, modules, busybox
+	sum=$(cat "$0" "$src/devtools/vm/guest-init.sh" "$kdir/modules.list" /bin/busybox \
 		"$src/devtools/vm/mkimage.py" | sha256sum | cut -c1-12)
 	out=$kdir/initramfs-$sum.cpio.gz
 	if [ ! -f "$out" ]; then
@@ -151,6 +152,8 @@ initramfs() {
 		ln -s usr/lib64 "$root/lib64"
 		ln -s /usr/lib/x86_64-linux-gnu "$root/lib/x86_64-linux-gnu"
 		ln -s ../run "$root/var/run"
+		# host scripts starting with #!/bin/bash (ldd, ...)
+		ln -s /usr/bin/bash "$root/bin/bash"
 		rm -f "$kdir"/initramfs-*.cpio.gz
 		python3 "$src/devtools/vm/mkimage.py" initramfs "$root" "$out" || out=""
 		rm -rf "$root"

@@ -8,6 +8,10 @@
 # steps (0 = all passed).
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# as devtools/asan.sh sets them on the host (a sanitizer build stops at the
+# first error)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 src=$TALLY_SRC
 build=$TALLY_BUILD
 mode=$TALLY_MODE
@@ -33,6 +37,15 @@ mkdir -p -m 755 "$pmd_dir"
 install -m 755 "$build/drivers/net/tally/librte_net_tally.so" "$pmd_dir/"
 eal_common=(--iova-mode=pa --huge-unlink --no-telemetry
 	--log-level='pmd.net.tally.*:info')
+# testpmd's output line-buffered (stdbuf's preload and settings). A
+# sanitizer build of the PMD needs its runtime loaded first into the
+# uninstrumented testpmd (before libstdbuf); testpmd's own exit-time leaks
+# are not ours.
+san=$(ldd "$pmd_dir/librte_net_tally.so" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
+tp_env=(env "LD_PRELOAD=${san}/usr/libexec/coreutils/libstdbuf.so" _STDBUF_O=L _STDBUF_E=L)
+if [ -n "$san" ]; then
+	tp_env+=("ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
+fi
 
 # ---- 1. vfio-pci binding with tally-devinfo ----------------------------------
 bind_ok() {
@@ -78,7 +91,7 @@ check "tally-devinfo --json: identity of both functions" devinfo_json
 testpmd() {
 	local out=$1
 	shift
-	timeout 150 stdbuf -oL -eL dpdk-testpmd --lcores=0@0,1@0 -a "$bdf0" \
+	timeout 150 "${tp_env[@]}" dpdk-testpmd --lcores=0@0,1@0 -a "$bdf0" \
 		--file-prefix=tp "${eal_common[@]}" -d "$pmd_dir/librte_net_tally.so" \
 		-- -i --rxq=2 --txq=2 --disable-rss --total-num-mbufs=4096 --no-flush-rx "$@" \
 		> "$out" 2>&1
