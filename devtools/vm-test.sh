@@ -96,7 +96,7 @@ kernel_pkg() {
 }
 
 prepare_kernel() {
-	local pkg=$1 kver=${1#linux-image-} dir=$cache/${1#linux-image-} tmp m
+	local pkg=$1 kver=${1#linux-image-} dir=$cache/${1#linux-image-} tmp new m
 	[ -f "$dir/vmlinux" ] && [ -f "$dir/modules.list" ] && return 0
 	log "fetching $pkg (once; cached in $dir)"
 	mkdir -p "$cache"
@@ -105,18 +105,23 @@ prepare_kernel() {
 		rm -rf "$tmp"
 		return 1
 	fi
+	new=$tmp/out
 	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" ./boot ./lib/modules &&
 	busybox depmod -b "$tmp" "$kver" &&
-	mkdir -p "$dir.new/modules" &&
-	python3 "$src/devtools/vm/mkimage.py" vmlinux "$tmp/boot/vmlinuz-$kver" "$dir.new/vmlinux" &&
+	mkdir -p "$new/modules" &&
+	python3 "$src/devtools/vm/mkimage.py" vmlinux "$tmp/boot/vmlinuz-$kver" "$new/vmlinux" &&
 	python3 "$src/devtools/vm/mkimage.py" closure "$tmp/lib/modules/$kver/modules.dep" \
-		$modules > "$dir.new/modules.list" || { rm -rf "$tmp" "$dir.new"; return 1; }
+		$modules > "$new/modules.list" || { rm -rf "$tmp"; return 1; }
 	while read -r m; do
-		mkdir -p "$dir.new/modules/$(dirname "$m")"
-		cp "$tmp/lib/modules/$kver/$m" "$dir.new/modules/$m"
-	done < "$dir.new/modules.list"
-	rm -rf "$tmp" "$dir"
-	mv "$dir.new" "$dir"
+		mkdir -p "$new/modules/$(dirname "$m")"
+		cp "$tmp/lib/modules/$kver/$m" "$new/modules/$m"
+	done < "$new/modules.list"
+	# another run may have finished first: keep its copy
+	[ -f "$dir/modules.list" ] || rm -rf "$dir"
+	mv -T "$new" "$dir" 2>/dev/null || [ -f "$dir/modules.list" ]
+	local rc=$?
+	rm -rf "$tmp"
+	return $rc
 }
 
 pkg=$(kernel_pkg)
@@ -154,7 +159,8 @@ initramfs() {
 		ln -s ../run "$root/var/run"
 		# host scripts starting with #!/bin/bash (ldd, ...)
 		ln -s /usr/bin/bash "$root/bin/bash"
-		rm -f "$kdir"/initramfs-*.cpio.gz
+		# images of other versions of the inputs, unless in use right now
+		find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio.gz' -mmin +60 -delete
 		python3 "$src/devtools/vm/mkimage.py" initramfs "$root" "$out" || out=""
 		rm -rf "$root"
 	fi
@@ -179,7 +185,7 @@ nic=$build/app/tally-nic/tally-nic
 mode=full
 if [ ! -x "$nic" ] || [ "${TALLY_VM_PROBE_ONLY:-0}" = 1 ]; then
 	mode=probe
-	log "no device process ($nic): identity-only BAR files, the guest checks the probe path"
+	log "probe-only test (no $nic, or TALLY_VM_PROBE_ONLY=1): identity-only BAR files"
 fi
 
 # start_nic NAME DEVICE_ARGS [OPTION...]: a device process on $work/NAME
@@ -292,6 +298,14 @@ if [ $mode = full ]; then
 		die "the devices recorded faults (DMA outside the driver's regions?)"
 	fi
 	log "PASS: no device faults"
+	for i in bar0 bar1; do
+		kill -TERM "${nic_pid[$i]}"
+		wait "${nic_pid[$i]}"
+		st=$?
+		[ $st -eq 0 ] || die "device process $i exited with status $st on SIGTERM"
+		[ ! -e "$work/$i" ] || die "device process $i left its BAR file behind"
+	done
+	log "PASS: both device processes stop cleanly on SIGTERM"
 fi
 [ "$rc" = 0 ] || die "guest test exit status $rc"
 log "PASS"

@@ -54,7 +54,8 @@ tally_devinfo_bar_read(const char *path, struct tally_devinfo_id *id,
 
 	memset(id, 0, sizeof(*id));
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given by mistake must not block the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));

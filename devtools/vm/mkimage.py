@@ -36,9 +36,10 @@ def vmlinux(src, out):
         except lzma.LZMAError:
             elf = b""
         if elf[:4] == b"\x7fELF":
-            with open(out + ".tmp", "wb") as f:
+            tmp = "%s.%d.tmp" % (out, os.getpid())
+            with open(tmp, "wb") as f:
                 f.write(elf)
-            os.rename(out + ".tmp", out)
+            os.rename(tmp, out)
             return 0
         pos = img.find(XZ_MAGIC, pos + 1)
     sys.stderr.write("mkimage: no xz-compressed ELF kernel in %s\n" % src)
@@ -58,7 +59,8 @@ def cpio_entry(out, ino, name, mode, data=b"", rdev=(0, 0), nlink=1):
 
 def initramfs(root, out):
     ino = 1
-    with gzip.open(out + ".tmp", "wb", compresslevel=6) as f:
+    tmp = "%s.%d.tmp" % (out, os.getpid())
+    with gzip.open(tmp, "wb", compresslevel=6) as f:
         for d, dirs, files in os.walk(root):
             dirs.sort()
             for n in [""] + sorted(dirs) + sorted(files):
@@ -79,7 +81,7 @@ def initramfs(root, out):
                 ino += 1
         cpio_entry(f, ino, "dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
         cpio_entry(f, 0, "TRAILER!!!", 0)
-    os.rename(out + ".tmp", out)
+    os.rename(tmp, out)
     return 0
 
 
