@@ -7,6 +7,7 @@
 # Prints the cache directory holding the SDK headers on its last line.
 set -euo pipefail
 
+# dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
       iproute2 tcpdump python3"

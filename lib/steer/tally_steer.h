@@ -187,6 +187,10 @@ int tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 			       struct tally_steer_matcher **out);
 /* -EBUSY while it holds rules. */
 int tally_steer_matcher_destroy(struct tally_steer_matcher *m);
+/* Size the hash array for nb_rules now, so inserting up to that many never
+ * grows it, and never shrink it below that on deletes. -ENOSPC beyond the
+ * largest array, -ENOMEM. */
+int tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules);
 /* Key words the mask uses (0..128). */
 uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
 uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);

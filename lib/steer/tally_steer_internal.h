@@ -54,6 +54,7 @@ struct tally_steer_matcher {
 	struct steer_dmem htab;		/* struct tally_steer_htab + entries */
 	uint8_t *ent;			/* first entry */
 	uint32_t log2;
+	uint32_t min_log2;		/* deletes never shrink below (reserve) */
 	uint32_t stride;
 	uint32_t used;			/* VALID entries */
 	uint32_t tombs;			/* TOMB entries */

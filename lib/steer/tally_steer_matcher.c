@@ -233,3 +233,28 @@ tally_steer_matcher_log2(const struct tally_steer_matcher *m)
 {
 	return m->log2;
 }
+
+int
+tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
+{
+	struct tally_steer_ctx *ctx;
+	uint32_t log2 = STEER_HTAB_MIN_LOG2;
+	int rc = 0;
+
+	if (m == NULL)
+		return -EINVAL;
+	/* the array holds up to 3/4 live or dead entries before it grows */
+	while ((uint64_t)nb_rules * 4 > (3ull << log2) && log2 < TALLY_STEER_HTAB_MAX_LOG2)
+		log2++;
+	if ((uint64_t)nb_rules * 4 > (3ull << log2))
+		return -ENOSPC;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(&ctx->lock);
+	if (log2 > m->log2)
+		rc = steer_matcher_rehash(m, log2);
+	if (rc == 0 && log2 > m->min_log2)
+		m->min_log2 = log2;
+	steer_reclaim_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}

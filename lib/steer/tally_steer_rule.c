@@ -232,8 +232,9 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	 * the delete itself is done). Amortised O(1). */
 	n = 1u << m->log2;
 	if (m->tombs * 4 > n ||
-	    (m->log2 > STEER_HTAB_MIN_LOG2 && (uint64_t)m->used * 16 < n)) {
-		uint32_t log2 = STEER_HTAB_MIN_LOG2;
+	    (m->log2 > TALLY_MAX(m->min_log2, (uint32_t)STEER_HTAB_MIN_LOG2) &&
+	     (uint64_t)m->used * 16 < n)) {
+		uint32_t log2 = TALLY_MAX(m->min_log2, (uint32_t)STEER_HTAB_MIN_LOG2);
 
 		while ((uint64_t)m->used * 8 > (3ull << log2))
 			log2++;

@@ -27,88 +27,8 @@
 
 #include "tally_ethdev.h"
 #include "tally_flow.h"
+#include "tally_flow_priv.h"
 #include "tally_logs.h"
-
-#define TALLY_FLOW_GROUPS	4096
-#define TALLY_FLOW_RSS_SETS	4096
-#define TALLY_FLOW_HANDLE_MAGIC	0x54494e44u	/* "TIND" */
-#define TALLY_FLOW_SYNC_US	1000000
-
-struct tally_flow_matcher {
-	TAILQ_ENTRY(tally_flow_matcher) next;
-	struct tally_steer_matcher *m;
-	uint32_t group;
-	uint32_t priority;
-	uint32_t refs;
-	struct tally_match_key mask;
-};
-
-struct tally_flow_rss {
-	TAILQ_ENTRY(tally_flow_rss) next;
-	uint32_t id;
-	uint32_t refs;
-	uint32_t hf;
-	uint16_t nq;
-	uint16_t queues[TALLY_FLOW_MAX_RSS_QUEUES];
-};
-
-/* Rules naming a handle each hold a reference on its counter (taken by the
- * steering engine), so the handle is in use while the count is above 1. */
-struct rte_flow_action_handle {
-	TAILQ_ENTRY(rte_flow_action_handle) next;
-	uint32_t magic;
-	uint32_t counter;
-};
-
-/* A flow is live while magic is TALLY_FLOW_MAGIC: destroy, query and dump
- * check it (and the port), so a destroyed flow, a double destroy or another
- * port's flow get EINVAL instead of corrupting the list. Flow objects stay
- * in the slab until the engine is released, so the check reads valid
- * memory. */
-#define TALLY_FLOW_MAGIC	0x7a11
-
-#define FLOW_F_COUNTED		(1u << 0)	/* counter is valid */
-#define FLOW_F_INDIRECT		(1u << 1)	/* ... and belongs to a handle */
-#define FLOW_F_RSS		(1u << 2)	/* rss_id names an RSS set */
-
-struct rte_flow {
-	TAILQ_ENTRY(rte_flow) next;
-	struct tally_steer_rule *rule;
-	struct tally_flow_matcher *matcher;	/* group, priority */
-	uint32_t counter;
-	uint16_t magic;
-	uint16_t port_id;
-	uint16_t rss_id;			/* fc->rss_by_id[] */
-	uint8_t flags;				/* FLOW_F_* */
-};
-/* memory per rule: keep the object at 48 bytes */
-_Static_assert(sizeof(struct rte_flow) <= 48, "struct rte_flow grew");
-
-/* Flow objects live in host memory the device never reads: slabs of
- * TALLY_FLOW_SLAB_N, recycled through a free list, released at fini. */
-#define TALLY_FLOW_SLAB_N	4096
-
-struct tally_flow_slab {
-	struct tally_flow_slab *next;
-	struct rte_flow obj[TALLY_FLOW_SLAB_N];
-};
-
-struct tally_flow_ctx {
-	pthread_mutex_t lock;
-	struct tally_fence fence;
-	struct tally_cnt_pool *cnt;
-	struct tally_steer_ctx *steer;
-	TAILQ_HEAD(, rte_flow) flows;
-	TAILQ_HEAD(, rte_flow_action_handle) handles;
-	TAILQ_HEAD(, tally_flow_matcher) matchers;
-	TAILQ_HEAD(, tally_flow_rss) rss_sets;
-	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
-	struct tally_flow_slab *slabs;
-	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
-	struct rte_flow *free_flows;		/* linked through next.tqe_next */
-	uint32_t nb_flows;
-	bool isolated;
-};
 
 /* ---- device-visible memory for lib/steer ---------------------------------- */
 
@@ -147,6 +67,7 @@ tally_flow_init(struct tally_adapter *ad)
 	TAILQ_INIT(&fc->handles);
 	TAILQ_INIT(&fc->matchers);
 	TAILQ_INIT(&fc->rss_sets);
+	fc->dev = ad->eth_dev;
 	tally_fence_init(&fc->fence, &ad->hal.io);
 	ccfg.io = &ad->hal.io;
 	ccfg.fence = &fc->fence;
@@ -200,6 +121,8 @@ tally_flow_fini(struct tally_adapter *ad)
 		rte_free(h);
 	}
 	pthread_mutex_unlock(&fc->lock);
+	tally_flow_age_fini(fc);
+	tally_flow_tmpl_fini(fc);
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
 	/* matchers still held by raw-key rules (rte_pmd_tally_rule_*): the
 	 * steering context frees their rules and steering matchers */
@@ -503,6 +426,10 @@ flow_slabs_free(struct tally_flow_ctx *fc)
 static void
 flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
+	if (flow->flags & FLOW_F_AGE)
+		tally_flow_age_detach(fc, flow);
+	if (flow->tbl_id != 0)
+		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
 	if (flow->rule != NULL && tally_steer_rule_delete(flow->rule) != 0)
 		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
 	if (flow->matcher != NULL)
@@ -512,12 +439,12 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 	flow_obj_free(fc, flow);
 }
 
-static struct rte_flow *
-flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
-		   const struct rte_flow_attr *attr,
-		   const struct rte_flow_item pattern[],
-		   const struct rte_flow_action actions[],
-		   struct rte_flow_error *error)
+struct rte_flow *
+tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+			 const struct rte_flow_attr *attr,
+			 const struct rte_flow_item pattern[],
+			 const struct rte_flow_action actions[],
+			 uint16_t age_queue, struct rte_flow_error *error)
 {
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
@@ -560,7 +487,7 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_RSS;
 		a.act.arg = r->id;
 	}
-	if (a.count != NULL) {
+	if (a.count != NULL || a.age != NULL) {
 		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
 			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
@@ -568,11 +495,13 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		}
 		if (ret) {
 			rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
-					   a.count, "counter bank exhausted");
+					   a.count != NULL ? a.count : a.age,
+					   "counter bank exhausted");
 			goto fail;
 		}
 		own_counter = true;
-		flow->flags |= FLOW_F_COUNTED;
+		if (a.count != NULL)
+			flow->flags |= FLOW_F_COUNTED;
 	} else if (a.indirect != NULL) {
 		flow->counter = handle_check(fc, a.indirect->conf)->counter;
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
@@ -587,6 +516,14 @@ flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		steer_error(ret, error, ret == -ELOOP ? (const void *)a.fate :
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
+	}
+	if (a.age != NULL) {
+		ret = tally_flow_age_attach(dev, fc, flow, a.age->conf, age_queue);
+		if (ret) {
+			rte_flow_error_set(error, -ret, RTE_FLOW_ERROR_TYPE_ACTION,
+					   a.age, "no memory for the aging object");
+			goto fail;
+		}
 	}
 	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
@@ -614,13 +551,14 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		return NULL;
 	}
 	pthread_mutex_lock(&fc->lock);
-	flow = flow_create_locked(dev, fc, attr, pattern, actions, error);
+	flow = tally_flow_create_locked(dev, fc, attr, pattern, actions,
+					TALLY_FLOW_AGE_SYNC, error);
 	pthread_mutex_unlock(&fc->lock);
 	return flow;
 }
 
-static bool
-flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
+bool
+tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
 {
 	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
 	       flow->port_id == dev->data->port_id;
@@ -636,18 +574,24 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
 	pthread_mutex_lock(&fc->lock);
-	if (!flow_live(dev, flow)) {
+	if (!tally_flow_live(dev, flow)) {
 		pthread_mutex_unlock(&fc->lock);
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 			"no such flow on this port (destroyed, or never created)");
 	}
+	tally_flow_destroy_locked(fc, flow);
+	pthread_mutex_unlock(&fc->lock);
+	return 0;
+}
+
+void
+tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
 	TAILQ_REMOVE(&fc->flows, flow, next);
 	fc->nb_flows--;
 	flow_release(fc, flow);
 	tally_steer_ctx_reclaim(fc->steer);
-	pthread_mutex_unlock(&fc->lock);
-	return 0;
 }
 
 static int
@@ -708,14 +652,24 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
-	if (fc == NULL || !flow_live(dev, flow))
+	if (fc == NULL || !tally_flow_live(dev, flow))
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 			"no such flow on this port (destroyed, or never created)");
+	if (action != NULL && action->type == RTE_FLOW_ACTION_TYPE_AGE) {
+		if (!(flow->flags & FLOW_F_AGE))
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION, action,
+				"flow has no age action");
+		if (data == NULL)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
+		return tally_flow_age_query(fc, flow, data);
+	}
 	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT)
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
-			"only count can be queried");
+			"only count and age can be queried");
 	if (!(flow->flags & FLOW_F_COUNTED))
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
@@ -799,7 +753,7 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
 	pthread_mutex_lock(&fc->lock);
 	if (flow != NULL) {
-		if (!flow_live(dev, flow)) {
+		if (!tally_flow_live(dev, flow)) {
 			pthread_mutex_unlock(&fc->lock);
 			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_HANDLE, flow,
@@ -834,8 +788,8 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 
 /* ---- indirect COUNT ---------------------------------------------------------- */
 
-static struct rte_flow_action_handle *
-tally_handle_create(struct rte_eth_dev *dev,
+struct rte_flow_action_handle *
+tally_flow_handle_create(struct rte_eth_dev *dev,
 		    const struct rte_flow_indir_action_conf *conf,
 		    const struct rte_flow_action *action,
 		    struct rte_flow_error *error)
@@ -884,8 +838,8 @@ tally_handle_create(struct rte_eth_dev *dev,
 	return h;
 }
 
-static int
-tally_handle_destroy(struct rte_eth_dev *dev,
+int
+tally_flow_handle_destroy(struct rte_eth_dev *dev,
 		     struct rte_flow_action_handle *handle,
 		     struct rte_flow_error *error)
 {
@@ -916,8 +870,8 @@ tally_handle_destroy(struct rte_eth_dev *dev,
 	return 0;
 }
 
-static int
-tally_handle_update(struct rte_eth_dev *dev,
+int
+tally_flow_handle_update(struct rte_eth_dev *dev,
 		    struct rte_flow_action_handle *handle, const void *update,
 		    struct rte_flow_error *error)
 {
@@ -925,8 +879,8 @@ tally_handle_update(struct rte_eth_dev *dev,
 				   update, "count has no updatable state (query with reset clears it)");
 }
 
-static int
-tally_handle_query(struct rte_eth_dev *dev,
+int
+tally_flow_handle_query(struct rte_eth_dev *dev,
 		   const struct rte_flow_action_handle *handle, void *data,
 		   struct rte_flow_error *error)
 {
@@ -945,15 +899,32 @@ static int
 tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
 		     struct rte_flow_error *error)
 {
-	return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
-				   NULL, "flow aging is not supported yet");
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL)
+		return rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE,
+					   NULL, "flow engine not available");
+	if (n != 0 && contexts == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL, "NULL context array");
+	return tally_flow_age_get(fc, TALLY_FLOW_AGE_SYNC, contexts, n);
 }
 
 static int
 tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
 		       void **contexts, uint32_t n, struct rte_flow_error *error)
 {
-	return tally_get_aged_flows(dev, contexts, n, error);
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL)
+		return rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE,
+					   NULL, "flow engine not available");
+	if (n != 0 && contexts == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL, "NULL context array");
+	/* the queue matters only when every rule stays on its queue */
+	return tally_flow_age_get(fc, tally_flow_tmpl_strict(fc) ? queue_id :
+				  TALLY_FLOW_AGE_SYNC, contexts, n);
 }
 
 static struct rte_flow_ops tally_flow_ops = {
@@ -966,10 +937,10 @@ static struct rte_flow_ops tally_flow_ops = {
 	.dev_dump = tally_flow_dev_dump,
 	.get_aged_flows = tally_get_aged_flows,
 	.get_q_aged_flows = tally_get_q_aged_flows,
-	.action_handle_create = tally_handle_create,
-	.action_handle_destroy = tally_handle_destroy,
-	.action_handle_update = tally_handle_update,
-	.action_handle_query = tally_handle_query,
+	.action_handle_create = tally_flow_handle_create,
+	.action_handle_destroy = tally_flow_handle_destroy,
+	.action_handle_update = tally_flow_handle_update,
+	.action_handle_query = tally_flow_handle_query,
 };
 
 RTE_INIT(tally_flow_ops_init)

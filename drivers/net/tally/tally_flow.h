@@ -48,6 +48,7 @@ struct tally_flow_acts {
 	const struct rte_flow_action *count;	/* COUNT action, or NULL */
 	const struct rte_flow_action *indirect;	/* INDIRECT action, or NULL */
 	const struct rte_flow_action *fate;	/* fate action, or NULL */
+	const struct rte_flow_action *age;	/* AGE action, or NULL */
 	uint32_t rss_hf;		/* enum tally_rss_hf */
 	uint16_t rss_nq;
 	uint16_t rss_queues[TALLY_FLOW_MAX_RSS_QUEUES];

@@ -1,30 +1,84 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Template and asynchronous rte_flow callbacks.
+ * Template tables and flow queues (rte_flow_configure and friends).
  *
- * ethdev calls several of these without checking for NULL, so each exists
- * and fails cleanly with ENOTSUP and a message until the template engine is
- * implemented. The synchronous API (tally_flow.c) covers every rule these
- * would create.
+ * Objects
+ *  - pattern template: the item types and masks every rule of a table will
+ *    match, compiled once into a match-key mask (validated then).
+ *  - actions template: action types, with the confs that the mask marks as
+ *    constant; the others come with each rule.
+ *  - template table: a flow group and priority, its pattern and actions
+ *    templates, and one steering matcher per pattern template, compiled and
+ *    with its hash array sized for the table's rule count at creation, so a
+ *    rule insert only fills and hashes the key words and never grows the
+ *    array.
+ *  - flow queue: where operations are enqueued and their results pulled.
+ *    An operation runs when it is enqueued (the device sees a created rule
+ *    as soon as its entry is published); its result waits in the queue.
+ *    A destroy's result is released by pull only once a device fence
+ *    completed, so a pulled result means the device no longer sees the rule.
+ *
+ * Rules created through a queue are ordinary rte_flow objects: query, dump,
+ * flush and the synchronous destroy work on them too.
+ *
+ * Errors: a call whose arguments are wrong (queue, table, template index,
+ * item or action types, a full result ring) fails at once and enqueues
+ * nothing. An operation the engine rejects (a duplicate rule, exhausted
+ * counters, a value out of range) is enqueued as an RTE_FLOW_OP_ERROR result
+ * and leaves no state; the handle returned for it is never live (destroy or
+ * query of it is EINVAL).
+ *
+ * Locking: the engine lock (tally_flow_priv.h) around every operation; each
+ * queue's result ring is touched only by the thread that owns the queue, as
+ * the API requires.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include <rte_flow_driver.h>
+#include <rte_malloc.h>
 
-#include "tally_flow.h"
-
-#define NOT_YET	"template/async flow API is not supported by this port yet; use rte_flow_create"
+#include "tally_flow_tmpl.h"
+#include "tally_logs.h"
 
 static int
-not_yet(struct rte_flow_error *err)
+not_configured(struct rte_flow_error *err)
 {
-	return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
-				   NULL, NOT_YET);
+	return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow queues not configured: call rte_flow_configure first");
 }
+
+/* ---- info and configure ------------------------------------------------------ */
 
 static int
 t_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	   struct rte_flow_queue_info *qi, struct rte_flow_error *err)
 {
-	return not_yet(err);
+	struct tally_adapter *ad = tally_adapter(dev);
+
+	if (pi == NULL || qi == NULL)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "NULL output");
+	memset(pi, 0, sizeof(*pi));
+	memset(qi, 0, sizeof(*qi));
+	pi->max_nb_queues = TALLY_FLOW_MAX_QUEUES;
+	pi->max_nb_counters = ad->hal.cnt_num;
+	pi->max_nb_aging_objects = ad->hal.cnt_num;
+	pi->supported_flags = RTE_FLOW_PORT_FLAG_STRICT_QUEUE;
+	qi->max_size = TALLY_FLOW_MAX_QUEUE_SIZE;
+	return 0;
+}
+
+static void
+queues_free(struct tally_flow_tmpl *t)
+{
+	uint32_t i;
+
+	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
+		rte_free(t->q[i].res);
+	rte_free(t->q);
+	t->q = NULL;
+	t->nb_queues = 0;
 }
 
 static int
@@ -32,122 +86,455 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	    uint16_t nb_queue, const struct rte_flow_queue_attr *qa[],
 	    struct rte_flow_error *err)
 {
-	return not_yet(err);
+	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_queue *q;
+	struct tally_flow_tmpl *t;
+	uint32_t i;
+	int ret = 0;
+
+	if (fc == NULL)
+		return -EIO;
+	if (pa == NULL || qa == NULL)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "NULL port or queue attributes");
+	if (pa->flags & ~RTE_FLOW_PORT_FLAG_STRICT_QUEUE)
+		return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "unknown port flags");
+	if (pa->nb_meters != 0 || pa->nb_conn_tracks != 0)
+		return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "the device has no meters or connection tracking");
+	if (pa->nb_counters > ad->hal.cnt_num || pa->nb_aging_objects > ad->hal.cnt_num)
+		return rte_flow_error_set(err, ENOSPC, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "more counters or aging objects than the counter bank holds");
+	if (nb_queue == 0 || nb_queue > TALLY_FLOW_MAX_QUEUES)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "1 to 64 flow queues");
+	for (i = 0; i < nb_queue; i++)
+		if (qa[i] == NULL || qa[i]->size == 0 ||
+		    qa[i]->size > TALLY_FLOW_MAX_QUEUE_SIZE)
+			return rte_flow_error_set(err, EINVAL,
+				RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				"queue size must be 1 to 65536");
+	pthread_mutex_lock(&fc->lock);
+	t = tally_tmpl_get(fc);
+	if (t == NULL) {
+		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "no memory for the flow queues");
+		goto out;
+	}
+	if (!TAILQ_EMPTY(&t->tables) || !TAILQ_EMPTY(&t->pts) || !TAILQ_EMPTY(&t->ats)) {
+		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+					  "templates or tables exist: destroy them before reconfiguring");
+		goto out;
+	}
+	queues_free(t);
+	t->q = rte_zmalloc("tally_fq", nb_queue * sizeof(*t->q), 0);
+	for (i = 0; t->q != NULL && i < nb_queue; i++) {
+		q = &t->q[i];
+		q->size = qa[i]->size;
+		q->res = rte_zmalloc("tally_fq_res", q->size * sizeof(*q->res), 0);
+		t->nb_queues = i + 1;
+		if (q->res == NULL)
+			break;
+	}
+	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL) {
+		queues_free(t);
+		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "no memory for the flow queues");
+		goto out;
+	}
+	t->flags = pa->flags;
+	t->nb_counters = pa->nb_counters;
+	t->nb_aging = pa->nb_aging_objects;
+out:
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
 }
 
-static struct rte_flow_pattern_template *
-t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *a,
-	    const struct rte_flow_item pattern[], struct rte_flow_error *err)
+/* ---- flow queues ------------------------------------------------------------------ */
+
+static struct tally_flow_queue *
+queue_of(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err)
 {
-	not_yet(err);
-	return NULL;
+	if (fc->tmpl == NULL || fc->tmpl->q == NULL) {
+		not_configured(err);
+		return NULL;
+	}
+	if (queue >= fc->tmpl->nb_queues) {
+		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no such flow queue");
+		return NULL;
+	}
+	return &fc->tmpl->q[queue];
 }
 
+static bool
+queue_full(const struct tally_flow_queue *q)
+{
+	return q->tail - q->head >= q->size;
+}
+
+static void
+queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_data)
+{
+	struct rte_flow_op_result *r = &q->res[q->tail % q->size];
+
+	r->status = st;
+	r->user_data = user_data;
+	q->tail++;
+}
+
+/* The rule's items: types from the template, values from the rule, masks
+ * from the template. */
 static int
-t_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *pt,
+rule_pattern(const struct rte_flow_pattern_template *pt,
+	     const struct rte_flow_item pattern[], struct rte_flow_item *out,
 	     struct rte_flow_error *err)
 {
-	return not_yet(err);
+	uint32_t i;
+
+	for (i = 0; i < pt->nb_items; i++) {
+		const struct rte_flow_item *ti = &pt->items[i];
+
+		if (pattern[i].type != ti->type)
+			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
+				&pattern[i], pattern[i].type == RTE_FLOW_ITEM_TYPE_END ?
+				"rule pattern shorter than its template" :
+				"rule item type differs from its template");
+		out[i].type = ti->type;
+		out[i].last = NULL;
+		out[i].mask = ti->mask;
+		out[i].spec = ti->mask != NULL ? pattern[i].spec : NULL;
+		if (ti->mask != NULL && pattern[i].spec == NULL)
+			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
+				&pattern[i], "the template matches fields of this item: the rule needs its spec");
+	}
+	if (pattern[i].type != RTE_FLOW_ITEM_TYPE_END)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
+					   &pattern[i], "rule pattern longer than its template");
+	out[i].type = RTE_FLOW_ITEM_TYPE_END;
+	return 0;
 }
 
-static struct rte_flow_actions_template *
-t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr *a,
-	    const struct rte_flow_action actions[],
-	    const struct rte_flow_action masks[], struct rte_flow_error *err)
-{
-	not_yet(err);
-	return NULL;
-}
-
+/* The rule's actions: the template's constant confs, the rule's others. */
 static int
-t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *at,
+rule_actions(const struct rte_flow_actions_template *at,
+	     const struct rte_flow_action actions[], struct rte_flow_action *out,
 	     struct rte_flow_error *err)
 {
-	return not_yet(err);
-}
+	uint32_t i;
 
-static struct rte_flow_template_table *
-t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_attr *a,
-	       struct rte_flow_pattern_template *pt[], uint8_t npt,
-	       struct rte_flow_actions_template *at[], uint8_t nat,
-	       struct rte_flow_error *err)
-{
-	not_yet(err);
-	return NULL;
-}
-
-static int
-t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *t,
-		struct rte_flow_error *err)
-{
-	return not_yet(err);
+	for (i = 0; i < at->nb_actions; i++) {
+		if (actions[i].type != at->actions[i].type)
+			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+				&actions[i], actions[i].type == RTE_FLOW_ACTION_TYPE_END ?
+				"rule actions shorter than their template" :
+				"rule action type differs from its template");
+		out[i].type = at->actions[i].type;
+		out[i].conf = at->constant[i] ? at->actions[i].conf : actions[i].conf;
+	}
+	if (actions[i].type != RTE_FLOW_ACTION_TYPE_END)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+					   &actions[i], "rule actions longer than their template");
+	out[i].type = RTE_FLOW_ACTION_TYPE_END;
+	out[i].conf = NULL;
+	return 0;
 }
 
 static struct rte_flow *
 t_async_create(struct rte_eth_dev *dev, uint32_t queue,
-	       const struct rte_flow_op_attr *op, struct rte_flow_template_table *t,
-	       const struct rte_flow_item pattern[], uint8_t pti,
-	       const struct rte_flow_action actions[], uint8_t ati,
+	       const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
+	       const struct rte_flow_item pattern[], uint8_t pt_idx,
+	       const struct rte_flow_action actions[], uint8_t at_idx,
 	       void *user_data, struct rte_flow_error *err)
 {
-	not_yet(err);
-	return NULL;
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct rte_flow_item items[TALLY_TMPL_MAX_ITEMS + 1];
+	struct rte_flow_action acts[TALLY_TMPL_MAX_ACTIONS + 1];
+	struct rte_flow_template_table *tb;
+	struct tally_flow_queue *q;
+	struct rte_flow_error e2;
+	struct rte_flow *flow = NULL;
+
+	RTE_SET_USED(oa);	/* postpone: operations run at enqueue anyway */
+	if (fc == NULL)
+		return NULL;
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q == NULL)
+		goto out;
+	tb = tally_tmpl_table_check(fc->tmpl, tbp);
+	if (tb == NULL) {
+		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, tbp,
+				   "no such template table");
+		goto out;
+	}
+	if (pt_idx >= tb->nb_pt || at_idx >= tb->nb_at) {
+		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "template index beyond the table's templates");
+		goto out;
+	}
+	if (queue_full(q)) {
+		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow queue full: pull results first");
+		goto out;
+	}
+	if (pattern == NULL || actions == NULL) {
+		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "NULL pattern or actions");
+		goto out;
+	}
+	if (rule_pattern(tb->pt[pt_idx], pattern, items, err) != 0 ||
+	    rule_actions(tb->at[at_idx], actions, acts, err) != 0)
+		goto out;
+	if (tb->nb_rules >= tb->nb_flows) {
+		/* the table is full: a rejected operation */
+		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
+		flow = &q->failed;
+		goto out;
+	}
+	flow = tally_flow_create_locked(dev, fc, &tb->attr, items, acts,
+					(uint16_t)queue, &e2);
+	if (flow == NULL) {
+		/* rejected by the engine: an error result, no state */
+		TALLY_FLOW_LOG(DEBUG, "queue %u: create rejected: %s", queue,
+			       e2.message ? e2.message : "?");
+		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
+		flow = &q->failed;
+		goto out;
+	}
+	flow->tbl_id = (uint16_t)(tb->id + 1);
+	tb->nb_rules++;
+	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
+out:
+	pthread_mutex_unlock(&fc->lock);
+	return flow;
 }
 
 static int
 t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
-		const struct rte_flow_op_attr *op, struct rte_flow *flow,
+		const struct rte_flow_op_attr *oa, struct rte_flow *flow,
 		void *user_data, struct rte_flow_error *err)
 {
-	return not_yet(err);
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_queue *q;
+	int ret = 0;
+
+	RTE_SET_USED(oa);
+	if (fc == NULL)
+		return -EIO;
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q == NULL) {
+		ret = -rte_errno;
+		goto out;
+	}
+	if (!tally_flow_live(dev, flow)) {
+		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+					  "no such flow on this port (destroyed, or never created)");
+		goto out;
+	}
+	if (queue_full(q)) {
+		ret = rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+					  "flow queue full: pull results first");
+		goto out;
+	}
+	tally_flow_destroy_locked(fc, flow);
+	/* the result is released once the device is past the rule */
+	q->fence_ticket = tally_fence_ticket(&fc->fence);
+	tally_fence_request(&fc->fence);
+	q->fence_pending = true;
+	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
+out:
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
 }
 
 static int
 t_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 {
-	return not_yet(err);
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	int ret = 0;
+
+	if (fc == NULL)
+		return -EIO;
+	pthread_mutex_lock(&fc->lock);
+	if (queue_of(fc, queue, err) == NULL)
+		ret = -rte_errno;
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
 }
 
 static int
 t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
-       uint16_t n, struct rte_flow_error *err)
+       uint16_t n_res, struct rte_flow_error *err)
 {
-	return not_yet(err);
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_queue *q;
+	uint32_t ticket = 0, limit;
+	bool wait = false;
+	int n = 0;
+
+	if (fc == NULL)
+		return -EIO;
+	if (res == NULL && n_res != 0)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					   NULL, "NULL result array");
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q == NULL) {
+		pthread_mutex_unlock(&fc->lock);
+		return -rte_errno;
+	}
+	if (q->fence_pending) {
+		wait = true;
+		ticket = q->fence_ticket;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	/* destroy results: the device must be past the rules first */
+	if (wait && tally_fence_wait(&fc->fence, ticket, TALLY_FLOW_SYNC_US) != 0)
+		return rte_flow_error_set(err, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+					   "device fence timed out");
+	pthread_mutex_lock(&fc->lock);
+	if (wait && q->fence_ticket == ticket)
+		q->fence_pending = false;
+	/* the queue's owner is this thread: nothing was enqueued meanwhile */
+	limit = q->tail;
+	while (q->head != limit && n < n_res) {
+		res[n++] = q->res[q->head % q->size];
+		q->head++;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	return n;
 }
 
+/* ---- indirect actions through a queue ------------------------------------------- */
+
 static struct rte_flow_action_handle *
-t_ah_create(struct rte_eth_dev *dev, uint32_t queue,
-	    const struct rte_flow_op_attr *op,
+t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
 	    const struct rte_flow_indir_action_conf *conf,
 	    const struct rte_flow_action *action, void *user_data,
 	    struct rte_flow_error *err)
 {
-	not_yet(err);
-	return NULL;
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct rte_flow_action_handle *h;
+	struct tally_flow_queue *q;
+
+	RTE_SET_USED(oa);
+	if (fc == NULL)
+		return NULL;
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q != NULL && queue_full(q)) {
+		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow queue full: pull results first");
+		q = NULL;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	if (q == NULL)
+		return NULL;
+	h = tally_flow_handle_create(dev, conf, action, err);
+	if (h == NULL)
+		return NULL;
+	pthread_mutex_lock(&fc->lock);
+	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
+	pthread_mutex_unlock(&fc->lock);
+	return h;
+}
+
+/* Run a handle operation through queue: the call's own error when it is
+ * refused at once, else its result enqueued. */
+enum ah_op { AH_DESTROY, AH_UPDATE, AH_QUERY };
+
+static int
+ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
+	  struct rte_flow_action_handle *h, const void *arg, void *data,
+	  void *user_data, struct rte_flow_error *err)
+{
+	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_queue *q;
+	int ret;
+
+	if (fc == NULL)
+		return -EIO;
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q != NULL && queue_full(q)) {
+		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow queue full: pull results first");
+		q = NULL;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	if (q == NULL)
+		return -rte_errno;
+	switch (op) {
+	case AH_DESTROY:
+		ret = tally_flow_handle_destroy(dev, h, err);
+		break;
+	case AH_UPDATE:
+		ret = tally_flow_handle_update(dev, h, arg, err);
+		break;
+	default:
+		ret = tally_flow_handle_query(dev, h, data, err);
+		break;
+	}
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&fc->lock);
+	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
+	pthread_mutex_unlock(&fc->lock);
+	return 0;
 }
 
 static int
-t_ah_destroy(struct rte_eth_dev *dev, uint32_t queue,
-	     const struct rte_flow_op_attr *op, struct rte_flow_action_handle *h,
-	     void *user_data, struct rte_flow_error *err)
+t_ah_destroy(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
+	     struct rte_flow_action_handle *h, void *user_data, struct rte_flow_error *err)
 {
-	return not_yet(err);
+	RTE_SET_USED(oa);
+	return ah_queued(dev, queue, AH_DESTROY, h, NULL, NULL, user_data, err);
 }
 
 static int
-t_ah_update(struct rte_eth_dev *dev, uint32_t queue,
-	    const struct rte_flow_op_attr *op, struct rte_flow_action_handle *h,
-	    const void *update, void *user_data, struct rte_flow_error *err)
+t_ah_update(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
+	    struct rte_flow_action_handle *h, const void *update, void *user_data,
+	    struct rte_flow_error *err)
 {
-	return not_yet(err);
+	RTE_SET_USED(oa);
+	return ah_queued(dev, queue, AH_UPDATE, h, update, NULL, user_data, err);
 }
 
 static int
-t_ah_query(struct rte_eth_dev *dev, uint32_t queue,
-	   const struct rte_flow_op_attr *op, const struct rte_flow_action_handle *h,
-	   void *data, void *user_data, struct rte_flow_error *err)
+t_ah_query(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
+	   const struct rte_flow_action_handle *h, void *data, void *user_data,
+	   struct rte_flow_error *err)
 {
-	return not_yet(err);
+	RTE_SET_USED(oa);
+	return ah_queued(dev, queue, AH_QUERY, (struct rte_flow_action_handle *)(uintptr_t)h,
+			 NULL, data, user_data, err);
+}
+
+/* ---- life cycle -------------------------------------------------------------------- */
+
+bool
+tally_flow_tmpl_strict(const struct tally_flow_ctx *fc)
+{
+	return fc->tmpl != NULL && (fc->tmpl->flags & RTE_FLOW_PORT_FLAG_STRICT_QUEUE);
+}
+
+void
+tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
+{
+	struct tally_flow_tmpl *t = fc->tmpl;
+
+	if (t == NULL)
+		return;
+	pthread_mutex_lock(&fc->lock);
+	tally_tmpl_release_all(fc);
+	queues_free(t);
+	fc->tmpl = NULL;
+	pthread_mutex_unlock(&fc->lock);
+	rte_free(t);
 }
 
 void
@@ -155,12 +542,7 @@ tally_flow_async_ops_fill(struct rte_flow_ops *ops)
 {
 	ops->info_get = t_info_get;
 	ops->configure = t_configure;
-	ops->pattern_template_create = t_pt_create;
-	ops->pattern_template_destroy = t_pt_destroy;
-	ops->actions_template_create = t_at_create;
-	ops->actions_template_destroy = t_at_destroy;
-	ops->template_table_create = t_table_create;
-	ops->template_table_destroy = t_table_destroy;
+	tally_flow_tmpl_ops_fill(ops);
 	ops->async_create = t_async_create;
 	ops->async_destroy = t_async_destroy;
 	ops->push = t_push;

@@ -759,6 +759,26 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 		}
 		a->act.flags |= TALLY_STEER_A_COUNT;
 		return 0;
+	case RTE_FLOW_ACTION_TYPE_AGE: {
+		const struct rte_flow_action_age *age = act->conf;
+
+		if (a->age != NULL)
+			return rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act, "one age per rule");
+		if (age == NULL)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "age needs a timeout");
+		if (age->timeout == 0)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"age timeout must be at least 1 second");
+		if (age->reserved != 0)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"age reserved bits must be zero");
+		a->age = act;
+		return 0;
+	}
 	case RTE_FLOW_ACTION_TYPE_MARK:
 		if (act->conf == NULL)
 			return rte_flow_error_set(error, EINVAL,
@@ -814,7 +834,7 @@ act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
 }
 
 /* Parsed by devtools/check-flow-doc.sh: the actions act_one() accepts.
- * ACTION(count) ACTION(drop) ACTION(flag) ACTION(indirect) ACTION(jump)
+ * ACTION(age) ACTION(count) ACTION(drop) ACTION(flag) ACTION(indirect) ACTION(jump)
  * ACTION(mark) ACTION(passthru) ACTION(queue) ACTION(rss) ACTION(void)
  */
 
@@ -835,6 +855,12 @@ tally_flow_parse_actions(const struct rte_flow_action actions[],
 		if (ret)
 			return ret;
 	}
+	if (a->age != NULL && a->indirect != NULL)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, a->age,
+			"age watches the rule's own counter: not with an indirect count");
+	if (a->age != NULL)
+		a->act.flags |= TALLY_STEER_A_COUNT;
 	if (a->act.fate == TALLY_STEER_FATE_DROP &&
 	    (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG)))
 		return rte_flow_error_set(error, ENOTSUP,

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The rte_flow engine of one port, shared by the files that implement it:
+ * tally_flow.c (synchronous API, indirect COUNT, query, dump),
+ * tally_flow_async.c (template tables and flow queues) and tally_flow_age.c
+ * (the AGE action). tally_flow.h is what the rest of the PMD sees.
+ *
+ * Locking: `lock` serialises every control operation of the port - sync
+ * create/destroy/flush, template and table life cycle, flow-queue
+ * operations, the aging scan. Counter reads never take it.
+ */
+#ifndef TALLY_FLOW_PRIV_H
+#define TALLY_FLOW_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_flow.h>
+
+#include "tally_flow.h"
+
+#define TALLY_FLOW_GROUPS	4096
+#define TALLY_FLOW_RSS_SETS	4096
+#define TALLY_FLOW_HANDLE_MAGIC	0x54494e44u	/* "TIND" */
+#define TALLY_FLOW_SYNC_US	1000000
+#define TALLY_FLOW_AGE_SYNC	UINT16_MAX	/* not from a flow queue */
+
+struct tally_flow_matcher {
+	TAILQ_ENTRY(tally_flow_matcher) next;
+	struct tally_steer_matcher *m;
+	uint32_t group;
+	uint32_t priority;
+	uint32_t refs;
+	struct tally_match_key mask;
+};
+
+struct tally_flow_rss {
+	TAILQ_ENTRY(tally_flow_rss) next;
+	uint32_t id;
+	uint32_t refs;
+	uint32_t hf;
+	uint16_t nq;
+	uint16_t queues[TALLY_FLOW_MAX_RSS_QUEUES];
+};
+
+/* Rules naming a handle each hold a reference on its counter (taken by the
+ * steering engine), so the handle is in use while the count is above 1. */
+struct rte_flow_action_handle {
+	TAILQ_ENTRY(rte_flow_action_handle) next;
+	uint32_t magic;
+	uint32_t counter;
+};
+
+/* A flow is live while magic is TALLY_FLOW_MAGIC: destroy, query and dump
+ * check it (and the port), so a destroyed flow, a double destroy or another
+ * port's flow get EINVAL instead of corrupting the list. Flow objects stay
+ * in the slab until the engine is released, so the check reads valid
+ * memory. */
+#define TALLY_FLOW_MAGIC	0x7a11
+
+#define FLOW_F_COUNTED		(1u << 0)	/* counter is valid */
+#define FLOW_F_INDIRECT		(1u << 1)	/* ... and belongs to a handle */
+#define FLOW_F_RSS		(1u << 2)	/* rss_id names an RSS set */
+#define FLOW_F_AGE		(1u << 3)	/* aging watches `counter` */
+
+struct rte_flow {
+	TAILQ_ENTRY(rte_flow) next;
+	struct tally_steer_rule *rule;
+	struct tally_flow_matcher *matcher;	/* group, priority */
+	uint32_t counter;
+	uint16_t magic;
+	uint16_t port_id;
+	uint16_t rss_id;			/* fc->rss_by_id[] */
+	uint8_t flags;				/* FLOW_F_* */
+	uint16_t tbl_id;			/* template table id + 1, or 0 */
+};
+/* memory per rule: keep the object at 48 bytes */
+_Static_assert(sizeof(struct rte_flow) <= 48, "struct rte_flow grew");
+
+/* Flow objects live in host memory the device never reads: slabs of
+ * TALLY_FLOW_SLAB_N, recycled through a free list, released at fini. */
+#define TALLY_FLOW_SLAB_N	4096
+
+struct tally_flow_slab {
+	struct tally_flow_slab *next;
+	struct rte_flow obj[TALLY_FLOW_SLAB_N];
+};
+
+struct tally_flow_ctx {
+	pthread_mutex_t lock;
+	struct tally_fence fence;
+	struct tally_cnt_pool *cnt;
+	struct tally_steer_ctx *steer;
+	TAILQ_HEAD(, rte_flow) flows;
+	TAILQ_HEAD(, rte_flow_action_handle) handles;
+	TAILQ_HEAD(, tally_flow_matcher) matchers;
+	TAILQ_HEAD(, tally_flow_rss) rss_sets;
+	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
+	struct tally_flow_slab *slabs;
+	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
+	struct rte_flow *free_flows;		/* linked through next.tqe_next */
+	uint32_t nb_flows;
+	bool isolated;
+	struct rte_eth_dev *dev;
+	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
+	struct tally_flow_age *age;		/* tally_flow_age.c */
+};
+
+/* ---- tally_flow.c: what the template and aging code build on ------------- */
+
+struct rte_eth_dev;
+
+/* Create a rule from a full attr/pattern/actions (lock held). age_queue:
+ * the flow queue an AGE action reports to (TALLY_FLOW_AGE_SYNC for the
+ * synchronous API). */
+struct rte_flow *tally_flow_create_locked(struct rte_eth_dev *dev,
+					  struct tally_flow_ctx *fc,
+					  const struct rte_flow_attr *attr,
+					  const struct rte_flow_item pattern[],
+					  const struct rte_flow_action actions[],
+					  uint16_t age_queue,
+					  struct rte_flow_error *error);
+/* Unlink and release a live rule (lock held). */
+void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
+bool tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow);
+struct rte_flow_action_handle *
+tally_flow_handle_create(struct rte_eth_dev *dev,
+			 const struct rte_flow_indir_action_conf *conf,
+			 const struct rte_flow_action *action,
+			 struct rte_flow_error *error);
+int tally_flow_handle_destroy(struct rte_eth_dev *dev,
+			      struct rte_flow_action_handle *handle,
+			      struct rte_flow_error *error);
+int tally_flow_handle_update(struct rte_eth_dev *dev,
+			     struct rte_flow_action_handle *handle,
+			     const void *update, struct rte_flow_error *error);
+int tally_flow_handle_query(struct rte_eth_dev *dev,
+			    const struct rte_flow_action_handle *handle,
+			    void *data, struct rte_flow_error *error);
+
+/* ---- tally_flow_async.c ---------------------------------------------------- */
+
+/* Release flow queues, templates and tables (port close; lock not held). */
+void tally_flow_tmpl_fini(struct tally_flow_ctx *fc);
+/* rte_flow_configure() asked for RTE_FLOW_PORT_FLAG_STRICT_QUEUE. */
+bool tally_flow_tmpl_strict(const struct tally_flow_ctx *fc);
+/* A rule of a template table went away (lock held). */
+void tally_flow_tmpl_rule_gone(struct tally_flow_ctx *fc, uint16_t tbl_id);
+
+/* ---- tally_flow_age.c ------------------------------------------------------ */
+
+/* Attach aging to a just-created rule (lock held). queue: the flow queue,
+ * or TALLY_FLOW_AGE_SYNC. 0 or -ENOMEM. */
+int tally_flow_age_attach(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+			  struct rte_flow *flow, const struct rte_flow_action_age *conf,
+			  uint16_t queue);
+/* The rule is going away (lock held). */
+void tally_flow_age_detach(struct tally_flow_ctx *fc, struct rte_flow *flow);
+int tally_flow_age_query(struct tally_flow_ctx *fc, const struct rte_flow *flow,
+			 struct rte_flow_query_age *q);
+/* Aged rules' contexts; all queues when queue is TALLY_FLOW_AGE_SYNC. */
+int tally_flow_age_get(struct tally_flow_ctx *fc, uint32_t queue, void **contexts,
+		       uint32_t n);
+void tally_flow_age_fini(struct tally_flow_ctx *fc);
+
+#endif /* TALLY_FLOW_PRIV_H */

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Template tables and flow queues on a net_tally port over the loop wire:
+ * info and configure (and their errors), pattern and actions templates,
+ * tables, rules created and destroyed through a queue with exact counters
+ * after known traffic, rejected operations (an error result on pull and no
+ * state left), full tables and queues, indirect COUNT through a queue, and
+ * what may not be destroyed while in use.
+ *
+ * Frames come from tdt_frame_fill(): frame i is IPv4/UDP from 10.0.0.i.
+ */
+#include <rte_flow.h>
+
+#include "flow_test_util.h"
+
+#define LEN	100u
+#define QSIZE	64
+
+static struct rx_set rs;
+static const struct rte_flow_item_ipv4 src_mask = { .hdr.src_addr = RTE_BE32(0xffffffff) };
+
+struct tport {
+	struct fport fp;
+	struct rte_flow_pattern_template *pt;
+	struct rte_flow_actions_template *at;
+	struct rte_flow_template_table *tbl;
+};
+
+/* Stop, configure one flow queue of QSIZE, start. */
+static int
+tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
+{
+	const struct rte_flow_port_attr pa = { .nb_counters = 1024 };
+	const struct rte_flow_queue_attr qa = { .size = size };
+	const struct rte_flow_queue_attr *qap[4] = { &qa, &qa, &qa, &qa };
+	struct rte_flow_error e;
+	int ret;
+
+	rte_eth_dev_stop(port);
+	ret = rte_flow_configure(port, &pa, nb_queue, qap, &e);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	return ret;
+}
+
+/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule) */
+static int
+tp_open(struct tport *t, uint32_t nb_flows)
+{
+	const struct rte_flow_item tmpl[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
+	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
+	const struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
+	};
+	struct rte_flow_error e;
+	uint16_t port;
+
+	memset(t, 0, sizeof(*t));
+	if (fp_open(&t->fp, "", 2) != 0)
+		return -1;
+	port = (uint16_t)t->fp.port;
+	if (tp_configure(port, 1, QSIZE) != 0)
+		return -1;
+	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
+	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
+	if (t->pt == NULL || t->at == NULL)
+		return -1;
+	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
+	return t->tbl != NULL ? 0 : -1;
+}
+
+static void
+tp_close(struct tport *t)
+{
+	fp_close(&t->fp);
+}
+
+/* Enqueue a rule for source 10.0.0.src to queue q. */
+static struct rte_flow *
+q_create(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
+	 struct rte_flow_error *e)
+{
+	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src) };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue qc = { .index = q };
+	const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &qc },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_op_attr oa = { .postpone = 0 };
+
+	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, pat, 0,
+				     acts, 0, ud, e);
+}
+
+/* Pull everything; counts successes and errors; checks user data order. */
+static int
+q_pull(struct tport *t, uint32_t queue, unsigned int *ok, unsigned int *bad,
+       void **ud, unsigned int max)
+{
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow_error e;
+	int n, i;
+
+	*ok = 0;
+	*bad = 0;
+	n = rte_flow_pull((uint16_t)t->fp.port, queue, res, QSIZE, &e);
+	for (i = 0; i < n; i++) {
+		if (res[i].status == RTE_FLOW_OP_SUCCESS)
+			(*ok)++;
+		else
+			(*bad)++;
+		if ((unsigned int)i < max)
+			ud[i] = res[i].user_data;
+	}
+	return n;
+}
+
+static uint64_t
+hits(uint16_t port, struct rte_flow *f)
+{
+	const struct rte_flow_action count = { .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	struct rte_flow_query_count qc = { 0 };
+	struct rte_flow_error e;
+
+	if (rte_flow_query(port, f, &count, &qc, &e) != 0)
+		return UINT64_MAX;
+	return qc.hits;
+}
+
+static int
+test_info_configure(void)
+{
+	struct rte_flow_port_info pi;
+	struct rte_flow_queue_info qi;
+	struct rte_flow_port_attr pa = { 0 };
+	struct rte_flow_queue_attr qa = { .size = 8 };
+	const struct rte_flow_queue_attr *qap[1] = { &qa };
+	struct rte_flow_error e;
+	struct fport fp;
+	uint16_t port;
+
+	TEST_ASSERT_EQ(fp_open(&fp, "counters=4096", 2), 0, "");
+	port = (uint16_t)fp.port;
+	TEST_ASSERT_EQ(rte_flow_info_get(port, &pi, &qi, &e), 0, "");
+	TEST_ASSERT_EQ(pi.max_nb_queues, 64, "");
+	TEST_ASSERT_EQ(pi.max_nb_counters, 4096, "");
+	TEST_ASSERT_EQ(pi.max_nb_aging_objects, 4096, "");
+	TEST_ASSERT_EQ(qi.max_size, 65536, "");
+	rte_eth_dev_stop(port);
+	pa.nb_counters = 4097;
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), -ENOSPC, "");
+	pa.nb_counters = 0;
+	pa.nb_meters = 1;
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), -ENOTSUP, "");
+	pa.nb_meters = 0;
+	pa.flags = 1u << 7;
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), -ENOTSUP, "");
+	pa.flags = 0;
+	qa.size = 0;
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), -EINVAL, "");
+	qa.size = 8;
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), 0, "");
+	/* reconfigure while nothing uses the queues */
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), 0, "");
+	TEST_ASSERT_EQ(rte_eth_dev_start(port), 0, "");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
+static int
+test_template_errors(void)
+{
+	const struct rte_flow_item bad_item[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_GRE },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item ok_item[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action bad_act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_DEC_TTL },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action cq[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action short_mask[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
+	const struct rte_flow_pattern_template_attr eg = { .egress = 1 };
+	const struct rte_flow_actions_template_attr ain = { .ingress = 1 };
+	struct rte_flow_template_table_attr ta = { .flow_attr = { .ingress = 1 } };
+	struct rte_flow_pattern_template *pt;
+	struct rte_flow_actions_template *at;
+	struct rte_flow_error e;
+	struct tport t;
+	uint16_t port;
+
+	TEST_ASSERT_EQ(tp_open(&t, 16), 0, "");
+	port = (uint16_t)t.fp.port;
+	TEST_ASSERT(rte_flow_pattern_template_create(port, &in, bad_item, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
+	TEST_ASSERT(rte_flow_pattern_template_create(port, &eg, ok_item, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, bad_act, bad_act, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, cq, short_mask, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	/* tables: a rule count, a group the device has, real templates */
+	pt = rte_flow_pattern_template_create(port, &in, ok_item, &e);
+	at = rte_flow_actions_template_create(port, &ain, cq, cq, &e);
+	TEST_ASSERT(pt != NULL && at != NULL, "");
+	ta.nb_flows = 0;
+	TEST_ASSERT(rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	ta.nb_flows = 8;
+	ta.flow_attr.group = 5000;
+	TEST_ASSERT(rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
+	/* in use: templates and tables cannot go */
+	TEST_ASSERT_EQ(rte_flow_pattern_template_destroy(port, t.pt, &e), -EBUSY, "");
+	TEST_ASSERT_EQ(rte_flow_actions_template_destroy(port, t.at, &e), -EBUSY, "");
+	TEST_ASSERT_EQ(rte_flow_pattern_template_destroy(port, pt, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_pattern_template_destroy(port, pt, &e), -EINVAL, "twice");
+	TEST_ASSERT_EQ(rte_flow_actions_template_destroy(port, at, &e), 0, "");
+	/* reconfiguring under templates is refused */
+	rte_eth_dev_stop(port);
+	{
+		const struct rte_flow_port_attr pa = { 0 };
+		const struct rte_flow_queue_attr qa = { .size = 8 };
+		const struct rte_flow_queue_attr *qap[1] = { &qa };
+
+		TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), -EBUSY, "");
+	}
+	TEST_ASSERT_EQ(rte_eth_dev_start(port), 0, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+static int
+test_queue_rules_and_traffic(void)
+{
+	struct rte_flow *f[8], *dup;
+	struct rte_flow_error e;
+	void *ud[QSIZE];
+	unsigned int ok, bad, i;
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open(&t, 16), 0, "");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < 8; i++) {
+		f[i] = q_create(&t, 0, 10 + i, (uint16_t)(i & 1), (void *)(uintptr_t)(100 + i), &e);
+		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
+	}
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 8, "");
+	TEST_ASSERT_EQ(ok, 8, "");
+	for (i = 0; i < 8; i++)
+		TEST_ASSERT_EQ((uintptr_t)ud[i], 100 + i, "results in order");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing more");
+	/* traffic: i + 1 frames for rule i, none for others */
+	rs_init(&rs);
+	for (i = 0; i < 8; i++)
+		TEST_ASSERT_EQ(xfer(&t.fp, 10 + i, LEN, i + 1, &rs), (int)(i + 1), "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 50, LEN, 5, &rs), 5, "unmatched");
+	TEST_ASSERT_EQ(rs.per_q[1], 2 + 4 + 6 + 8, "odd rules steer to queue 1");
+	TEST_ASSERT_EQ(rs.per_q[0], 1 + 3 + 5 + 7 + 5, "");
+	rs_free(&rs);
+	for (i = 0; i < 8; i++)
+		TEST_ASSERT_U64_EQ(hits(port, f[i]), i + 1, "rule %u", i);
+	/* a duplicate is an error result and leaves nothing */
+	dup = q_create(&t, 0, 10, 1, (void *)7, &e);
+	TEST_ASSERT(dup != NULL, "enqueued");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(bad, 1, "");
+	TEST_ASSERT_EQ((uintptr_t)ud[0], 7, "");
+	TEST_ASSERT_EQ(rte_flow_destroy(port, dup, &e), -EINVAL, "never live");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	/* destroy through the queue: pulled means the device no longer sees it */
+	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
+					      f[1], (void *)9, &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(ok, 1, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 11, LEN, 3, &rs), 3, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 3, "default queue once the rule is gone");
+	rs_free(&rs);
+	TEST_ASSERT_EQ(rte_flow_destroy(port, f[1], &e), -EINVAL, "already destroyed");
+	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
+					      f[1], NULL, &e), -EINVAL, "");
+	/* a rule of a table can also be destroyed synchronously */
+	TEST_ASSERT_EQ(rte_flow_destroy(port, f[2], &e), 0, "");
+	/* the table holds rules: it cannot go */
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, t.tbl, &e), -EBUSY, "");
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, t.tbl, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, t.tbl, &e), -EINVAL, "twice");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+static int
+test_bad_operations(void)
+{
+	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = RTE_BE32(0x0a000001) };
+	const struct rte_flow_item wrong_pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV6 },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item no_spec[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item ok_pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q9 = { .index = 9 };
+	const struct rte_flow_action bad_queue[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q9 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_op_attr oa = { 0 };
+	struct rte_flow_error e;
+	struct rte_flow *f;
+	unsigned int ok, bad, i;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open(&t, 4), 0, "");
+	port = (uint16_t)t.fp.port;
+	/* refused at once, nothing enqueued */
+	TEST_ASSERT(rte_flow_async_create(port, 3, &oa, t.tbl, ok_pat, 0, bad_queue, 0,
+					  NULL, &e) == NULL, "no such queue");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 1, bad_queue, 0,
+					  NULL, &e) == NULL, "template index");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, wrong_pat, 0, bad_queue, 0,
+					  NULL, &e) == NULL, "item types");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, no_spec, 0, bad_queue, 0,
+					  NULL, &e) == NULL, "spec needed");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing enqueued");
+	/* a value the engine refuses: an error result */
+	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
+	TEST_ASSERT(f != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(bad, 1, "");
+	/* the table holds 4 rules: the fifth is an error result */
+	for (i = 0; i < 5; i++)
+		TEST_ASSERT(q_create(&t, 0, 20 + i, 0, NULL, &e) != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 5, "");
+	TEST_ASSERT_EQ(ok, 4, "");
+	TEST_ASSERT_EQ(bad, 1, "table full");
+	/* a full queue refuses more operations until pulled */
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
+	for (i = 0; i < QSIZE; i++)
+		TEST_ASSERT(q_create(&t, 0, 1000 + i, 0, NULL, &e) != NULL, "");
+	TEST_ASSERT(q_create(&t, 0, 2000, 0, NULL, &e) == NULL, "");
+	TEST_ASSERT_EQ(rte_errno, EAGAIN, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), QSIZE, "");
+	TEST_ASSERT_EQ(ok, 4, "only the table's rule count succeeds");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+static int
+test_queue_indirect_count(void)
+{
+	const struct rte_flow_action count = { .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	const struct rte_flow_indir_action_conf ic = { .ingress = 1 };
+	const struct rte_flow_op_attr oa = { 0 };
+	struct rte_flow_query_count qc = { 0 };
+	struct rte_flow_action_handle *h;
+	struct rte_flow_error e;
+	unsigned int ok, bad;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open(&t, 4), 0, "");
+	port = (uint16_t)t.fp.port;
+	h = rte_flow_async_action_handle_create(port, 0, &oa, &ic, &count, (void *)1, &e);
+	TEST_ASSERT(h != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_async_action_handle_query(port, 0, &oa, h, &qc, (void *)2,
+							  &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
+	TEST_ASSERT_EQ(ok, 2, "");
+	TEST_ASSERT_EQ(qc.hits_set, 1, "");
+	TEST_ASSERT_U64_EQ(qc.hits, 0, "");
+	TEST_ASSERT_EQ(rte_flow_async_action_handle_destroy(port, 0, &oa, h, (void *)3, &e),
+		       0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(rte_flow_async_action_handle_destroy(port, 0, &oa, h, NULL, &e),
+		       -ENOENT, "twice");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "no result for a refused call");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+static int
+test_not_configured(void)
+{
+	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
+	const struct rte_flow_item eth[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_op_result res[4];
+	struct rte_flow_error e;
+	struct fport fp;
+
+	TEST_ASSERT_EQ(fp_open(&fp, "", 1), 0, "");
+	/* ethdev itself refuses templates before configure */
+	TEST_ASSERT(rte_flow_pattern_template_create((uint16_t)fp.port, &in, eth, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_pull((uint16_t)fp.port, 0, res, 4, &e) < 0, "");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_info_configure),
+	TEST_CASE(test_not_configured),
+	TEST_CASE(test_template_errors),
+	TEST_CASE(test_queue_rules_and_traffic),
+	TEST_CASE(test_bad_operations),
+	TEST_CASE(test_queue_indirect_count),
+};
+
+int
+main(void)
+{
+	tdt_eal_init("tally-flow-async");
+	return tally_test_run("dpdk-flow-async", cases, RTE_DIM(cases));
+}
