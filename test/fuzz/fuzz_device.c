@@ -391,7 +391,9 @@ fd_close(struct fd *f)
 	tally_fence_fini(&f->fence);
 	if (f->m != NULL)
 		tally_model_destroy(f->m);
-	memset(fd_arena, 0, f->top);
+	/* all of it: hostile descriptors may have had the device write past top,
+	 * and the next input's steering memory must start zeroed */
+	memset(fd_arena, 0, FD_ARENA_LEN);
 }
 
 /* Before an operation that may change memory lib/steer trusts. */
