@@ -8,6 +8,8 @@
 #    shared PMD, and again with the static one;
 #  - examples/verbs_counters.c, a legacy verbs program, with libtally_verbs.
 set -euo pipefail
+# what an outside user has: not meson test's paths into the build tree
+unset LD_LIBRARY_PATH
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 stage="$build/install-test-stage"
 work=$(mktemp -d)
@@ -42,10 +44,12 @@ $cc -o app-static flow_count_app.c -DALLOW_EXPERIMENTAL_API \
 	$(pkg-config --libs libdpdk) $(sed -n 's/^Libs.private: //p' "$pc")
 # shellcheck disable=SC2046
 $cc -o verbs verbs_counters.c $(pkg-config --cflags --libs libtally_verbs) -Wl,-rpath,"$libdir"
-ldd ./app | grep -q "librte_net_tally.so.* => $stage/" ||
-	{ echo "FAIL: app does not load the staged PMD"; ldd ./app; exit 1; }
-ldd ./verbs | grep -q "libtally_verbs.so.* => $stage/" ||
-	{ echo "FAIL: verbs does not load the staged libtally_verbs"; ldd ./verbs; exit 1; }
+ldd ./app >ldd.app
+ldd ./verbs >ldd.verbs
+grep -q "librte_net_tally.so.* => $stage/" ldd.app ||
+	{ echo "FAIL: app does not load the staged PMD"; cat ldd.app; exit 1; }
+grep -q "libtally_verbs.so.* => $stage/" ldd.verbs ||
+	{ echo "FAIL: verbs does not load the staged libtally_verbs"; cat ldd.verbs; exit 1; }
 echo "ok: built app, app-static and verbs outside the tree"
 
 eal=(-l 0 --no-huge -m 256 --no-pci --no-shconf --no-telemetry

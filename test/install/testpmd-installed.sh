@@ -11,10 +11,12 @@
 # may load a build-tree PMD with -d) never see the installed copy, and there
 # is nothing to restore afterwards, even if the test is killed.
 set -euo pipefail
+# what an outside user has: not meson test's paths into the build tree
+unset LD_LIBRARY_PATH
 
 inside() {
 	local stage=$1 src=$2 sysdir
-	sysdir=$(python3 "$src/devtools/dpdk-pmd-dir.py" / | head -1)
+	sysdir=$(python3 "$src/devtools/dpdk-pmd-dir.py" / | sed -n 1p)
 	mkdir "$stage/sys" "$stage/merged"
 	mount --bind "$sysdir" "$stage/sys"
 	for f in "$stage/sys"/*; do ln -s "$f" "$stage/merged/"; done
@@ -47,8 +49,10 @@ build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 stage="$build/testpmd-installed-stage"
 trap 'rm -rf "$stage"' EXIT
 rm -rf "$stage"
-meson install -C "$build" --destdir "$stage" --no-rebuild >/dev/null
-out=$(unshare --mount --propagation private "$0" --inside "$stage" "$src")
+meson install -C "$build" --destdir "$stage" --no-rebuild >"$build/testpmd-installed.log" ||
+	{ cat "$build/testpmd-installed.log"; exit 1; }
+out=$(unshare --mount --propagation private "$0" --inside "$stage" "$src" 2>&1) ||
+	{ echo "FAIL: setting up the plugin directory"; echo "$out"; exit 1; }
 fail=0
 for re in 'EAL: open shared lib /usr/lib/.*/dpdk/pmds-[0-9.]+/librte_net_tally\.so' \
 	'Driver name: net_tally$' 'Flow rule #0 created' 'hits: 16$' 'bytes: 4912$'; do
