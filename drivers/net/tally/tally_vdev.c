@@ -209,4 +209,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_tally,
 	"rx_pcap=<file> tx_pcap=<file> pcap_loops=<int> iface=<name> "
 	"gen_flows=<int> gen_len=<int> gen_count=<int> "
 	"rxq=<1-8> txq=<1-8> counters=<int> comp_counters=<int> "
-	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<tally-nic socket>");
+	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket>");
