@@ -710,6 +710,8 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	dev->data->dev_link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
 	tally_set_rxtx_functions(dev);
+	dev->rx_descriptor_status = tally_rx_descriptor_status;
+	dev->tx_descriptor_status = tally_tx_descriptor_status;
 	TALLY_INIT_LOG(INFO, "%s: port %u, %u rxq %u txq, max frame %u",
 		       dev->data->name, dev->data->port_id, ad->max_rxq,
 		       ad->max_txq, ad->max_frame);
