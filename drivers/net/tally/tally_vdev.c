@@ -12,7 +12,7 @@
  *   gen_len=N           wire=gen: frame length, 60..max frame
  *   gen_count=N         wire=gen: frames to generate, 0 = endless
  *   rxq=N, txq=N        device queues per direction, 1..8 (default 8)
- *   counters=N          flow counter bank entries, 1..2^24 (default 1048576)
+ *   counters=N          flow counter bank entries, 1..2^24 (default 4194304)
  *   comp_counters=N     completion counter bank entries, 1..2^24 (default 65536)
  *   mode=inline|thread  inline: the device runs in the burst functions and
  *                       rte_pmd_tally_model_step(); thread: its own thread
