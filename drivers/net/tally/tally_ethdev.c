@@ -638,6 +638,7 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.dev_infos_get = tally_dev_infos_get,
 	.rxq_info_get = tally_rxq_info_get,
 	.txq_info_get = tally_txq_info_get,
+	.eth_dev_priv_dump = tally_dev_priv_dump,
 	.fw_version_get = tally_fw_version_get,
 	.dev_supported_ptypes_get = tally_supported_ptypes_get,
 	.rx_queue_start = tally_rx_queue_start,
