@@ -7,7 +7,11 @@
 # /var/run/dpdk/<prefix>/dpdk_telemetry.v2) while testpmd keeps running.
 #
 # demo.pcap holds 16 frames of each: IPv4/UDP (4912 bytes), VLAN/IPv4/TCP
-# (9072), IPv6/UDP (12704), IPv4/ICMP (1568). The rules:
+# (9072), IPv6/UDP (12704), IPv4/ICMP (1568). CHECK may send testpmd more
+# commands: "testpmd-cmd <command>" (a function exported to it) writes
+# "## <command>" into testpmd's output and sends it. With TESTPMD_LOG=<file>,
+# testpmd's output (commands included) is copied there at the end.
+# The rules:
 #   #0 eth / ipv4 / udp           count              16 hits  4912 bytes
 #   #1 eth / vlan / ipv4 / tcp    indirect count 5   16 hits  9072 bytes
 #   #2 priority 1: eth            count              32 hits 14272 bytes
@@ -32,9 +36,17 @@ mkfifo "$work/in"
 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix="$prefix" \
 	--log-level='pmd.net.tally.*:notice' -d "$pmd" \
 	--vdev "net_tally0,wire=pcap,rx_pcap=$data/demo.pcap" \
-	-- -i --total-num-mbufs=4096 --no-flush-rx <"$work/in" >"$work/out" 2>&1 &
+	-- -i --total-num-mbufs=4096 --no-flush-rx <"$work/in" >>"$work/out" 2>&1 &
 tp_pid=$!
 exec 3>"$work/in"
+TALLY_TESTPMD_OUT=$work/out
+export TALLY_TESTPMD_OUT
+testpmd-cmd() {
+	printf '\n## %s\n' "$*" >>"$TALLY_TESTPMD_OUT"
+	echo "$*" >&3
+	sleep 0.3
+}
+export -f testpmd-cmd
 for c in \
 	'flow indirect_action 0 create action_id 5 ingress action count / end' \
 	'flow create 0 ingress pattern eth / ipv4 / udp / end actions count / queue index 0 / end' \
@@ -42,8 +54,7 @@ for c in \
 	'flow create 0 priority 1 ingress pattern eth / end actions count / queue index 0 / end' \
 	'flow create 0 ingress pattern eth / ipv6 / tcp / end actions queue index 0 / end' \
 	'set fwd rxonly' 'start'; do
-	echo "$c" >&3
-	sleep 0.3
+	testpmd-cmd "$c"
 done
 for _ in $(seq 100); do
 	grep -q 'Flow rule #3 created' "$work/out" && [ -S "/var/run/dpdk/$prefix/dpdk_telemetry.v2" ] && break
@@ -56,6 +67,7 @@ echo quit >&3
 exec 3>&-
 wait "$tp_pid" 2>/dev/null || true
 tp_pid=""
+[ -z "${TESTPMD_LOG:-}" ] || cp "$work/out" "$TESTPMD_LOG"
 if [ $rc -ne 0 ]; then
 	echo "---- testpmd output ----"
 	cat "$work/out"
