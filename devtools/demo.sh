@@ -29,7 +29,7 @@ work=$(mktemp -d)
 nic_pid=""
 cleanup() {
 	[ -z "$nic_pid" ] || { kill "$nic_pid" 2>/dev/null; wait "$nic_pid" 2>/dev/null || true; }
-	rm -rf "$work"
+	rm -rf "$work" "/var/run/dpdk/tally-demo-$$"
 }
 trap cleanup EXIT
 
@@ -52,7 +52,7 @@ TALLY_TOP=$b/app/tally-top/tally-top TALLY_TOP_OUT=$work/top TESTPMD_LOG=$work/t
 	"wire=pcap,rx_pcap=$pcap" >"$work/nic.log" 2>&1 &
 nic_pid=$!
 for _ in $(seq 100); do [ -S "$work/nic.sock" ] && break; sleep 0.05; done
-TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry \
+TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --file-prefix=tally-demo-$$ \
 --vdev net_tally0,dev=$work/nic.sock --log-level=pmd.net.tally*:notice" \
 	"$b/examples/verbs_counters/verbs_udp_count" 3 >"$work/verbs" 2>&1 &
 verbs_pid=$!

@@ -13,7 +13,8 @@ unset LD_LIBRARY_PATH
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 stage="$build/install-test-stage"
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$stage"' EXIT
+prefix="tally-install-$$"
+trap 'rm -rf "$work" "$stage" "/var/run/dpdk/$prefix"' EXIT
 rm -rf "$stage"
 meson install -C "$build" --destdir "$stage" --no-rebuild >"$work/install.log" ||
 	{ cat "$work/install.log"; exit 1; }
@@ -52,7 +53,7 @@ grep -q "libtally_verbs.so.* => $stage/" ldd.verbs ||
 	{ echo "FAIL: verbs does not load the staged libtally_verbs"; cat ldd.verbs; exit 1; }
 echo "ok: built app, app-static and verbs outside the tree"
 
-eal=(-l 0 --no-huge -m 256 --no-pci --no-shconf --no-telemetry
+eal=(-l 0 --no-huge -m 256 --no-pci --no-shconf --no-telemetry --file-prefix="$prefix"
      "--vdev=net_tally0,wire=pcap,rx_pcap=$src/test/data/demo.pcap"
      --log-level=pmd.net.tally*:notice)
 # demo.pcap: 16 IPv4/UDP frames, 4912 bytes
@@ -62,7 +63,7 @@ for a in app app-static; do
 		{ echo "FAIL: $a: $out"; exit 1; }
 	echo "ok: $a: $(echo "$out" | tail -1)"
 done
-out=$(TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --vdev net_tally0" ./verbs 2>&1) ||
+out=$(TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --file-prefix=$prefix --vdev net_tally0" ./verbs 2>&1) ||
 	{ echo "FAIL: verbs: $out"; exit 1; }
 echo "$out" | grep -q '^PACKETS = 32, BYTES = 2048 ' || { echo "FAIL: verbs: $out"; exit 1; }
 echo "ok: verbs: $(echo "$out" | tail -1)"
