@@ -56,9 +56,13 @@ TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry 
 --vdev net_tally0,dev=$work/nic.sock --log-level=pmd.net.tally*:notice" \
 	"$b/examples/verbs_counters/verbs_udp_count" 3 >"$work/verbs" 2>&1 &
 verbs_pid=$!
-sleep 1.5			# the program has its flow: let the wire go
+for _ in $(seq 300); do		# the program has its flow: let the wire go
+	grep -q '^flow ready$' "$work/verbs" && break
+	kill -0 "$verbs_pid" 2>/dev/null || break
+	sleep 0.05
+done
 kill -USR2 "$nic_pid"
-wait "$verbs_pid"
+wait "$verbs_pid" || { cat "$work/verbs"; exit 1; }
 
 # ---- the screen
 echo
@@ -77,7 +81,7 @@ for c in "${cmds[@]}"; do
 done
 echo
 echo "== 2. legacy verbs program, same traffic, flow eth / ipv4 / udp (= rule #0) =="
-sed 's/^/  /' "$work/verbs" | grep -v '^  EAL'
+sed 's/^/  /' "$work/verbs" | grep -v '^  EAL\|^  flow ready$'
 echo
 echo "== 3. tally-top --once on that testpmd =="
 sed 's/^/  /' "$work/top"

@@ -2,8 +2,8 @@
 /*
  * A legacy verbs program counting a traffic class: a RAW_PACKET QP, a flow
  * eth / ipv4 / udp steering to it with a counters object (PACKETS at index
- * 0, BYTES at 1), receive for `seconds` (default 2), then read the counters
- * with ibv_read_counters and print
+ * 0, BYTES at 1), print "flow ready", receive for `seconds` (default 2),
+ * then read the counters with ibv_read_counters and print
  *   "ibv_read_counters: packets P bytes B".
  * Written against rdma-core's <infiniband/verbs.h> only; devtools/demo.sh
  * runs it on a Tally port replaying test/data/demo.pcap, the traffic the
@@ -135,6 +135,8 @@ main(int argc, char **argv)
 	flow = ibv_create_flow(qp, (struct ibv_flow_attr *)(void *)&fs);
 	if (flow == NULL)
 		return fail("ibv_create_flow", errno);
+	printf("flow ready\n");	/* whoever holds the traffic may let it go */
+	fflush(stdout);
 
 	for (end = now() + secs; now() < end;) {
 		struct ibv_wc wc[16];
