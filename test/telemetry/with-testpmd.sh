@@ -33,7 +33,13 @@ cleanup() {
 }
 trap cleanup EXIT
 mkfifo "$work/in"
-stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix="$prefix" \
+# A sanitizer build of the PMD needs its runtime loaded first into the
+# uninstrumented testpmd; testpmd's own exit-time leaks are not ours.
+san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
+tp_env=()
+[ -z "$san" ] || tp_env=(env "LD_PRELOAD=$san${LD_PRELOAD:-}"
+			 "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
+"${tp_env[@]}" stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix="$prefix" \
 	--log-level='pmd.net.tally.*:notice' -d "$pmd" \
 	--vdev "net_tally0,wire=pcap,rx_pcap=$data/demo.pcap" \
 	-- -i --total-num-mbufs=4096 --no-flush-rx <"$work/in" >>"$work/out" 2>&1 &
