@@ -10,11 +10,13 @@ set -euo pipefail
 # dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
-      iproute2 tcpdump python3 clang libclang-rt-dev"
+      iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev"
 CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
 SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
              bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \
              rte_mtr_driver.h rte_tm_driver.h"
+# DPDK's build tools that embed the PMD info strings (dpdk-pmdinfo.py reads them)
+SDK_TOOLS="pmdinfogen.py coff.py gen-pmdinfo-cfile.py"
 
 log() { echo "setup: $*" >&2; }
 
@@ -30,7 +32,8 @@ done
 
 need_src=1
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null || true)
-if [ -n "$ver" ] && [ -f "$CACHE/sdk-$ver/include/ethdev_driver.h" ]; then
+if [ -n "$ver" ] && [ -f "$CACHE/sdk-$ver/include/ethdev_driver.h" ] &&
+   [ -f "$CACHE/sdk-$ver/buildtools/pmdinfogen.py" ]; then
 	need_src=0
 fi
 
@@ -58,7 +61,7 @@ fi
 
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 sdk="$CACHE/sdk-$ver"
-if [ ! -f "$sdk/include/ethdev_driver.h" ]; then
+if [ ! -f "$sdk/include/ethdev_driver.h" ] || [ ! -f "$sdk/buildtools/pmdinfogen.py" ]; then
 	srcver=$(apt-cache showsrc dpdk 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
 	if [ "$srcver" != "$ver" ]; then
 		# try the exact version explicitly before giving up
@@ -80,6 +83,11 @@ if [ ! -f "$sdk/include/ethdev_driver.h" ]; then
 		f=$(find "$srcdir/lib" "$srcdir/drivers/bus" -name "$h" | head -1)
 		[ -n "$f" ] || { echo "setup: error: $h not found in dpdk source" >&2; exit 1; }
 		cp "$f" "$sdk/include/"
+	done
+	mkdir -p "$sdk/buildtools"
+	for t in $SDK_TOOLS; do
+		cp "$srcdir/buildtools/$t" "$sdk/buildtools/" ||
+			{ echo "setup: error: buildtools/$t not found in dpdk source" >&2; exit 1; }
 	done
 	echo "$ver" > "$sdk/VERSION"
 	rm -rf "$tmp"
