@@ -353,6 +353,79 @@ mlx5dv_query_device_caps(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- P_Key table and the verbs a raw-Ethernet port does not do --------------- */
+
+static int
+pkey_table_default(void)
+{
+	__be16 pk = 0;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TEST_ASSERT_EQ(ibv_query_pkey(tv_ctx, 1, 0, &pk), 0, "");
+	TEST_ASSERT_EQ(pk, htons(0xffff), "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_query_pkey(tv_ctx, 1, 1, &pk), -1, "one entry");
+	TEST_ASSERT_EQ(errno, EINVAL, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_query_pkey(tv_ctx, 2, 0, &pk), -1, "port 2");
+	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TEST_ASSERT_EQ(ibv_get_pkey_index(tv_ctx, 1, htons(0xffff)), 0, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_get_pkey_index(tv_ctx, 1, htons(0x8001)), -1, "");
+	TEST_ASSERT_EQ(errno, ENOENT, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_get_pkey_index((struct ibv_context *)(void *)junk, 1,
+					  htons(0xffff)), -1, "");
+	TEST_ASSERT_EQ(errno, EINVAL, "");
+	return TEST_SUCCESS;
+}
+
+static int
+unsupported_verbs_clean_errors(void)
+{
+	struct ibv_qp *fq = (struct ibv_qp *)(void *)junk;
+	struct ibv_pd *fpd = (struct ibv_pd *)(void *)junk;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct ibv_ece ece = { .vendor_id = 1 };
+	union ibv_gid g = { .raw = { 0xff } };
+	struct ibv_wc wc = { 0 };
+	struct tv_qp q;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TEST_ASSERT_EQ(tv_qp_create(&q, false), 0, "");
+	TEST_ASSERT_EQ(ibv_attach_mcast(q.qp, &g, 0), EOPNOTSUPP, "");
+	TEST_ASSERT_EQ(ibv_detach_mcast(q.qp, &g, 0), EOPNOTSUPP, "");
+	TEST_ASSERT_EQ(ibv_attach_mcast(fq, &g, 0), EINVAL, "foreign QP");
+	errno = 0;
+	TEST_ASSERT(ibv_create_ah(tv_pd, &aa) == NULL && errno == EOPNOTSUPP, "");
+	errno = 0;
+	TEST_ASSERT(ibv_create_ah(fpd, &aa) == NULL && errno == EINVAL, "");
+	errno = 0;
+	TEST_ASSERT(ibv_create_ah_from_wc(tv_pd, &wc, NULL, 1) == NULL && errno == EOPNOTSUPP, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_init_ah_from_wc(tv_ctx, 1, &wc, NULL, &aa), -1, "");
+	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "");
+	TEST_ASSERT_EQ(ibv_destroy_ah((struct ibv_ah *)(void *)junk), EINVAL, "");
+	errno = 0;
+	TEST_ASSERT(ibv_create_srq(tv_pd, &sa) == NULL && errno == EOPNOTSUPP, "");
+	TEST_ASSERT_EQ(ibv_destroy_srq((struct ibv_srq *)(void *)junk), EINVAL, "");
+	TEST_ASSERT_EQ(ibv_query_srq((struct ibv_srq *)(void *)junk, &sa.attr), EINVAL, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_rereg_mr(q.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				    IBV_ACCESS_LOCAL_WRITE), IBV_REREG_MR_ERR_INPUT, "");
+	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "");
+	errno = 0;
+	TEST_ASSERT_EQ(ibv_rereg_mr((struct ibv_mr *)(void *)junk, IBV_REREG_MR_CHANGE_ACCESS,
+				    NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT, "");
+	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TEST_ASSERT_EQ(ibv_set_ece(q.qp, &ece), EOPNOTSUPP, "");
+	TEST_ASSERT_EQ(ibv_query_ece(fq, &ece), EINVAL, "");
+	TEST_ASSERT_EQ(ibv_query_qp_data_in_order(q.qp, IBV_WR_SEND, 0), 0, "");
+	tv_qp_destroy(&q);
+	return TEST_SUCCESS;
+}
+
 static int
 closed_context_einval(void)
 {
@@ -388,6 +461,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(mlx5dv_supported_on_tally_only),
 	TEST_CASE(mlx5dv_open_device_attrs),
 	TEST_CASE(mlx5dv_query_device_caps),
+	TEST_CASE(pkey_table_default),
+	TEST_CASE(unsupported_verbs_clean_errors),
 	TEST_CASE(closed_context_einval),
 };
 
