@@ -20,6 +20,14 @@ lib=$1
 mode=$2
 eal="-l 0 --no-huge -m 512 --no-pci --no-shconf --log-level=pmd.net.tally*:notice"
 fail=0
+# An ASan build of the library needs the ASan runtime loaded first; leaks
+# of the stock tools themselves are not the library's.
+preload=$lib
+asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ { print $3 }')
+if [ -n "$asan" ]; then
+	preload="$asan $lib"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -33,7 +41,7 @@ need() {
 run() {
 	local name=$1 vdev=$2
 	shift 2
-	TALLY_VERBS_EAL_ARGS="$eal --vdev $vdev" LD_PRELOAD=$lib timeout 60 "$@" \
+	TALLY_VERBS_EAL_ARGS="$eal --vdev $vdev" LD_PRELOAD="$preload" timeout 60 "$@" \
 		>"$out/$name" 2>"$out/$name.err"
 	echo $? >"$out/$name.rc"
 }
@@ -140,7 +148,7 @@ mode_veth_ns() {
 	# 400 frames: fewer than the server's posted receive buffers (512), so
 	# none can be dropped for want of a buffer
 	TALLY_VERBS_EAL_ARGS="$eal --vdev net_tally0,wire=if,iface=tvs,mac=$smac" \
-		LD_PRELOAD=$lib timeout 60 stdbuf -o0 raw_ethernet_bw --server \
+		LD_PRELOAD="$preload" timeout 60 stdbuf -o0 raw_ethernet_bw --server \
 		-B $smac -E $cmac -n 400 -s 256 >"$out/server" 2>"$out/server.err" &
 	spid=$!
 	for i in $(seq 200); do
