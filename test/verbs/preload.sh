@@ -12,6 +12,7 @@
 #   veth   raw_ethernet_bw server and client, two processes, each with its
 #          own port, wired through a veth pair in a private network namespace
 #
+# LD_PRELOAD is set for the tool only (env), not for timeout.
 # Every run must exit 0 and print the expected lines (blanks squeezed).
 # Exit 77 (skipped) when a tool is not installed or, for veth, when no
 # network namespace can be made.
@@ -41,8 +42,8 @@ need() {
 run() {
 	local name=$1 vdev=$2
 	shift 2
-	TALLY_VERBS_EAL_ARGS="$eal --vdev $vdev" LD_PRELOAD="$preload" timeout 60 "$@" \
-		>"$out/$name" 2>"$out/$name.err"
+	TALLY_VERBS_EAL_ARGS="$eal --vdev $vdev" timeout 60 \
+		env LD_PRELOAD="$preload" "$@" >"$out/$name" 2>"$out/$name.err"
 	echo $? >"$out/$name.rc"
 }
 
@@ -140,16 +141,21 @@ mode_loop() {
 
 # Runs inside a private network namespace.
 mode_veth_ns() {
-	local smac=02:00:00:00:00:01 cmac=02:00:00:00:00:02 spid i
+	local smac=02:00:00:00:00:01 cmac=02:00:00:00:00:02 spid i stdbuf_lib
 
+	stdbuf_lib=$(ls /usr/libexec/coreutils/libstdbuf.so /usr/lib/coreutils/libstdbuf.so \
+		2>/dev/null | head -n 1)
+	[ -n "$stdbuf_lib" ] || { echo "SKIP: no libstdbuf.so (coreutils)"; exit 77; }
 	ip link add tvs type veth peer name tvc || exit 77
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 	ip link set tvs up && ip link set tvc up || exit 77
 	# 400 frames: fewer than the server's posted receive buffers (512), so
 	# none can be dropped for want of a buffer
+	# unbuffered stdout (what stdbuf -o0 does), to see when it is ready
 	TALLY_VERBS_EAL_ARGS="$eal --vdev net_tally0,wire=if,iface=tvs,mac=$smac" \
-		LD_PRELOAD="$preload" timeout 60 stdbuf -o0 raw_ethernet_bw --server \
-		-B $smac -E $cmac -n 400 -s 256 >"$out/server" 2>"$out/server.err" &
+		timeout 60 env LD_PRELOAD="$preload $stdbuf_lib" _STDBUF_O=0 \
+		raw_ethernet_bw --server -B $smac -E $cmac -n 400 -s 256 \
+		>"$out/server" 2>"$out/server.err" &
 	spid=$!
 	for i in $(seq 200); do
 		grep -q '#bytes' "$out/server" && break
