@@ -10,7 +10,8 @@ set -euo pipefail
 # dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
-      iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev"
+      iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev \
+      ibverbs-utils perftest"
 CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
 SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
              bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \
