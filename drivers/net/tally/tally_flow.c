@@ -448,6 +448,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 {
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
+	struct tally_steer_key key;
 	struct rte_flow *flow;
 	bool own_counter = false;
 	int ret;
@@ -476,8 +477,9 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 				    error, &ret);
 	if (flow->matcher == NULL)
 		goto fail;
-	/* the slot's cache miss overlaps with the counter allocation below */
-	tally_steer_rule_prefetch(flow->matcher->m, &m.value);
+	/* the key is hashed once, and the slot's cache miss overlaps with the
+	 * counter allocation below */
+	tally_steer_rule_key(flow->matcher->m, &m.value, &key);
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
@@ -507,7 +509,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
-	ret = tally_steer_rule_insert(flow->matcher->m, &m.value, &a.act, &flow->rule);
+	ret = tally_steer_rule_insert_key(flow->matcher->m, &key, &a.act, &flow->rule);
 	if (own_counter)	/* the rule holds the counter from here on */
 		tally_cnt_free(fc->cnt, flow->counter);
 	if (ret) {
