@@ -233,6 +233,10 @@ int tally_steer_rule_insert(struct tally_steer_matcher *m,
 			    const struct tally_steer_action *act,
 			    struct tally_steer_rule **out);
 int tally_steer_rule_delete(struct tally_steer_rule *r);
+/* Start fetching the entry of r ahead of its delete (e.g. the next rule of a
+ * caller deleting in creation order). Only a hint: takes no lock, changes no
+ * state; r must not be deleted concurrently. */
+void tally_steer_rule_prefetch(const struct tally_steer_rule *r);
 /* The action as stored (for dumps/queries). */
 void tally_steer_rule_action(const struct tally_steer_rule *r,
 			     struct tally_steer_action *act);

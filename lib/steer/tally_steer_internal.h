@@ -79,7 +79,8 @@ struct tally_steer_matcher {
 	uint32_t stride;
 	uint32_t used;			/* VALID entries */
 	uint32_t tombs;			/* TOMB entries */
-	uint32_t *shadow;		/* entry -> rule handle index (host) */
+	uint32_t *shadow;		/* entry -> rule handle index (host; read
+					 * like ent) */
 	uint32_t par;			/* parity of handle slots in this array */
 	/*
 	 * Incremental migration (growth, tombstone purge, shrink): while

@@ -73,7 +73,7 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
 	tally_free(m->shadow);
-	m->shadow = nshadow;
+	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
 	m->htab = nmem;
 	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, log2, __ATOMIC_RELAXED);

@@ -79,7 +79,7 @@ steer_mig_publish(struct tally_steer_matcher *m)
 	__atomic_store_n(&d->htab, t->mem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes -= (uint64_t)4 << m->log2;
 	tally_free(m->shadow);
-	m->shadow = t->shadow;
+	__atomic_store_n(&m->shadow, t->shadow, __ATOMIC_RELAXED);
 	m->htab = t->mem;
 	__atomic_store_n(&m->ent, t->ent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, t->log2, __ATOMIC_RELAXED);

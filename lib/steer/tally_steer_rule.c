@@ -98,8 +98,9 @@ void
 tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key *value,
 		     struct tally_steer_key *k)
 {
+	const uint32_t *shadow;
 	const uint8_t *ent;
-	uint32_t i, log2;
+	uint32_t i, log2, slot;
 
 	for (i = 0; i < m->nwords; i++)
 		k->w[i] = tally_steer_key_word(value, m->widx[i]) & m->wmask[i];
@@ -107,8 +108,11 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
 	/* No lock: the array may be replaced meanwhile; a prefetch of a stale
 	 * address is harmless (it never faults). */
 	ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
+	shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
 	log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
-	__builtin_prefetch(steer_entry_at(ent, m->stride, k->hash & ((1u << log2) - 1)), 1, 0);
+	slot = k->hash & ((1u << log2) - 1);
+	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 0);
+	__builtin_prefetch(&shadow[slot], 1, 0);
 }
 
 /*
@@ -309,6 +313,17 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 		steer_mig_step(m, m->mig_step);
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
+}
+
+void
+tally_steer_rule_prefetch(const struct tally_steer_rule *r)
+{
+	const struct tally_steer_matcher *m = r->m;
+
+	if (m == NULL || (r->slot & STEER_SLOT_PAR) != m->par)
+		return;
+	__builtin_prefetch(steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
+					  m->stride, r->slot & ~STEER_SLOT_PAR), 1, 0);
 }
 
 void

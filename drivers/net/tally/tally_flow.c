@@ -187,6 +187,32 @@ steer_error(int ret, struct rte_flow_error *error, const void *cause,
 	return rte_flow_error_set(error, -ret, type, cause, msg);
 }
 
+/*
+ * The port's first matcher of the synchronous API is sized for as many rules
+ * as the counter bank has counters (a port that counts its rules cannot hold
+ * more), so that filling it never migrates its hash array; later matchers
+ * start small and grow. Only when the array fits in a quarter of the free
+ * DPDK heap: a small heap keeps the growing matcher instead.
+ */
+static void
+matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t need;
+	int socket = fc->dev->data->numa_node;
+
+	if (fc->presized)
+		return;
+	fc->presized = true;
+	need = (uint64_t)fc->cnt->num * 2 *
+	       (TALLY_STEER_ENTRY_SIZE(tally_steer_matcher_nwords(m)) + 4);
+	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
+	    need > st.heap_freesz_bytes / 4)
+		return;
+	if (tally_steer_matcher_reserve(m, fc->cnt->num) != 0)
+		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
+}
+
 static struct tally_flow_matcher *
 matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 	    const struct tally_match_key *mask, struct rte_flow_error *error,
@@ -223,6 +249,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 		rte_free(fm);
 		goto fail;
 	}
+	matcher_presize(fc, fm->m);
 	fm->group = group;
 	fm->priority = priority;
 	fm->mask = *mask;
@@ -587,9 +614,28 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 	return 0;
 }
 
+/*
+ * Rules are often deleted in creation order (aging, flush, bulk removal):
+ * start fetching the hash entry of the rule FLOW_AHEAD places further in the
+ * list, so its cache miss overlaps with the deletes before it.
+ */
+#define FLOW_AHEAD	4
+
+static void
+flow_prefetch_ahead(struct rte_flow *flow)
+{
+	unsigned int i;
+
+	for (i = 0; i < FLOW_AHEAD && flow != NULL; i++)
+		flow = TAILQ_NEXT(flow, next);
+	if (flow != NULL && flow->rule != NULL)
+		tally_steer_rule_prefetch(flow->rule);
+}
+
 void
 tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
+	flow_prefetch_ahead(flow);
 	TAILQ_REMOVE(&fc->flows, flow, next);
 	fc->nb_flows--;
 	flow_release(fc, flow);
@@ -602,6 +648,7 @@ flow_flush_locked(struct tally_flow_ctx *fc)
 	struct rte_flow *flow;
 
 	while ((flow = TAILQ_FIRST(&fc->flows)) != NULL) {
+		flow_prefetch_ahead(flow);
 		TAILQ_REMOVE(&fc->flows, flow, next);
 		fc->nb_flows--;
 		flow_release(fc, flow);

@@ -103,6 +103,7 @@ struct tally_flow_ctx {
 	struct rte_flow *free_flows;		/* linked through next.tqe_next */
 	uint32_t nb_flows;
 	bool isolated;
+	bool presized;				/* the first sync matcher was pre-sized */
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
