@@ -32,6 +32,18 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	return 0;
 }
 
+/* Write every page of [p, p + len) once, so that filling a pre-sized array
+ * takes no page faults (the memory reads zero already). */
+static void
+steer_prefault(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		b[off] = 0;
+}
+
 /*
  * Rebuild the hash array at 2^log2 entries without tombstones, publish it
  * and retire the old one after a fence. Rule handles follow their entries.
@@ -50,6 +62,11 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	rc = steer_htab_alloc(m, log2, &nmem, &nshadow);
 	if (rc != 0)
 		return rc;
+	/* only reserve() rebuilds at once: a control operation, so the page
+	 * faults of the new array are taken here rather than by inserts */
+	steer_prefault((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
+		       nmem.size - sizeof(struct tally_steer_htab));
+	steer_prefault(nshadow, ((size_t)4) << log2);
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
 		const struct tally_steer_entry *e = steer_entry(m, i);

@@ -111,8 +111,8 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
 	shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
 	log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
 	slot = k->hash & ((1u << log2) - 1);
-	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 0);
-	__builtin_prefetch(&shadow[slot], 1, 0);
+	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
+	__builtin_prefetch(&shadow[slot], 1, 3);
 }
 
 /*

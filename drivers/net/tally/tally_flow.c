@@ -565,6 +565,62 @@ fail:
 	return NULL;
 }
 
+int
+tally_flow_check_locked(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+			const struct rte_flow_item pattern[],
+			const struct rte_flow_action actions[], struct tally_flow_match *m,
+			struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	return flow_check(dev, attr, pattern, actions, m, a, error);
+}
+
+struct rte_flow *
+tally_flow_obj_get(struct tally_flow_ctx *fc)
+{
+	struct rte_flow *flow = flow_obj_alloc(fc);
+
+	if (flow != NULL)
+		flow->port_id = fc->dev->data->port_id;
+	return flow;
+}
+
+int
+tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
+			 struct tally_flow_matcher *fm, const struct tally_steer_key *key,
+			 struct tally_steer_action *act, bool count)
+{
+	int ret = 0;
+
+	fm->refs++;
+	flow->matcher = fm;
+	if (count) {
+		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		if (ret == -EAGAIN) {
+			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		}
+		if (ret)
+			goto fail;
+		flow->flags |= FLOW_F_COUNTED;
+		act->counter = flow->counter;
+	}
+	ret = tally_steer_rule_insert_key(fm->m, key, act, &flow->rule);
+	if (count)	/* the rule holds the counter from here on */
+		tally_cnt_free(fc->cnt, flow->counter);
+	if (ret) {
+		flow->rule = NULL;
+		goto fail;
+	}
+	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
+	fc->nb_flows++;
+	flow->magic = TALLY_FLOW_MAGIC;
+	tally_steer_ctx_reclaim(fc->steer);
+	return 0;
+fail:
+	flow_release(fc, flow);
+	return ret;
+}
+
 static struct rte_flow *
 tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		  const struct rte_flow_item pattern[],
