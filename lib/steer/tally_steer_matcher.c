@@ -14,7 +14,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
-	*shadow = tally_zmalloc_aligned(n * sizeof(uint32_t), 64);
+	*shadow = tally_zmalloc(n * sizeof(uint32_t));	/* calloc: fresh pages, no memset */
 	if (*shadow == NULL)
 		return -ENOMEM;
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_SIZE(log2, m->nwords), 64, mem);
