@@ -16,8 +16,9 @@
 # with the same devargs.
 #
 # Defaults: build, 5 rounds, sizes "1000000 4000000". Both PMDs get
-# counters=<largest size rounded up to a power of two>. A benchmark, not a
-# test: it needs the machine to itself (2 lcores busy for minutes).
+# counters=<size rounded up to a power of two> (Tally pre-sizes its first
+# matcher from its counter bank). A benchmark, not a test: it needs the
+# machine to itself (2 lcores busy for minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -30,15 +31,14 @@ for f in "$tally" "$floor"; do
 done
 max=0
 for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
-cnt=1
-while [ "$cnt" -lt "$max" ]; do cnt=$((cnt * 2)); done
 mem=$(( 1024 + max / 1000000 * 640 ))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # run PMD RULES -> "ins_krps del_krps hwm_kb" on stdout
 run() {
-	local pmd=$1 n=$2 so vdev batch log
+	local pmd=$1 n=$2 so vdev batch log cnt=1
+	while [ "$cnt" -lt "$n" ]; do cnt=$((cnt * 2)); done
 	case $pmd in
 	tally) so=$tally; vdev="net_tally0,counters=$cnt" ;;
 	floor) so=$floor; vdev="net_flowfloor0,counters=$cnt" ;;
@@ -98,7 +98,7 @@ med() { stats "$1" | cut -d' ' -f1; }
 lbl() { if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$(($1 / 1000))K"; fi; }
 
 echo
-echo "flow-perf COUNT+QUEUE ipv4 src, $rounds rounds, counters=$cnt, -m $mem;" \
+echo "flow-perf COUNT+QUEUE ipv4 src, $rounds rounds, counters=<size up to 2^k>, -m $mem;" \
      "median [min..max]; baseline HWM ${base} KB"
 printf '%-26s %-24s %-24s %s\n' "figure" "Tally" "floor" "ratio (medians)"
 for n in $sizes; do
