@@ -296,6 +296,11 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 		e = steer_entry_at(m->mig.ent, m->stride, s);
 		old = steer_probe(m, e->key, tally_steer_hash(e->key, m->nwords, m->seed),
 				  &unused);
+		if (old == UINT32_MAX) {	/* cannot happen: both arrays hold it */
+			TALLY_LOG(ERR, "rule %u missing from the published array", r->idx);
+			pthread_mutex_unlock(&ctx->lock);
+			return -EIO;
+		}
 		e->ctrl = steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB);
 		m->mig.used--;
 		m->mig.tombs++;
