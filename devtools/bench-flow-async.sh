@@ -34,8 +34,8 @@ for r in $(seq 1 "$rounds"); do
 			"$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
 				echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
 			read -r i d f < <(awk '
-				/^insert:/ { ins = $(NF-5) }
-				/^destroy:/ { del = $(NF-5) }
+				/^insert:/ { ins = $(NF-4) }
+				/^destroy:/ { del = $(NF-4) }
 				/insert segment/ { if (first == "") first = $(NF-2); last = $(NF-2) }
 				END { printf "%s %s %.2f\n", ins, del, last / first }' "$log")
 			ins[$n,$q]+="$i "
