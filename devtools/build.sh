@@ -8,7 +8,8 @@ build=${1:-build}
 shift || true
 sdk=$(bash devtools/setup.sh | tail -1)
 if [ -f "$build/build.ninja" ]; then
-	meson configure "$build" -Ddpdk_sdk="$sdk" "$@" >/dev/null
+	# relocatable .pc files are a project default; older build dirs lack it
+	meson configure "$build" -Ddpdk_sdk="$sdk" -Dpkgconfig.relocatable=true "$@" >/dev/null
 else
 	meson setup "$build" -Ddpdk_sdk="$sdk" "$@" >/dev/null
 fi

@@ -11,6 +11,12 @@ set -euo pipefail
 # what an outside user has: not meson test's paths into the build tree
 unset LD_LIBRARY_PATH
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+# a sanitizer build's libraries need the sanitizer runtime linked into the
+# program: programs built from the installed files alone cannot use them
+if ldd "$build/drivers/net/tally/librte_net_tally.so" | grep -q 'lib\(asan\|ubsan\)\.so'; then
+	echo "SKIP: sanitizer build (installed libraries need the sanitizer runtime)"
+	exit 77
+fi
 stage="$build/install-test-stage"
 work=$(mktemp -d)
 prefix="tally-install-$$"

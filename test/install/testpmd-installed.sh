@@ -46,6 +46,12 @@ if ! unshare --mount true 2>/dev/null; then
 	exit 77
 fi
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
+# a sanitizer build's libraries need the sanitizer runtime linked into the
+# program: programs built from the installed files alone cannot use them
+if ldd "$build/drivers/net/tally/librte_net_tally.so" | grep -q 'lib\(asan\|ubsan\)\.so'; then
+	echo "SKIP: sanitizer build (installed libraries need the sanitizer runtime)"
+	exit 77
+fi
 stage="$build/testpmd-installed-stage"
 trap 'rm -rf "$stage"' EXIT
 rm -rf "$stage"
