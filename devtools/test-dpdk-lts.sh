@@ -11,7 +11,9 @@
 # run then chroots into it, with /proc, /sys, /dev and /dev/shm and this
 # repository bind-mounted at the same path, and runs devtools/test.sh
 # unchanged there (its setup.sh fetches the 24.11 driver-SDK headers from
-# trixie's dpdk source package). BUILD_DIR defaults to build-dpdk24.
+# trixie's dpdk source package; where the mirror serves no source packages,
+# TALLY_DPDK_SRC=<DPDK 24.11.x source tree> is bind-mounted read-only and the
+# headers are taken from it). BUILD_DIR defaults to build-dpdk24.
 #
 # Needs root (mmdebstrap, mount, chroot). The mounts live in a private mount
 # namespace of this script, so they are gone on every exit path; they are
