@@ -11,6 +11,7 @@
 # With --packages it only prints the Debian packages it installs.
 set -euo pipefail
 
+# dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
       iproute2 tcpdump python3 git"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # test.sh [BUILD_DIR [meson options...]]: set up, build and run every test
-# suite (unit, model, steer, dpdk, testpmd, checks). Ends with one line
+# suite (unit, model, steer, dpdk, testpmd, tools, verbs, checks). Ends with one line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

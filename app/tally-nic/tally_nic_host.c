@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "tally_hal_hostif.h"
 #include "tally_nic.h"
 #include "tally_plat.h"
 
@@ -56,71 +57,6 @@ nic_host_listen(struct nic *n)
 	return 0;
 }
 
-static int
-nic_send(int s, const struct tally_hostif_msg *m, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { (void *)(uintptr_t)m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (fd >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(s, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*m) ?
-	       0 : -EIO;
-}
-
-/* One message, at most one fd. 0, -EAGAIN nothing pending, else closed or
- * malformed. */
-static int
-nic_recv(int s, struct tally_hostif_msg *m, int *fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-	struct iovec iov = { m, sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fds[4];
-	ssize_t r;
-	size_t i, k;
-
-	*fd = -1;
-	r = recvmsg(s, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (r < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	if (r == 0)
-		return -ECONNRESET;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		memcpy(fds, CMSG_DATA(cm), k * sizeof(int));
-		for (i = 0; i < k; i++) {
-			if (*fd < 0)
-				*fd = fds[i];
-			else
-				close(fds[i]);	/* one fd a message */
-		}
-	}
-	if (r != (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return -EPROTO;
-	}
-	return 0;
-}
-
 static void
 nic_reply(int s, uint32_t type, int status, const char *text)
 {
@@ -131,7 +67,7 @@ nic_reply(int s, uint32_t type, int status, const char *text)
 	m.status = status;
 	if (text != NULL)
 		snprintf(m.text, sizeof(m.text), "%s", text);
-	(void)nic_send(s, &m, -1);
+	(void)tally_hostif_send(s, &m, -1, true);
 }
 
 static void
@@ -148,7 +84,7 @@ nic_send_stats(struct nic *n, int s)
 		chunk = TALLY_MIN(len - off, sizeof(m.text) - 1);
 		memcpy(m.text, buf + off, chunk);
 		m.text[chunk] = '\0';
-		if (nic_send(s, &m, -1) != 0)
+		if (tally_hostif_send(s, &m, -1, true) != 0)
 			return;
 	}
 	nic_reply(s, TALLY_HOSTIF_END, 0, NULL);
@@ -184,7 +120,7 @@ nic_accept(struct nic *n)
 	pfd.fd = s;
 	pfd.events = POLLIN;
 	/* the HELLO is the client's first message: wait a little for it */
-	rc = poll(&pfd, 1, 1000) == 1 ? nic_recv(s, &m, &fd) : -ETIMEDOUT;
+	rc = poll(&pfd, 1, 1000) == 1 ? tally_hostif_recv(s, &m, &fd, true) : -ETIMEDOUT;
 	if (rc == 0 && fd >= 0)
 		close(fd);
 	if (rc != 0 || m.type != TALLY_HOSTIF_HELLO ||
@@ -216,7 +152,7 @@ nic_accept(struct nic *n)
 	memset(&m, 0, sizeof(m));
 	m.type = TALLY_HOSTIF_BAR;
 	m.len = n->bar_len;
-	if (nic_send(s, &m, n->bar_fd) != 0) {
+	if (tally_hostif_send(s, &m, n->bar_fd, true) != 0) {
 		close(s);
 		return;
 	}
@@ -261,7 +197,7 @@ nic_serve_driver(struct nic *n)
 	unsigned int work = 0;
 	int fd, rc;
 
-	while ((rc = nic_recv(n->drv_fd, &m, &fd)) == 0) {
+	while ((rc = tally_hostif_recv(n->drv_fd, &m, &fd, true)) == 0) {
 		work++;
 		if (m.type == TALLY_HOSTIF_MEM && !n->drv_ready) {
 			rc = fd < 0 ? -EBADF : nic_add_range(n, &m, fd);

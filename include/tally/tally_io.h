@@ -7,7 +7,8 @@
  *             and stores; `service` is NULL (the device runs by itself).
  *  - "model": the in-process software device (lib/model). Register stores go
  *             through the model's decoder; `service` lets the device run a
- *             step on the caller's thread when the model has no thread.
+ *             step on the caller's thread (the only way it runs without a
+ *             model thread; a help to the thread when it has one).
  *  - "posted": a BAR that is shared memory (the device process, directly or
  *             behind ivshmem): register stores are posted to the mailbox of
  *             tally_mbox.h; see lib/hal/tally_hal_posted.h.

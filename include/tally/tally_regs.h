@@ -167,7 +167,7 @@ enum tally_port_stat {
 	TALLY_STAT_RX_ERR_TRUNC,	/* dropped: truncated on the wire (capture < length) */
 	TALLY_STAT_RX_FILTERED,		/* dropped: MAC filter (not promisc) */
 	TALLY_STAT_RX_STEER_DROP,	/* dropped by a steering drop action or isolate miss */
-	TALLY_STAT_TX_ERRORS,		/* Tx descriptors completed in error */
+	TALLY_STAT_TX_ERRORS,		/* Tx descriptors completed ERR_DESC/ERR_DMA */
 	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame */
 	TALLY_STAT_DMA_FAULTS,		/* accesses outside DMA regions */
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
@@ -199,8 +199,8 @@ enum tally_port_stat {
 /* Queue statistics: memory-like 64-bit values inside the queue block. */
 #define TALLY_Q_STAT_PKTS		0x40
 #define TALLY_Q_STAT_BYTES		0x48
-#define TALLY_Q_STAT_DROPS		0x50	/* Rx: no descriptor; Tx: wire refused */
-#define TALLY_Q_STAT_ERRORS		0x58	/* Rx: DMA faults; Tx: bad descriptors/DMA */
+#define TALLY_Q_STAT_DROPS		0x50	/* Rx: no descriptor; Tx: wire refused (frames) */
+#define TALLY_Q_STAT_ERRORS		0x58	/* Rx: DMA faults; Tx: frames with bad descriptors/DMA */
 /*
  * Queue enable (CTRL.EN 0->1) samples RING/CQ/SIZE, sets HEAD to 0 and the
  * completion phase to 1. The driver zeroes the completion ring before that.

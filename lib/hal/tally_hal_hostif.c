@@ -38,8 +38,8 @@ hostif_dial(const char *path)
 	return s;
 }
 
-static int
-hostif_send(int s, const struct tally_hostif_msg *m, int fd)
+int
+tally_hostif_send(int s, const struct tally_hostif_msg *m, int fd, bool nowait)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { (void *)(uintptr_t)m, sizeof(*m) };
@@ -56,34 +56,47 @@ hostif_send(int s, const struct tally_hostif_msg *m, int fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*m))
+	if (sendmsg(s, &mh, MSG_NOSIGNAL | (nowait ? MSG_DONTWAIT : 0)) !=
+	    (ssize_t)sizeof(*m))
 		return errno ? -errno : -EIO;
 	return 0;
 }
 
-/* Receive one message and at most one fd (*fd = -1 when none). */
-static int
-hostif_recv(int s, struct tally_hostif_msg *m, int *fd)
+int
+tally_hostif_recv(int s, struct tally_hostif_msg *m, int *fd, bool nowait)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
 	struct iovec iov = { m, sizeof(*m) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cm;
+	int fds[4];
+	size_t i, k;
 	ssize_t n;
 
 	*fd = -1;
-	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | (nowait ? MSG_DONTWAIT : 0));
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return nowait ? -EAGAIN : -ETIMEDOUT;
+		return -errno;
+	}
 	if (n == 0)
 		return -ECONNRESET;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(cm), k * sizeof(int));
+		for (i = 0; i < k; i++) {
+			if (*fd < 0)
+				*fd = fds[i];
+			else
+				close(fds[i]);	/* one fd a message */
+		}
+	}
 	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (*fd >= 0)
 			close(*fd);
@@ -121,9 +134,9 @@ tally_hostif_connect(const char *path, struct tally_hostif_conn *c, char *err,
 	}
 	c->sock = rc;
 	hostif_hello(&m, TALLY_HOSTIF_ATTACH);
-	rc = hostif_send(c->sock, &m, -1);
+	rc = tally_hostif_send(c->sock, &m, -1, false);
 	if (rc == 0)
-		rc = hostif_recv(c->sock, &m, &fd);
+		rc = tally_hostif_recv(c->sock, &m, &fd, false);
 	if (rc < 0) {
 		snprintf(err, errlen, "no answer from the device at %s: %s", path,
 			 strerror(-rc));
@@ -164,7 +177,7 @@ tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
 	m.iova = iova;
 	m.len = len;
 	m.offset = offset;
-	return hostif_send(c->sock, &m, fd);
+	return tally_hostif_send(c->sock, &m, fd, false);
 }
 
 int
@@ -177,9 +190,9 @@ tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen)
 		return -EINVAL;
 	memset(&m, 0, sizeof(m));
 	m.type = TALLY_HOSTIF_MEM_DONE;
-	rc = hostif_send(c->sock, &m, -1);
+	rc = tally_hostif_send(c->sock, &m, -1, false);
 	if (rc == 0)
-		rc = hostif_recv(c->sock, &m, &fd);
+		rc = tally_hostif_recv(c->sock, &m, &fd, false);
 	if (rc == 0 && fd >= 0)
 		close(fd);
 	if (rc == 0 && m.type != TALLY_HOSTIF_ACK)
@@ -217,9 +230,9 @@ tally_hostif_stats(const char *path, char *buf, size_t len)
 	if (s < 0)
 		return s;
 	hostif_hello(&m, TALLY_HOSTIF_GET_STATS);
-	rc = hostif_send(s, &m, -1);
+	rc = tally_hostif_send(s, &m, -1, false);
 	while (rc == 0) {
-		rc = hostif_recv(s, &m, &fd);
+		rc = tally_hostif_recv(s, &m, &fd, false);
 		if (rc == 0 && fd >= 0)
 			close(fd);
 		if (rc != 0 || m.type == TALLY_HOSTIF_END)

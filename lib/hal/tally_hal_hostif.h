@@ -15,6 +15,7 @@
 #ifndef TALLY_HAL_HOSTIF_H
 #define TALLY_HAL_HOSTIF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,15 @@ int tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
 int tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen);
 /* Close the attachment (and the BAR fd if still open). */
 void tally_hostif_close(struct tally_hostif_conn *c);
+/*
+ * One message each way, at most one fd (both sides of the protocol use
+ * these). send: 0 or -errno. recv: 0 with *fd the fd or -1; -EAGAIN nothing
+ * pending (nowait), -ETIMEDOUT (the socket's receive timeout), -ECONNRESET
+ * closed, -EPROTO malformed (any fd closed).
+ */
+int tally_hostif_send(int sock, const struct tally_hostif_msg *m, int fd, bool nowait);
+int tally_hostif_recv(int sock, struct tally_hostif_msg *m, int *fd, bool nowait);
+
 /* Read the device's statistics as text (no attachment needed). */
 int tally_hostif_stats(const char *path, char *buf, size_t len);
 

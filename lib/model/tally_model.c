@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Model life cycle, the tally_io transport, the device step and its thread. */
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
 #include "tally_model_priv.h"
 
 #define TALLY_MODEL_IDLE_NS	20000	/* thread sleep when nothing moved */
+#define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
+
+static inline void
+tally_model_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 
 static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_LOOP] = &tally_wire_loop_ops,
@@ -15,15 +27,44 @@ static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_NONE] = &tally_wire_none_ops,
 };
 
+/*
+ * The model lock is a ticket lock: every user of the device (burst functions
+ * on several lcores, register writes, the model thread) gets its turn in
+ * arrival order. With a mutex, a receiver polling in a tight loop took the
+ * lock again before a woken transmitter could run, and starved its doorbells
+ * and steps. A waiter spins briefly, then yields: the holder may have been
+ * preempted on the waiter's own CPU.
+ */
+void
+tally_model_lock(struct tally_model *m)
+{
+	uint32_t t = __atomic_fetch_add(&m->lock_next, 1, __ATOMIC_RELAXED);
+	unsigned int spins = 0;
+
+	/* acquire: pairs with the release store in tally_model_unlock() */
+	while (__atomic_load_n(&m->lock_owner, __ATOMIC_ACQUIRE) != t) {
+		if (++spins < TALLY_MODEL_LOCK_SPINS) {
+			tally_model_cpu_relax();
+			continue;
+		}
+		spins = 0;
+		sched_yield();
+	}
+}
+
 static unsigned int
 tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
-	uint32_t caplen, len;
+	uint32_t caplen, len, qi;
 
-	for (i = 0; i < m->cfg.tx_queues; i++)
-		if (m->txq[i].en && m->txq[i].prod != m->txq[i].head)
-			frames += tally_model_tx_queue(m, &m->txq[i]);
+	/* Round robin: a queue that fills a busy wire does not starve the next. */
+	for (i = 0; i < m->cfg.tx_queues; i++) {
+		qi = (m->tx_next + i) % m->cfg.tx_queues;
+		if (m->txq[qi].en && m->txq[qi].prod != m->txq[qi].head)
+			frames += tally_model_tx_queue(m, &m->txq[qi]);
+	}
+	m->tx_next = (m->tx_next + 1) % m->cfg.tx_queues;
 	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
 	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
@@ -41,9 +82,9 @@ tally_model_step(struct tally_model *m)
 {
 	unsigned int n;
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	n = tally_model_step_locked(m);
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return n;
 }
 
@@ -66,12 +107,12 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 
 	if (m == NULL || (frame == NULL && len != 0))
 		return -EINVAL;
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE)
 		tally_model_rx_frame(m, frame, len, len);
 	else
 		rc = -ENETDOWN;
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return rc;
 }
 
@@ -86,20 +127,24 @@ tally_model_wire_eof(struct tally_model *m)
 {
 	int eof;
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	eof = m->wire->eof(m) != 0;
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	return eof;
 }
 
+/*
+ * The caller's thread lends the device a step, in both modes. In thread mode
+ * the model thread may get no CPU for milliseconds (it inherits the affinity
+ * of the thread that created it, often a busy polling lcore); the burst
+ * functions then keep Tx and the wire moving themselves. Waiting for a step
+ * the thread has in progress (rather than skipping it) is what guarantees
+ * that progress when the thread was preempted inside its step.
+ */
 static unsigned int
 tally_model_service(void *ctx)
 {
-	struct tally_model *m = ctx;
-
-	if (m->cfg.mode == TALLY_MODEL_THREAD)
-		return 0;
-	return tally_model_step(m);
+	return tally_model_step(ctx);
 }
 
 static const struct tally_io_ops tally_model_io_ops = {
@@ -123,7 +168,6 @@ tally_model_free(struct tally_model *m)
 {
 	if (m->wire != NULL)
 		m->wire->close(m);
-	pthread_mutex_destroy(&m->lock);
 	if (m->cfg.bar_mem == NULL)
 		tally_free(m->bar);
 	tally_free(m->rx_buf);
@@ -224,7 +268,6 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 		return -ENOMEM;
 	}
 	m->cfg = *cfg;
-	pthread_mutex_init(&m->lock, NULL);
 	if (cfg->bar_mem != NULL &&
 	    (cfg->bar_mem_len < tally_model_bar_size(cfg) ||
 	     ((uintptr_t)cfg->bar_mem & 4095) != 0)) {

@@ -14,9 +14,12 @@
  *
  * Modes:
  *  - inline: the device only runs inside register writes (Tx doorbells are
- *    processed before the write returns) and inside `service` calls (wire
- *    input). Deterministic; used by tests.
- *  - thread: a model thread polls doorbells and the wire; `service` is a no-op.
+ *    processed before the write returns) and inside `service` calls (pending
+ *    Tx, wire input). Deterministic; used by tests.
+ *  - thread: a model thread polls doorbells and the wire; `service` still runs
+ *    a step on the caller's thread (waiting for one in progress), so a driver
+ *    that calls it from its burst functions keeps the device moving when the
+ *    thread gets no CPU.
  *
  * Thread-safety: all entry points may be called from several threads; the
  * model serialises its pipeline with one internal lock.

@@ -45,9 +45,9 @@ tally_model_mbox_attach(struct tally_model *m, struct tally_mbox *mb,
 			uint64_t session)
 {
 	tally_model_mbox_clear(mb);
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	tally_model_reset(m);
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	/* release: pairs with the driver's acquire load of session_ack; the
 	 * reset and the cleared ring are visible before it */
 	__atomic_store_n(&mb->session_ack, session, __ATOMIC_RELEASE);
@@ -98,9 +98,9 @@ tally_model_detach(struct tally_model *m)
 {
 	struct tally_mbox *mb = tally_model_mbox(m);
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	tally_model_reset(m);
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 	if (!m->cfg.posted)
 		return;
 	tally_model_mbox_clear(mb);

@@ -7,7 +7,7 @@
  *    statistics and both counter banks live in it, so the driver's plain
  *    loads see exactly what a real BAR would show. `wr[]` keeps the value the
  *    driver last wrote to every register offset (write-only ones included).
- *  - Everything that changes device state runs under `lock`: the register
+ *  - Everything that changes device state runs under the model lock: the register
  *    decoder, tally_model_step(), tally_model_inject() and the model thread.
  *    Values the driver may load at any time (registers, statistics, counters)
  *    are stored with __atomic builtins so no load ever sees a torn value.
@@ -61,7 +61,9 @@ struct tally_wire_ops {
 	/* Allocate m->wire_priv; on failure write a message naming the setting. */
 	int (*open)(struct tally_model *m, char *errbuf, size_t errlen);
 	void (*close)(struct tally_model *m);
-	/* Put a frame on the wire: 0, or -errno when the wire refused it. */
+	/* Put a frame on the wire: 0; -EAGAIN when the wire is busy (the device
+	 * keeps the frame and retries on a later step); another -errno when the
+	 * wire refused it (the frame is dropped). */
 	int (*tx)(struct tally_model *m, const uint8_t *frame, uint32_t len);
 	/* Take one frame: 1 with *caplen bytes copied into buf (at most buflen)
 	 * and *len its length on the wire, 0 when nothing is pending. */
@@ -109,8 +111,10 @@ struct tally_model {
 	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
+	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
 
-	pthread_mutex_t lock;
+	uint32_t lock_next;		/* ticket lock: next ticket (atomic) */
+	uint32_t lock_owner;		/* ticket lock: ticket served (atomic) */
 	const struct tally_wire_ops *wire;
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
@@ -168,6 +172,18 @@ static inline uint8_t
 tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
 {
 	return (uint8_t)(((idx >> q->log2) & 1u) ^ 1u);
+}
+
+/* tally_model.c: the model lock (a fair ticket lock, see there). */
+void tally_model_lock(struct tally_model *m);
+
+static inline void
+tally_model_unlock(struct tally_model *m)
+{
+	/* release: pairs with the acquire load of the next holder */
+	__atomic_store_n(&m->lock_owner,
+			 __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELEASE);
 }
 
 /* tally_model_config.c */

@@ -219,7 +219,7 @@ tally_model_write32(void *ctx, uint32_t off, uint32_t val)
 	enum tally_model_acc acc;
 	uint32_t r;
 
-	pthread_mutex_lock(&m->lock);
+	tally_model_lock(m);
 	acc = tally_model_acc(m, off);
 	switch (acc) {
 	case TALLY_MODEL_ACC_NONE:
@@ -241,7 +241,7 @@ tally_model_write32(void *ctx, uint32_t off, uint32_t val)
 			tally_model_global_write(m, off, val);
 		break;
 	}
-	pthread_mutex_unlock(&m->lock);
+	tally_model_unlock(m);
 }
 
 uint32_t

@@ -3,6 +3,16 @@
  * Tx pipeline, run under the model lock: consume posted descriptors in
  * order, gather each frame up to EOP, check every segment address, hand the
  * frame to the wire and write one completion per descriptor.
+ *
+ * A wire that is busy (its tx returns -EAGAIN, e.g. a full loop FIFO) is
+ * back-pressure, not a loss: the frame stays posted and the queue stops until
+ * a later step, after the wire had a chance to drain. Any other refusal drops
+ * the frame (ERR_WIRE).
+ *
+ * Statistics, each lost frame in exactly one place: TX_ERRORS counts
+ * descriptors completed with ERR_DESC or ERR_DMA (the queue's ERRORS counts
+ * those frames once), TX_WIRE_DROP and the queue's DROPS count frames the wire
+ * refused (their descriptors complete with ERR_WIRE but are not TX_ERRORS).
  */
 #include <string.h>
 
@@ -40,7 +50,7 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 		__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
 		tally_model_ccnt_hit(m, q, status != TALLY_TXC_OK);
 	}
-	if (status != TALLY_TXC_OK)
+	if (status == TALLY_TXC_ERR_DESC || status == TALLY_TXC_ERR_DMA)
 		tally_model_stat_add(m, TALLY_STAT_TX_ERRORS, n);
 	q->head += n;
 }
@@ -70,27 +80,36 @@ tally_model_tx_gather(struct tally_model *m, struct tally_model_queue *q,
 	return TALLY_TXC_OK;
 }
 
-static void
+/* One frame of n descriptors at head: false when the wire is busy (nothing
+ * consumed, the frame stays posted), true when it was completed. */
+static bool
 tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_t n)
 {
 	uint32_t total;
 	uint8_t st;
+	int rc;
 
 	st = tally_model_tx_gather(m, q, n, &total);
-	if (st == TALLY_TXC_OK && m->wire->tx(m, m->tx_buf, total) < 0) {
-		st = TALLY_TXC_ERR_WIRE;
-		tally_model_stat_add(m, TALLY_STAT_TX_WIRE_DROP, 1);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
-	} else if (st == TALLY_TXC_OK) {
-		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, 1);
-		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, total);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, 1);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, total);
+	if (st == TALLY_TXC_OK) {
+		rc = m->wire->tx(m, m->tx_buf, total);
+		if (rc == -EAGAIN)
+			return false;
+		if (rc < 0) {
+			st = TALLY_TXC_ERR_WIRE;
+			tally_model_stat_add(m, TALLY_STAT_TX_WIRE_DROP, 1);
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
+		} else {
+			tally_model_stat_add(m, TALLY_STAT_TX_PKTS, 1);
+			tally_model_stat_add(m, TALLY_STAT_TX_BYTES, total);
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, 1);
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, total);
+		}
 	} else {
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
 		total = 0;
 	}
 	tally_model_tx_complete(m, q, n, total, st);
+	return true;
 }
 
 /* Segments of the next frame: n > 0 with EOP, 0 to wait for more,
@@ -136,7 +155,8 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 			q->tx_skip = true;
 			continue;
 		}
-		tally_model_tx_frame(m, q, (uint32_t)n);
+		if (!tally_model_tx_frame(m, q, (uint32_t)n))
+			break;		/* wire busy: retried by a later step */
 		frames++;
 	}
 	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);

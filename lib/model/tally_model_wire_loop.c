@@ -2,7 +2,8 @@
 /*
  * Loop wire: Tx frames come back as Rx frames. Sent frames wait in a bounded
  * FIFO inside the model and are delivered by a later wire poll, never from
- * the Tx path (no recursion). A full FIFO refuses the frame.
+ * the Tx path (no recursion). A full FIFO is busy (-EAGAIN): the device
+ * keeps the frame posted until a step has delivered some of the FIFO.
  */
 #include <string.h>
 
@@ -54,8 +55,10 @@ tally_wire_loop_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
 	struct tally_wire_loop *l = m->wire_priv;
 	uint32_t slot;
 
-	if (l->count == TALLY_WIRE_LOOP_DEPTH || len > l->slot_len)
-		return -ENOBUFS;
+	if (len > l->slot_len)
+		return -EMSGSIZE;
+	if (l->count == TALLY_WIRE_LOOP_DEPTH)
+		return -EAGAIN;
 	slot = (l->head + l->count) % TALLY_WIRE_LOOP_DEPTH;
 	memcpy(l->data + (size_t)slot * l->slot_len, frame, len);
 	l->len[slot] = len;

@@ -6,28 +6,27 @@
  * those of its Rx queue (counted by the device). Reads are plain loads of
  * the bank entry.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "tally_verbs_priv.h"
 
 #define TALLY_VERBS_CC_OPS	(IBV_QP_ATTACH_COMP_CNTR_OP_SEND | \
 				 IBV_QP_ATTACH_COMP_CNTR_OP_RECV)
-#define TALLY_VERBS_CC_ALL_OPS	0x3fu
 
 int
 _ibv_query_comp_cntr_caps(struct ibv_context *context,
 			  struct ibv_comp_cntr_caps *caps, size_t caps_size)
 {
+	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	struct ibv_comp_cntr_caps c;
 	int n;
 
-	if (context == NULL || caps == NULL)
+	if (ctx == NULL || caps == NULL)
 		return EINVAL;
 	memset(caps, 0, caps_size);
 	if (caps_size < sizeof(c))
 		return EINVAL;
-	n = rte_pmd_tally_ccnt_num(to_tally_ctx(context)->port_id);
+	n = rte_pmd_tally_ccnt_num(ctx->port_id);
 	if (n <= 0)
 		return EOPNOTSUPP;
 	c.max_value = UINT64_MAX;
@@ -41,10 +40,11 @@ struct ibv_comp_cntr *
 ibv_create_comp_cntr(struct ibv_context *context,
 		     struct ibv_comp_cntr_init_attr *attr)
 {
+	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	struct tally_verbs_comp_cntr *cc;
 	int rc;
 
-	if (context == NULL || attr == NULL) {
+	if (ctx == NULL || attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -53,21 +53,19 @@ ibv_create_comp_cntr(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cc = calloc(1, sizeof(*cc));
-	if (cc == NULL) {
-		errno = ENOMEM;
+	cc = tally_verbs_handle_new(sizeof(*cc), ctx);
+	if (cc == NULL)
 		return NULL;
-	}
-	cc->port_id = to_tally_ctx(context)->port_id;
+	cc->port_id = ctx->port_id;
 	rc = rte_pmd_tally_ccnt_alloc(cc->port_id, &cc->id);
 	if (rc) {
-		free(cc);
+		tally_verbs_handle_put(cc);
 		errno = rc == -ENOSPC ? ENOMEM : -rc;
 		return NULL;
 	}
 	cc->ibcc.context = context;
 	cc->ibcc.handle = cc->id;
-	tally_verbs_live_add(&cc->live, &cc->ibcc);
+	tally_verbs_handle_publish(cc, TALLY_VERBS_T_COMP_CNTR);
 	return &cc->ibcc;
 }
 
@@ -77,27 +75,29 @@ ibv_destroy_comp_cntr(struct ibv_comp_cntr *ibcc)
 	struct tally_verbs_comp_cntr *cc;
 	int rc;
 
-	if (!tally_verbs_live_has(ibcc))
-		return EINVAL;
-	cc = to_tally_cc(ibcc);
 	pthread_mutex_lock(&tally_verbs_lock);
-	rc = cc->attached ? EBUSY : -rte_pmd_tally_ccnt_free(cc->port_id, cc->id);
-	if (rc == 0 && !tally_verbs_live_del(ibcc))
+	cc = tally_verbs_cc_of(ibcc);
+	if (cc == NULL)
+		rc = EINVAL;
+	else if (cc->attached)
+		rc = EBUSY;
+	else
+		rc = -rte_pmd_tally_ccnt_free(cc->port_id, cc->id);
+	if (rc == 0 && !tally_verbs_handle_kill(cc, TALLY_VERBS_T_COMP_CNTR))
 		rc = EINVAL;
 	pthread_mutex_unlock(&tally_verbs_lock);
 	if (rc == 0)
-		free(cc);
+		tally_verbs_handle_put(cc);
 	return rc;
 }
 
 static int
 cc_update(struct ibv_comp_cntr *ibcc, enum rte_pmd_tally_ccnt_op op, uint64_t v)
 {
-	struct tally_verbs_comp_cntr *cc;
+	struct tally_verbs_comp_cntr *cc = tally_verbs_cc_of(ibcc);
 
-	if (ibcc == NULL)
+	if (cc == NULL)
 		return EINVAL;
-	cc = to_tally_cc(ibcc);
 	return -rte_pmd_tally_ccnt_update(cc->port_id, cc->id, op, v);
 }
 
@@ -128,13 +128,12 @@ ibv_inc_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t amount)
 static int
 cc_read(struct ibv_comp_cntr *ibcc, uint64_t *value, bool err)
 {
-	struct tally_verbs_comp_cntr *cc;
+	struct tally_verbs_comp_cntr *cc = tally_verbs_cc_of(ibcc);
 	uint64_t c, e;
 	int rc;
 
-	if (ibcc == NULL || value == NULL)
+	if (cc == NULL || value == NULL)
 		return EINVAL;
-	cc = to_tally_cc(ibcc);
 	rc = rte_pmd_tally_ccnt_read(cc->port_id, cc->id, &c, &e);
 	if (rc)
 		return -rc;
@@ -163,22 +162,26 @@ ibv_qp_attach_comp_cntr(struct ibv_qp *ibqp, struct ibv_comp_cntr *ibcc,
 	uint32_t ops;
 	int rc = 0;
 
-	if (!tally_verbs_live_has(ibqp) || !tally_verbs_live_has(ibcc) || attr == NULL)
-		return EINVAL;
-	if (attr->comp_mask != 0)
-		return EOPNOTSUPP;
-	ops = attr->op_mask;
-	if (ops == 0 || (ops & ~TALLY_VERBS_CC_ALL_OPS))
-		return EINVAL;
-	if (ops & ~(uint32_t)TALLY_VERBS_CC_OPS)
-		return ENOTSUP;		/* RDMA read/write: not on raw packet QPs */
-	if (ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT)
-		return EINVAL;
-	qp = to_tally_qp(ibqp);
-	cc = to_tally_cc(ibcc);
-	if (cc->port_id != qp->port_id)
-		return EINVAL;
 	pthread_mutex_lock(&tally_verbs_lock);
+	qp = tally_verbs_qp_of(ibqp);
+	cc = tally_verbs_cc_of(ibcc);
+	if (qp == NULL || cc == NULL || attr == NULL || attr->comp_mask != 0 ||
+	    attr->op_mask == 0) {
+		rc = EINVAL;		/* stale or foreign handles, malformed attr */
+		goto out;
+	}
+	ops = attr->op_mask;
+	/* bits outside SEND and RECV, defined (RDMA) or not: not supported,
+	 * ENOTSUP as the man page says */
+	if (ops & ~(uint32_t)TALLY_VERBS_CC_OPS) {
+		rc = ENOTSUP;
+		goto out;
+	}
+	if (cc->port_id != qp->port_id ||
+	    (ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT)) {
+		rc = EINVAL;
+		goto out;
+	}
 	if (((ops & IBV_QP_ATTACH_COMP_CNTR_OP_SEND) && qp->cc_send != NULL) ||
 	    ((ops & IBV_QP_ATTACH_COMP_CNTR_OP_RECV) && qp->cc_recv != NULL)) {
 		rc = EBUSY;

@@ -16,20 +16,23 @@ struct ibv_counters *
 tally_verbs_create_counters(struct ibv_context *context,
 			    struct ibv_counters_init_attr *attr)
 {
+	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	struct tally_verbs_counters *c;
 
+	if (ctx == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (attr != NULL && attr->comp_mask != 0) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		errno = ENOMEM;
+	c = tally_verbs_handle_new(sizeof(*c), ctx);
+	if (c == NULL)
 		return NULL;
-	}
 	c->ibc.context = context;
-	c->port_id = to_tally_ctx(context)->port_id;
-	tally_verbs_live_add(&c->live, &c->ibc);
+	c->port_id = ctx->port_id;
+	tally_verbs_handle_publish(c, TALLY_VERBS_T_COUNTERS);
 	return &c->ibc;
 }
 
@@ -37,24 +40,23 @@ int
 tally_verbs_destroy_counters(struct ibv_counters *ibc)
 {
 	struct tally_verbs_counters *c;
+	int rc = 0;
 
-	if (!tally_verbs_live_has(ibc))
-		return EINVAL;
-	c = to_tally_counters(ibc);
 	pthread_mutex_lock(&tally_verbs_lock);
-	if (c->refs > 0) {
-		pthread_mutex_unlock(&tally_verbs_lock);
-		return EBUSY;
-	}
-	if (!tally_verbs_live_del(ibc)) {
-		pthread_mutex_unlock(&tally_verbs_lock);
-		return EINVAL;
-	}
-	if (c->has_dev)
+	c = tally_verbs_counters_of(ibc);
+	if (c == NULL)
+		rc = EINVAL;
+	else if (c->refs > 0)
+		rc = EBUSY;
+	else if (!tally_verbs_handle_kill(c, TALLY_VERBS_T_COUNTERS))
+		rc = EINVAL;
+	else if (c->has_dev)
 		rte_pmd_tally_counter_free(c->port_id, c->dev_id);
 	pthread_mutex_unlock(&tally_verbs_lock);
+	if (rc)
+		return rc;
 	free(c->points);
-	free(c);
+	tally_verbs_handle_put(c);
 	return 0;
 }
 
@@ -63,21 +65,24 @@ tally_verbs_attach_counters_point_flow(struct ibv_counters *ibc,
 				       struct ibv_counter_attach_attr *attr,
 				       struct ibv_flow *flow)
 {
-	struct tally_verbs_counters *c;
+	struct tally_verbs_counters *c = tally_verbs_counters_of(ibc);
 	void *np;
 	int rc = 0;
 
-	if (ibc == NULL || attr == NULL)
+	if (c == NULL || attr == NULL)
 		return EINVAL;
 	if (attr->comp_mask != 0)
 		return EOPNOTSUPP;
-	if (flow != NULL)
-		return ENOTSUP;		/* only static attach, like mlx5 */
+	if (flow != NULL)	/* only static attach, like mlx5 */
+		return tally_verbs_flow_of(flow) != NULL ? ENOTSUP : EINVAL;
 	if (attr->counter_desc != IBV_COUNTER_PACKETS &&
 	    attr->counter_desc != IBV_COUNTER_BYTES)
 		return ENOTSUP;
-	c = to_tally_counters(ibc);
 	pthread_mutex_lock(&tally_verbs_lock);
+	if (!tally_verbs_handle_ok(c, TALLY_VERBS_T_COUNTERS)) {
+		rc = EINVAL;	/* destroyed meanwhile */
+		goto out;
+	}
 	if (c->refs > 0) {
 		rc = EBUSY;
 		goto out;
@@ -125,11 +130,13 @@ int
 tally_verbs_read_counters(struct ibv_counters *ibc, uint64_t *values,
 			  uint32_t ncounters, uint32_t flags)
 {
-	struct tally_verbs_counters *c = to_tally_counters(ibc);
+	struct tally_verbs_counters *c = tally_verbs_counters_of(ibc);
 	uint64_t v[2];
 	uint32_t i;
 	int rc;
 
+	if (c == NULL)
+		return EINVAL;
 	if (flags & ~(uint32_t)IBV_READ_COUNTERS_ATTR_PREFER_CACHED)
 		return EINVAL;
 	/* pairs with the release store in tally_verbs_counters_bind() */

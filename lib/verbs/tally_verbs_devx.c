@@ -35,7 +35,6 @@
 #define PRM_QUERY_OUT_STATS		16	/* packets, octets: 64 bits each */
 
 struct mlx5dv_devx_obj {
-	struct tally_verbs_live live;
 	struct ibv_context *context;
 	uint16_t port_id;
 	uint32_t counter;
@@ -65,12 +64,13 @@ struct mlx5dv_devx_obj *
 mlx5dv_devx_obj_create(struct ibv_context *context, const void *in, size_t inlen,
 		       void *out, size_t outlen)
 {
+	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	const uint8_t *ib = in;
 	struct mlx5dv_devx_obj *o;
 	uint8_t *ob = out;
 	int rc;
 
-	if (context == NULL || in == NULL || out == NULL ||
+	if (ctx == NULL || in == NULL || out == NULL ||
 	    inlen < PRM_HDR_LEN || outlen < PRM_HDR_LEN) {
 		errno = EINVAL;
 		return NULL;
@@ -80,16 +80,14 @@ mlx5dv_devx_obj_create(struct ibv_context *context, const void *in, size_t inlen
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	o = calloc(1, sizeof(*o));
-	if (o == NULL) {
-		errno = ENOMEM;
+	o = tally_verbs_handle_new(sizeof(*o), ctx);
+	if (o == NULL)
 		return NULL;
-	}
 	o->context = context;
-	o->port_id = to_tally_ctx(context)->port_id;
+	o->port_id = ctx->port_id;
 	rc = rte_pmd_tally_counter_alloc(o->port_id, &o->counter);
 	if (rc != 0) {
-		free(o);
+		tally_verbs_handle_put(o);
 		errno = rc == -ENOSPC ? ENOMEM : -rc;
 		return NULL;
 	}
@@ -98,7 +96,7 @@ mlx5dv_devx_obj_create(struct ibv_context *context, const void *in, size_t inlen
 	ob[PRM_ALLOC_OUT_ID + 1] = (uint8_t)(o->counter >> 16);
 	ob[PRM_ALLOC_OUT_ID + 2] = (uint8_t)(o->counter >> 8);
 	ob[PRM_ALLOC_OUT_ID + 3] = (uint8_t)o->counter;
-	tally_verbs_live_add(&o->live, o);
+	tally_verbs_handle_publish(o, TALLY_VERBS_T_DEVX);
 	return o;
 }
 
@@ -111,7 +109,7 @@ mlx5dv_devx_obj_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
 	uint8_t *ob = out;
 	int rc;
 
-	if (!tally_verbs_live_has(obj) || in == NULL || out == NULL ||
+	if (!tally_verbs_handle_ok(obj, TALLY_VERBS_T_DEVX) || in == NULL || out == NULL ||
 	    inlen < PRM_QUERY_IN_LEN || outlen < PRM_QUERY_OUT_LEN)
 		return EINVAL;
 	if (be_get(ib, 2) != PRM_QUERY_FLOW_COUNTER)
@@ -137,7 +135,7 @@ int
 mlx5dv_devx_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen,
 		       void *out, size_t outlen)
 {
-	return tally_verbs_live_has(obj) ? EOPNOTSUPP : EINVAL;
+	return tally_verbs_handle_ok(obj, TALLY_VERBS_T_DEVX) ? EOPNOTSUPP : EINVAL;
 }
 
 int
@@ -146,17 +144,17 @@ mlx5dv_devx_obj_destroy(struct mlx5dv_devx_obj *obj)
 	int rc = 0;
 
 	pthread_mutex_lock(&tally_verbs_lock);
-	if (!tally_verbs_live_has(obj))
+	if (!tally_verbs_handle_ok(obj, TALLY_VERBS_T_DEVX))
 		rc = EINVAL;
 	else if (obj->flows > 0)
 		rc = EBUSY;
-	else if (!tally_verbs_live_del(obj))
+	else if (!tally_verbs_handle_kill(obj, TALLY_VERBS_T_DEVX))
 		rc = EINVAL;
 	pthread_mutex_unlock(&tally_verbs_lock);
 	if (rc != 0)
 		return rc;
 	rte_pmd_tally_counter_free(obj->port_id, obj->counter);
-	free(obj);
+	tally_verbs_handle_put(obj);
 	return 0;
 }
 
@@ -164,14 +162,14 @@ int
 mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in, size_t inlen,
 			void *out, size_t outlen)
 {
-	return EOPNOTSUPP;
+	return tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
 }
 
 int
 tally_verbs_devx_counter(struct mlx5dv_devx_obj *obj, uint16_t port_id,
 			 uint32_t *counter)
 {
-	if (!tally_verbs_live_has(obj) || obj->port_id != port_id)
+	if (!tally_verbs_handle_ok(obj, TALLY_VERBS_T_DEVX) || obj->port_id != port_id)
 		return EINVAL;
 	*counter = obj->counter;
 	return 0;

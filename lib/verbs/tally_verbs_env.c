@@ -232,6 +232,17 @@ tally_verbs_device(unsigned int i)
 	return i < nb_devices ? &devices[i] : NULL;
 }
 
+struct tally_verbs_device *
+tally_verbs_device_of(const struct ibv_device *d)
+{
+	unsigned int i, n = __atomic_load_n(&nb_devices, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (d == &devices[i].ibdev)
+			return &devices[i];
+	return NULL;
+}
+
 /* With tally_verbs_lock held. */
 int
 tally_verbs_queue_get(struct tally_verbs_port *p, uint16_t *q)

@@ -206,10 +206,11 @@ spec_action(struct flow_parse *fp, const struct ibv_flow_spec *s, uint32_t type,
 		fp->act.fate = RTE_PMD_TALLY_FATE_DROP;
 		return 0;
 	case IBV_FLOW_SPEC_ACTION_COUNT:
-		if (s->hdr.size < sizeof(s->flow_count) || ++fp->ncount > 1 ||
-		    !tally_verbs_live_has(s->flow_count.counters))
-			return EINVAL;	/* also: a handle we never created */
-		fp->cnt = to_tally_counters(s->flow_count.counters);
+		if (s->hdr.size < sizeof(s->flow_count) || ++fp->ncount > 1)
+			return EINVAL;
+		fp->cnt = tally_verbs_counters_of(s->flow_count.counters);
+		if (fp->cnt == NULL)
+			return EINVAL;	/* destroyed, or never ours */
 		if (fp->cnt->npoints == 0 || fp->cnt->port_id != qp->port_id)
 			return EINVAL;	/* attach was never called / other device */
 		return 0;
@@ -291,7 +292,8 @@ flow_parse(struct flow_parse *fp, struct ibv_flow_attr *attr,
 }
 
 struct ibv_flow *
-tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
+tally_verbs_flow_install(struct tally_verbs_ctx *ctx, struct tally_verbs_qp *qp,
+			 uint16_t port_id,
 			 const uint8_t *mask, const uint8_t *value,
 			 uint16_t priority, const struct rte_pmd_tally_rule_attr *act,
 			 struct tally_verbs_counters *cnt, bool own_counter)
@@ -300,14 +302,16 @@ tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
 	struct tally_verbs_flow *f;
 	int rc = 0;
 
-	f = calloc(1, sizeof(*f));
-	if (f == NULL) {
-		errno = ENOMEM;
+	f = tally_verbs_handle_new(sizeof(*f), ctx);
+	if (f == NULL)
 		return NULL;
-	}
 	a.priority = priority;
 	pthread_mutex_lock(&tally_verbs_lock);
-	if (cnt != NULL) {
+	/* what the flow pins must still be live now that the lock is held */
+	if ((qp != NULL && !tally_verbs_handle_ok(qp, TALLY_VERBS_T_QP)) ||
+	    (cnt != NULL && !tally_verbs_handle_ok(cnt, TALLY_VERBS_T_COUNTERS)))
+		rc = EINVAL;
+	else if (cnt != NULL) {
 		rc = tally_verbs_counters_bind(cnt, &a.counter);
 		a.flags |= RTE_PMD_TALLY_RULE_COUNT;
 	} else if (own_counter) {
@@ -325,7 +329,7 @@ tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
 		qp->flows++;
 	pthread_mutex_unlock(&tally_verbs_lock);
 	if (rc) {
-		free(f);
+		tally_verbs_handle_put(f);
 		errno = rc == ENOSPC ? ENOMEM : rc;
 		return NULL;
 	}
@@ -334,23 +338,22 @@ tally_verbs_flow_install(struct tally_verbs_qp *qp, uint16_t port_id,
 	f->cnt = cnt;
 	f->own_counter = own_counter;
 	f->counter = a.counter;
-	f->ibflow.context = qp != NULL ? qp->ibqp.context : NULL;
-	tally_verbs_live_add(&f->live, &f->ibflow);
+	f->ibflow.context = &ctx->vctx.context;
+	tally_verbs_handle_publish(f, TALLY_VERBS_T_FLOW);
 	return &f->ibflow;
 }
 
 struct ibv_flow *
 tally_verbs_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 {
-	struct tally_verbs_qp *qp;
+	struct tally_verbs_qp *qp = tally_verbs_qp_of(ibqp);
 	struct flow_parse fp;
 	int rc;
 
-	if (ibqp == NULL || attr == NULL || ibqp->qp_type != IBV_QPT_RAW_PACKET) {
+	if (qp == NULL || attr == NULL || ibqp->qp_type != IBV_QPT_RAW_PACKET) {
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = to_tally_qp(ibqp);
 	if (attr->type != IBV_FLOW_ATTR_NORMAL) {
 		errno = EOPNOTSUPP;	/* default/sniffer domains: not modelled */
 		return NULL;
@@ -376,7 +379,7 @@ tally_verbs_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		errno = rc;
 		return NULL;
 	}
-	return tally_verbs_flow_install(qp, qp->port_id, fp.mask, fp.value,
+	return tally_verbs_flow_install(qp->ctx, qp, qp->port_id, fp.mask, fp.value,
 					attr->priority, &fp.act, fp.cnt, false);
 }
 
@@ -386,12 +389,10 @@ tally_verbs_destroy_flow(struct ibv_flow *ibflow)
 	struct tally_verbs_flow *f;
 	int rc;
 
-	if (!tally_verbs_live_has(ibflow))
-		return EINVAL;
-	f = to_tally_flow(ibflow);
 	pthread_mutex_lock(&tally_verbs_lock);
-	rc = -rte_pmd_tally_rule_destroy(f->port_id, f->rule);
-	if (rc == 0 && !tally_verbs_live_del(ibflow))
+	f = tally_verbs_flow_of(ibflow);
+	rc = f == NULL ? EINVAL : -rte_pmd_tally_rule_destroy(f->port_id, f->rule);
+	if (rc == 0 && !tally_verbs_handle_kill(f, TALLY_VERBS_T_FLOW))
 		rc = EINVAL;
 	if (rc == 0) {
 		if (f->cnt != NULL)
@@ -402,22 +403,23 @@ tally_verbs_destroy_flow(struct ibv_flow *ibflow)
 			tally_verbs_devx_use(f->devx, -1);
 		if (f->qp != NULL)
 			f->qp->flows--;
+		if (f->matcher != NULL)
+			f->matcher->flows--;
 	}
 	pthread_mutex_unlock(&tally_verbs_lock);
 	if (rc == 0)
-		free(f);
+		tally_verbs_handle_put(f);
 	return rc;
 }
 
 int
 tally_verbs_flow_read(struct ibv_flow *ibflow, uint64_t *packets, uint64_t *bytes)
 {
-	struct tally_verbs_flow *f;
+	struct tally_verbs_flow *f = tally_verbs_flow_of(ibflow);
 	uint32_t id;
 
-	if (!tally_verbs_live_has(ibflow) || packets == NULL || bytes == NULL)
+	if (f == NULL || packets == NULL || bytes == NULL)
 		return EINVAL;
-	f = to_tally_flow(ibflow);
 	if (f->cnt != NULL && f->cnt->has_dev)
 		id = f->cnt->dev_id;
 	else if (f->own_counter || f->devx != NULL)

@@ -48,11 +48,12 @@ struct mlx5dv_flow_matcher *
 mlx5dv_create_flow_matcher(struct ibv_context *context,
 			   struct mlx5dv_flow_matcher_attr *attr)
 {
+	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	struct tally_verbs_matcher *m;
 	unsigned int s, i;
 	int rc;
 
-	if (context == NULL || attr == NULL) {
+	if (ctx == NULL || attr == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -74,11 +75,9 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 		errno = EOPNOTSUPP;	/* the device has no Tx steering */
 		return NULL;
 	}
-	m = calloc(1, sizeof(*m));
-	if (m == NULL) {
-		errno = ENOMEM;
+	m = tally_verbs_handle_new(sizeof(*m), ctx);
+	if (m == NULL)
 		return NULL;
-	}
 	rc = match_copy(attr->match_mask, m->mask);
 	/* mask bits only in sections match_criteria_enable turns on */
 	for (s = 0; rc == 0 && s < TALLY_MATCH_SECTIONS; s++) {
@@ -91,25 +90,59 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 			}
 	}
 	if (rc) {
-		free(m);
+		tally_verbs_handle_put(m);
 		errno = rc;
 		return NULL;
 	}
 	m->context = context;
-	m->port_id = to_tally_ctx(context)->port_id;
+	m->port_id = ctx->port_id;
 	m->priority = attr->priority;
 	m->criteria = attr->match_criteria_enable;
-	tally_verbs_live_add(&m->live, m);
+	tally_verbs_handle_publish(m, TALLY_VERBS_T_MATCHER);
 	return (struct mlx5dv_flow_matcher *)m;
 }
 
+/* EBUSY while flows use it (the kernel's answer for mlx5): it is kept. */
 int
 mlx5dv_destroy_flow_matcher(struct mlx5dv_flow_matcher *matcher)
 {
-	if (!tally_verbs_live_del(matcher))
-		return EINVAL;
-	free(matcher);
-	return 0;
+	struct tally_verbs_matcher *m;
+	int rc = 0;
+
+	pthread_mutex_lock(&tally_verbs_lock);
+	m = tally_verbs_matcher_of(matcher);
+	if (m == NULL)
+		rc = EINVAL;
+	else if (m->flows > 0)
+		rc = EBUSY;
+	else if (!tally_verbs_handle_kill(m, TALLY_VERBS_T_MATCHER))
+		rc = EINVAL;
+	pthread_mutex_unlock(&tally_verbs_lock);
+	if (rc == 0)
+		tally_verbs_handle_put(m);
+	return rc;
+}
+
+/* Reserve (under the lock) a use of a live matcher for a new flow. */
+static struct tally_verbs_matcher *
+matcher_get(struct mlx5dv_flow_matcher *matcher)
+{
+	struct tally_verbs_matcher *m;
+
+	pthread_mutex_lock(&tally_verbs_lock);
+	m = tally_verbs_matcher_of(matcher);
+	if (m != NULL)
+		m->flows++;
+	pthread_mutex_unlock(&tally_verbs_lock);
+	return m;
+}
+
+static void
+matcher_put(struct tally_verbs_matcher *m)
+{
+	pthread_mutex_lock(&tally_verbs_lock);
+	m->flows--;
+	pthread_mutex_unlock(&tally_verbs_lock);
 }
 
 struct ibv_flow *
@@ -118,7 +151,7 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		     size_t num_actions, struct mlx5dv_flow_action_attr actions_attr[],
 		     size_t attr_len)
 {
-	struct tally_verbs_matcher *m = (struct tally_verbs_matcher *)matcher;
+	struct tally_verbs_matcher *m;
 	struct rte_pmd_tally_rule_attr act = { .fate = RTE_PMD_TALLY_FATE_NONE };
 	uint8_t value[TALLY_MATCH_KEY_LEN];
 	struct tally_verbs_qp *qp = NULL;
@@ -129,8 +162,12 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 	size_t i;
 	int rc;
 
-	if (!tally_verbs_live_has(m) || attr_len < TALLY_MLX5_LEGACY_STRIDE ||
-	    (num_actions > 0 && actions_attr == NULL)) {
+	if (attr_len < TALLY_MLX5_LEGACY_STRIDE || (num_actions > 0 && actions_attr == NULL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = matcher_get(matcher);
+	if (m == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -144,12 +181,12 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 
 		switch ((int)a->type) {
 		case MLX5DV_FLOW_ACTION_DEST_IBV_QP:
-			if (!tally_verbs_live_has(a->qp) || a->qp->qp_type != IBV_QPT_RAW_PACKET ||
-			    to_tally_qp(a->qp)->port_id != m->port_id) {
+			qp = tally_verbs_qp_of(a->qp);
+			if (qp == NULL || qp->ibqp.qp_type != IBV_QPT_RAW_PACKET ||
+			    qp->port_id != m->port_id) {
 				rc = EINVAL;
 				break;
 			}
-			qp = to_tally_qp(a->qp);
 			act.fate = RTE_PMD_TALLY_FATE_QUEUE;
 			act.queue = qp->rxq;
 			dests++;
@@ -188,21 +225,26 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 			rc = EOPNOTSUPP;
 	}
 	if (rc) {
+		matcher_put(m);
 		errno = rc;
 		return NULL;
 	}
 	/* with a DEVX counter the flow counts there, else into its own */
-	f = tally_verbs_flow_install(qp, m->port_id, m->mask, value, m->priority,
-				     &act, NULL, devx == NULL);
-	if (f != NULL) {
-		f->context = m->context;
-		if (devx != NULL) {
-			pthread_mutex_lock(&tally_verbs_lock);
-			to_tally_flow(f)->devx = devx;
-			tally_verbs_devx_use(devx, 1);
-			pthread_mutex_unlock(&tally_verbs_lock);
-		}
+	f = tally_verbs_flow_install(to_tally_ctx(m->context), qp, m->port_id,
+				     m->mask, value, m->priority, &act, NULL, devx == NULL);
+	if (f == NULL) {
+		rc = errno;
+		matcher_put(m);
+		errno = rc;
+		return NULL;
 	}
+	pthread_mutex_lock(&tally_verbs_lock);
+	to_tally_flow(f)->matcher = m;	/* its use is the one reserved */
+	if (devx != NULL) {
+		to_tally_flow(f)->devx = devx;
+		tally_verbs_devx_use(devx, 1);
+	}
+	pthread_mutex_unlock(&tally_verbs_lock);
 	return f;
 }
 

@@ -139,28 +139,47 @@ struct tally_verbs_ctx {
 };
 
 /*
- * Live-object registry (tally_verbs_live.c): objects embed a node; destroy
- * calls check the handle is live, so a double destroy or a foreign handle
- * returns EINVAL. Adding never fails.
+ * Handles (tally_verbs_handle.c): every object lives in memory whose
+ * address is never reused, so a handle is checked exactly, and lock-free,
+ * by tally_verbs_handle_ok(): a destroyed handle, one of another type, or
+ * one the library never returned is refused (EINVAL) before anything is
+ * read through it. Every public verbs struct sits at offset 0 of its object
+ * (the context: see tally_verbs_ctx_of()).
  */
-struct tally_verbs_live {
-	struct tally_verbs_live *next;
-	const void *obj;		/* the application's handle */
+enum tally_verbs_type {
+	TALLY_VERBS_T_CTX = 1,
+	TALLY_VERBS_T_PD,
+	TALLY_VERBS_T_MR,
+	TALLY_VERBS_T_CQ,
+	TALLY_VERBS_T_QP,
+	TALLY_VERBS_T_FLOW,
+	TALLY_VERBS_T_COUNTERS,
+	TALLY_VERBS_T_COMP_CNTR,
+	TALLY_VERBS_T_MATCHER,
+	TALLY_VERBS_T_DEVX,
 };
 
-void tally_verbs_live_add(struct tally_verbs_live *node, const void *obj);
-bool tally_verbs_live_has(const void *obj);
-/* Remove; false if obj was not live (then nothing may be freed). */
-bool tally_verbs_live_del(const void *obj);
+/* Zeroed memory for an object, not yet a handle; holds a reference on
+ * parent (an object of ours, or NULL). NULL + errno on failure. */
+void *tally_verbs_handle_new(size_t size, void *parent);
+/* obj becomes a live handle of type. */
+void tally_verbs_handle_publish(void *obj, enum tally_verbs_type type);
+/* Lock-free: obj is a live handle of type. */
+bool tally_verbs_handle_ok(const void *obj, enum tally_verbs_type type);
+/* obj stops being a handle; false (and nothing done) if it was not live. */
+bool tally_verbs_handle_kill(const void *obj, enum tally_verbs_type type);
+/* Drop a reference: at zero the memory is released (never reused) and the
+ * parent's reference dropped. */
+void tally_verbs_handle_put(void *obj);
 
 struct tally_verbs_pd {
 	struct ibv_pd ibpd;
-	struct tally_verbs_live live;
+	uint32_t users;			/* MRs and QPs on it */
 };
 
 struct tally_verbs_mr {
 	struct ibv_mr ibmr;
-	struct tally_verbs_live live;
+	struct tally_verbs_pd *pd;
 };
 
 /* A completion as the CQ stores it. */
@@ -178,7 +197,7 @@ struct tally_verbs_qp;
 
 struct tally_verbs_cq {
 	struct ibv_cq_ex ibcq;		/* first: an ibv_cq is its prefix */
-	struct tally_verbs_live live;
+	uint32_t users;			/* QPs sending or receiving through it */
 	struct tally_verbs_wc *ring;
 	uint32_t size;			/* power of two */
 	uint32_t head;			/* next to poll */
@@ -200,8 +219,10 @@ struct tally_verbs_comp_cntr;
 
 struct tally_verbs_qp {
 	struct ibv_qp ibqp;
-	struct tally_verbs_live live;
 	struct tally_verbs_ctx *ctx;
+	struct tally_verbs_pd *pd;
+	struct tally_verbs_cq *scq;	/* send completions */
+	struct tally_verbs_cq *rcq;	/* receive completions */
 	struct tally_verbs_port *port;
 	uint16_t port_id;
 	uint16_t rxq;
@@ -223,7 +244,6 @@ struct tally_verbs_qp {
 
 struct tally_verbs_counters {
 	struct ibv_counters ibc;
-	struct tally_verbs_live live;
 	uint16_t port_id;
 	bool has_dev;
 	uint32_t dev_id;		/* flow counter id once first bound */
@@ -238,7 +258,6 @@ struct tally_verbs_counters {
 
 struct tally_verbs_flow {
 	struct ibv_flow ibflow;
-	struct tally_verbs_live live;
 	uint16_t port_id;
 	struct rte_pmd_tally_rule *rule;
 	struct tally_verbs_qp *qp;
@@ -246,6 +265,7 @@ struct tally_verbs_flow {
 	bool own_counter;			/* mlx5dv flows: a private counter */
 	uint32_t counter;			/* own counter id */
 	struct mlx5dv_devx_obj *devx;		/* DEVX counter counted into, or NULL */
+	struct tally_verbs_matcher *matcher;	/* mlx5dv flows: their matcher */
 };
 
 /* tally_verbs_devx.c: DEVX flow counters (under tally_verbs_lock for use). */
@@ -255,21 +275,22 @@ void tally_verbs_devx_use(struct mlx5dv_devx_obj *obj, int delta);
 
 struct tally_verbs_comp_cntr {
 	struct ibv_comp_cntr ibcc;
-	struct tally_verbs_live live;
 	uint16_t port_id;
 	uint32_t id;			/* bank index */
 	uint32_t attached;		/* queue attachments */
 };
 
 struct tally_verbs_matcher {
-	struct tally_verbs_live live;
 	uint16_t port_id;
+	uint32_t flows;			/* flows created on it */
 	struct ibv_context *context;
 	uint16_t priority;
 	uint8_t criteria;
 	uint8_t mask[512];
 };
 
+/* Unchecked: for objects known to be alive (a parent held by a reference,
+ * a flow just created). Entry points use the checked helpers below. */
 static inline struct tally_verbs_ctx *
 to_tally_ctx(struct ibv_context *c)
 {
@@ -279,52 +300,70 @@ to_tally_ctx(struct ibv_context *c)
 	return TALLY_VERBS_CONTAINER(v, struct tally_verbs_ctx, vctx);
 }
 
-static inline struct tally_verbs_qp *
-to_tally_qp(struct ibv_qp *q)
-{
-	return TALLY_VERBS_CONTAINER(q, struct tally_verbs_qp, ibqp);
-}
-
-static inline struct tally_verbs_cq *
-to_tally_cq(struct ibv_cq *c)
-{
-	return TALLY_VERBS_CONTAINER((struct ibv_cq_ex *)c, struct tally_verbs_cq, ibcq);
-}
-
-static inline struct tally_verbs_cq *
-to_tally_cq_ex(struct ibv_cq_ex *c)
-{
-	return TALLY_VERBS_CONTAINER(c, struct tally_verbs_cq, ibcq);
-}
-
 static inline struct tally_verbs_flow *
 to_tally_flow(struct ibv_flow *f)
 {
 	return TALLY_VERBS_CONTAINER(f, struct tally_verbs_flow, ibflow);
 }
 
-static inline struct tally_verbs_counters *
-to_tally_counters(struct ibv_counters *c)
+/* Checked handles: the object, or NULL when h is not a live handle of
+ * that type (nothing is read through h then). */
+_Static_assert(offsetof(struct tally_verbs_pd, ibpd) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_mr, ibmr) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_cq, ibcq) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_qp, ibqp) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_flow, ibflow) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_counters, ibc) == 0, "handle at 0");
+_Static_assert(offsetof(struct tally_verbs_comp_cntr, ibcc) == 0, "handle at 0");
+
+static inline struct tally_verbs_ctx *
+tally_verbs_ctx_of(const struct ibv_context *c)
 {
-	return TALLY_VERBS_CONTAINER(c, struct tally_verbs_counters, ibc);
+	/* integer arithmetic: c may be anything */
+	uintptr_t a = (uintptr_t)c - offsetof(struct tally_verbs_ctx, vctx) -
+		      offsetof(struct tally_verbs_context, context);
+
+	if (c == NULL || !tally_verbs_handle_ok((const void *)a, TALLY_VERBS_T_CTX))
+		return NULL;
+	return (struct tally_verbs_ctx *)a;
 }
 
-static inline struct tally_verbs_comp_cntr *
-to_tally_cc(struct ibv_comp_cntr *c)
-{
-	return TALLY_VERBS_CONTAINER(c, struct tally_verbs_comp_cntr, ibcc);
+#define TALLY_VERBS_CHECKED(name, pub, priv, type)			\
+static inline struct priv *						\
+name(const pub *h)							\
+{									\
+	return tally_verbs_handle_ok(h, type) ? (struct priv *)(uintptr_t)h : NULL; \
 }
+
+TALLY_VERBS_CHECKED(tally_verbs_pd_of, struct ibv_pd, tally_verbs_pd, TALLY_VERBS_T_PD)
+TALLY_VERBS_CHECKED(tally_verbs_mr_of, struct ibv_mr, tally_verbs_mr, TALLY_VERBS_T_MR)
+TALLY_VERBS_CHECKED(tally_verbs_cq_of, struct ibv_cq, tally_verbs_cq, TALLY_VERBS_T_CQ)
+TALLY_VERBS_CHECKED(tally_verbs_cqx_of, struct ibv_cq_ex, tally_verbs_cq, TALLY_VERBS_T_CQ)
+TALLY_VERBS_CHECKED(tally_verbs_qp_of, struct ibv_qp, tally_verbs_qp, TALLY_VERBS_T_QP)
+TALLY_VERBS_CHECKED(tally_verbs_flow_of, struct ibv_flow, tally_verbs_flow,
+		    TALLY_VERBS_T_FLOW)
+TALLY_VERBS_CHECKED(tally_verbs_counters_of, struct ibv_counters, tally_verbs_counters,
+		    TALLY_VERBS_T_COUNTERS)
+TALLY_VERBS_CHECKED(tally_verbs_cc_of, struct ibv_comp_cntr, tally_verbs_comp_cntr,
+		    TALLY_VERBS_T_COMP_CNTR)
+TALLY_VERBS_CHECKED(tally_verbs_matcher_of, struct mlx5dv_flow_matcher,
+		    tally_verbs_matcher, TALLY_VERBS_T_MATCHER)
 
 /* tally_verbs_env.c: EAL and ports */
 extern pthread_mutex_t tally_verbs_lock;
 int tally_verbs_env_init(void);
 unsigned int tally_verbs_nb_devices(void);
 struct tally_verbs_device *tally_verbs_device(unsigned int i);
+/* d as one of our devices, or NULL */
+struct tally_verbs_device *tally_verbs_device_of(const struct ibv_device *d);
 int tally_verbs_queue_get(struct tally_verbs_port *p, uint16_t *q);
 void tally_verbs_queue_put(struct tally_verbs_port *p, uint16_t q);
 
 /* tally_verbs_ctx.c */
 void tally_verbs_context_ops_init(struct tally_verbs_ctx *c);
+
+/* tally_verbs_dummy.c: the ops the device does not implement */
+void tally_verbs_dummy_ops_init(struct tally_verbs_context *v);
 
 /* tally_verbs_obj.c: verbs_context / ibv_context_ops entries */
 int tally_verbs_query_port(struct ibv_context *context, uint8_t port_num,
@@ -351,7 +390,10 @@ int tally_verbs_cq_push(struct tally_verbs_cq *cq, const struct tally_verbs_wc *
 struct ibv_flow *tally_verbs_create_flow(struct ibv_qp *qp,
 					 struct ibv_flow_attr *attr);
 int tally_verbs_destroy_flow(struct ibv_flow *flow);
-struct ibv_flow *tally_verbs_flow_install(struct tally_verbs_qp *qp,
+/* A rule for a flow created on ctx, steering to qp (or not); the flow is
+ * a live handle on return. NULL + errno on failure. */
+struct ibv_flow *tally_verbs_flow_install(struct tally_verbs_ctx *ctx,
+					  struct tally_verbs_qp *qp,
 					  uint16_t port_id, const uint8_t *mask,
 					  const uint8_t *value, uint16_t priority,
 					  const struct rte_pmd_tally_rule_attr *act,

@@ -5,6 +5,10 @@
  * queues the scatter list; poll_cq receives from the Rx queues of the QPs
  * bound to the CQ into posted buffers, then returns completions.
  *
+ * Every entry checks its QP or CQ handle (lock-free, tally_verbs_handle.c):
+ * a destroyed or foreign one gets EINVAL (poll_cq: -EINVAL; the cq_ex
+ * readers: 0) and nothing is read through it.
+ *
  * One thread at a time per QP and per CQ (like the ethdev queues). Send
  * completions are generated once the Tx burst took the frame (the device
  * has then accepted it; in the in-process model it is already on the wire).
@@ -77,7 +81,7 @@ send_one(struct tally_verbs_qp *qp, const struct ibv_send_wr *wr)
 			.qp_num = qp->ibqp.qp_num,
 		};
 
-		tally_verbs_cq_push(to_tally_cq(qp->ibqp.send_cq), &wc);
+		tally_verbs_cq_push(qp->scq, &wc);
 	}
 	return 0;
 }
@@ -86,10 +90,10 @@ int
 tally_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad)
 {
-	struct tally_verbs_qp *qp = to_tally_qp(ibqp);
+	struct tally_verbs_qp *qp = tally_verbs_qp_of(ibqp);
 	int rc;
 
-	if (ibqp->state != IBV_QPS_RTS) {
+	if (qp == NULL || ibqp->state != IBV_QPS_RTS) {
 		*bad = wr;
 		return EINVAL;
 	}
@@ -109,8 +113,12 @@ int
 tally_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad)
 {
-	struct tally_verbs_qp *qp = to_tally_qp(ibqp);
+	struct tally_verbs_qp *qp = tally_verbs_qp_of(ibqp);
 
+	if (qp == NULL) {
+		*bad = wr;
+		return EINVAL;
+	}
 	for (; wr != NULL; wr = wr->next) {
 		struct tally_verbs_rwr *r;
 
@@ -135,7 +143,7 @@ tally_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			};
 
 			qp->rwr_head++;
-			tally_verbs_cq_push(to_tally_cq(ibqp->recv_cq), &wc);
+			tally_verbs_cq_push(qp->rcq, &wc);
 		}
 	}
 	return 0;
@@ -209,9 +217,11 @@ wc_fill(struct ibv_wc *wc, const struct tally_verbs_wc *w)
 int
 tally_verbs_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 {
-	struct tally_verbs_cq *cq = to_tally_cq(ibcq);
+	struct tally_verbs_cq *cq = tally_verbs_cq_of(ibcq);
 	int i;
 
+	if (cq == NULL)
+		return -EINVAL;	/* man page: negative on failure */
 	if (n <= 0)
 		return 0;
 	if (cq->tail - cq->head < (uint32_t)n)
@@ -224,7 +234,7 @@ tally_verbs_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 int
 tally_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
-	return EOPNOTSUPP;
+	return tally_verbs_cq_of(cq) != NULL ? EOPNOTSUPP : EINVAL;
 }
 
 /* ---- extended CQ -------------------------------------------------------------- */
@@ -232,8 +242,10 @@ tally_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 static int
 cqx_next(struct ibv_cq_ex *ibcq)
 {
-	struct tally_verbs_cq *cq = to_tally_cq_ex(ibcq);
+	struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
 
+	if (cq == NULL)
+		return EINVAL;
 	if (cq->head == cq->tail)
 		cq_refill(cq);
 	if (cq->head == cq->tail)
@@ -248,7 +260,7 @@ cqx_next(struct ibv_cq_ex *ibcq)
 static int
 cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
-	if (attr != NULL && attr->comp_mask != 0)
+	if (tally_verbs_cqx_of(ibcq) == NULL || (attr != NULL && attr->comp_mask != 0))
 		return EINVAL;
 	return cqx_next(ibcq);
 }
@@ -261,7 +273,9 @@ cqx_end_poll(struct ibv_cq_ex *ibcq)
 static enum ibv_wc_opcode
 cqx_read_opcode(struct ibv_cq_ex *ibcq)
 {
-	return to_tally_cq_ex(ibcq)->cur.opcode;
+	const struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
+
+	return cq != NULL ? cq->cur.opcode : 0;
 }
 
 static uint32_t
@@ -273,25 +287,33 @@ cqx_read_vendor_err(struct ibv_cq_ex *ibcq)
 static uint32_t
 cqx_read_byte_len(struct ibv_cq_ex *ibcq)
 {
-	return to_tally_cq_ex(ibcq)->cur.byte_len;
+	const struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
+
+	return cq != NULL ? cq->cur.byte_len : 0;
 }
 
 static uint32_t
 cqx_read_qp_num(struct ibv_cq_ex *ibcq)
 {
-	return to_tally_cq_ex(ibcq)->cur.qp_num;
+	const struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
+
+	return cq != NULL ? cq->cur.qp_num : 0;
 }
 
 static unsigned int
 cqx_read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	return to_tally_cq_ex(ibcq)->cur.wc_flags;
+	const struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
+
+	return cq != NULL ? cq->cur.wc_flags : 0;
 }
 
 static uint32_t
 cqx_read_flow_tag(struct ibv_cq_ex *ibcq)
 {
-	return to_tally_cq_ex(ibcq)->cur.flow_tag;
+	const struct tally_verbs_cq *cq = tally_verbs_cqx_of(ibcq);
+
+	return cq != NULL ? cq->cur.flow_tag : 0;
 }
 
 void

@@ -281,6 +281,11 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	tdt_eal_init("tally-flow-age");
-	return tally_test_run("dpdk-flow-age", cases, RTE_DIM(cases));
+	rc = tally_test_run("dpdk-flow-age", cases, RTE_DIM(cases));
+
+	rte_eal_cleanup();
+	return rc;
 }

@@ -464,6 +464,11 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	tdt_eal_init("tally-flow-async");
-	return tally_test_run("dpdk-flow-async", cases, RTE_DIM(cases));
+	rc = tally_test_run("dpdk-flow-async", cases, RTE_DIM(cases));
+
+	rte_eal_cleanup();
+	return rc;
 }

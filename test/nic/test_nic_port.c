@@ -131,10 +131,14 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	if (tdt_nic_path() == NULL) {
 		fprintf(stderr, "TALLY_TEST_NIC is not set\n");
 		return TEST_SKIPPED;
 	}
 	tdt_eal_init("tally-nic-port");
-	return tally_test_run("nic-port", cases, RTE_DIM(cases));
+	rc = tally_test_run("nic-port", cases, RTE_DIM(cases));
+	rte_eal_cleanup();
+	return rc;
 }

@@ -22,9 +22,10 @@ extern "C" {
  * Run the in-process software device of a vdev port one step: process
  * pending doorbells and take up to a burst of frames from its wire.
  *
- * The Rx burst function already does this on every call (mode=inline); use
- * it to let the device make progress without polling Rx, e.g. to push
- * transmitted frames to a pcap file. Thread-safe (the model serialises).
+ * The Rx and Tx burst functions already do this on every call (in both
+ * modes); use it to let the device make progress without calling either,
+ * e.g. to push the last transmitted frames to a pcap file. Thread-safe (the
+ * model serialises its users in arrival order).
  *
  * @param port_id  a net_tally vdev port
  * On a port whose device runs by itself (a PCI function, the device

@@ -120,13 +120,22 @@ struct tally_dma_walk {
 	struct { uint64_t iova, len; } r[RTE_MAX_MEMSEG_LISTS * 2];
 	unsigned int n;
 	bool only_populated;
+	bool overflow;		/* more disjoint ranges than r[] holds */
 };
+
+static void tally_dma_merge(struct tally_dma_walk *w);
 
 static void
 tally_dma_collect(struct tally_dma_walk *w, uint64_t iova, uint64_t len)
 {
-	if (len == 0 || w->n >= RTE_DIM(w->r))
+	if (len == 0)
 		return;
+	if (w->n >= RTE_DIM(w->r))
+		tally_dma_merge(w);
+	if (w->n >= RTE_DIM(w->r)) {
+		w->overflow = true;
+		return;
+	}
 	w->r[w->n].iova = iova;
 	w->r[w->n].len = len;
 	w->n++;
@@ -146,14 +155,16 @@ tally_dma_msl_cb(const struct rte_memseg_list *msl, void *arg)
 	return 0;
 }
 
-/* IOVA as PA: one range per IOVA-contiguous run of segments. */
+/* IOVA as PA: one range per segment. Segments next to each other in VA
+ * (what rte_memseg_contig_walk joins) need not be in IOVA; the merge joins
+ * those that are. */
 static int
-tally_dma_contig_cb(const struct rte_memseg_list *msl,
-		    const struct rte_memseg *ms, size_t len, void *arg)
+tally_dma_seg_cb(const struct rte_memseg_list *msl,
+		 const struct rte_memseg *ms, void *arg)
 {
 	RTE_SET_USED(msl);
 	if (ms->iova != RTE_BAD_IOVA)
-		tally_dma_collect(arg, ms->iova, len);
+		tally_dma_collect(arg, ms->iova, ms->len);
 	return 0;
 }
 
@@ -193,10 +204,11 @@ static void
 tally_dma_walk(struct tally_dma_walk *w)
 {
 	w->n = 0;
+	w->overflow = false;
 	if (rte_eal_iova_mode() == RTE_IOVA_VA)
 		rte_memseg_list_walk(tally_dma_msl_cb, w);
 	else
-		rte_memseg_contig_walk(tally_dma_contig_cb, w);
+		rte_memseg_walk(tally_dma_seg_cb, w);
 	tally_dma_merge(w);
 }
 
@@ -218,9 +230,9 @@ tally_dma_program(struct tally_adapter *ad)
 		TALLY_DRV_LOG(WARNING, "more memory lists than DMA regions: registering the %u populated ones only",
 			      w->n);
 	}
-	if (w->n > ad->hal.dma_regions) {
-		TALLY_DRV_LOG(ERR, "%u memory areas, device has %u DMA regions",
-			      w->n, ad->hal.dma_regions);
+	if (w->n > ad->hal.dma_regions || w->overflow) {
+		TALLY_DRV_LOG(ERR, "%u%s memory areas, device has %u DMA regions",
+			      w->n, w->overflow ? "+" : "", ad->hal.dma_regions);
 		rc = -ENOSPC;
 		goto out;
 	}

@@ -103,6 +103,7 @@ struct tally_stats_base {
 	struct tally_hal_qstats rxq[TALLY_PMD_MAX_QUEUES];
 	struct tally_hal_qstats txq[TALLY_PMD_MAX_QUEUES];
 	uint64_t tx_rejected;
+	uint64_t tx_bad_frames;		/* device queues' ERRORS, every queue */
 	uint64_t rx_nombuf;
 	uint64_t dev_faults;
 };

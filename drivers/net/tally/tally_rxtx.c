@@ -6,8 +6,11 @@
  * completions while their phase is the expected one, build mbufs (chains
  * when a frame spans descriptors), repost a fresh mbuf in every consumed
  * slot, then ring the doorbell once.
- * Tx: reclaim completed descriptors, map each segment of each frame to one
- * descriptor (EOP on the last), ring the doorbell once.
+ * Tx: let the device run, reclaim completed descriptors, map each segment of
+ * each frame to one descriptor (EOP on the last), ring the doorbell once.
+ * When the ring fills in the middle of a burst, publish what is posted, let
+ * the device run and reclaim once more before giving up: a transmit-only
+ * application that never calls Rx still makes progress, in every mode.
  *
  * A queue is used by one lcore at a time; nothing here takes a lock.
  */
@@ -185,13 +188,28 @@ tally_tx_frame_ok(const struct tally_txq *txq, const struct rte_mbuf *m)
 	return true;
 }
 
+/* Ring full: publish what is posted, let the device run, harvest. */
+static inline uint32_t
+tally_tx_make_room(struct tally_txq *txq, uint32_t prod)
+{
+	if (prod != txq->prod) {
+		txq->prod = prod;
+		tally_hal_txq_doorbell(txq->hal, txq->qid, prod);
+	}
+	tally_hal_service(txq->hal);
+	tally_tx_reclaim(txq);
+	return txq->nb_desc - (prod - txq->cons);
+}
+
 uint16_t
 tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct tally_txq *txq = queue;
 	uint32_t prod = txq->prod;
+	bool retried = false;
 	uint16_t nb_tx;
 
+	tally_hal_service(txq->hal);
 	tally_tx_reclaim(txq);
 	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
 		struct rte_mbuf *m = pkts[nb_tx];
@@ -202,6 +220,10 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				     txq->qid, m->nb_segs, m->pkt_len);
 			txq->sw_rejected++;
 			break;
+		}
+		if (unlikely(room < m->nb_segs) && !retried) {
+			room = tally_tx_make_room(txq, prod);
+			retried = true;
 		}
 		if (room < m->nb_segs)
 			break;

@@ -16,6 +16,13 @@
  * configured Rx queue and tx_q<i>_{...} for each configured Tx queue. ethdev
  * prepends its generic rx_good_packets ... tx_errors from stats_get; the
  * device's TX_ERRORS is therefore named tx_desc_errors here.
+ *
+ * Tx losses, each frame counted once (doc/guides/nics/tally.rst):
+ *   oerrors = tx_wire_drop + tx_rejected + frames the device completed with
+ *             a descriptor or DMA error (its queues' ERRORS, every queue)
+ *           = sum over the configured queues of tx_q<i>_errors + tx_q<i>_drops
+ * tx_desc_errors counts descriptors, not frames, and only descriptor and DMA
+ * errors: a diagnostic, never added to oerrors.
  */
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +102,12 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 		if (rxq != NULL)
 			n->c.rxq[i].errors += rxq->sw_errors;
 	}
+	for (i = 0; i < RTE_MIN(ad->max_txq, TALLY_PMD_MAX_QUEUES); i++) {
+		struct tally_hal_qstats q;
+
+		if (tally_hal_txq_stats(&ad->hal, i, &q) == 0)
+			n->c.tx_bad_frames += q.errors;
+	}
 	for (i = 0; i < tally_nb_txq(dev); i++) {
 		struct tally_txq *txq = dev->data->tx_queues[i];
 
@@ -132,6 +145,7 @@ tally_stats_now(struct rte_eth_dev *dev, struct tally_stats_now *n)
 		tally_q_sub(&n->c.txq[i], &b->txq[i]);
 	}
 	n->c.tx_rejected -= b->tx_rejected;
+	n->c.tx_bad_frames -= b->tx_bad_frames;
 	n->c.rx_nombuf -= b->rx_nombuf;
 	n->c.dev_faults -= b->dev_faults;
 }
@@ -151,8 +165,8 @@ tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	st->ierrors = n.c.port[TALLY_STAT_RX_ERR_RUNT] +
 		      n.c.port[TALLY_STAT_RX_ERR_OVERSIZE] +
 		      n.c.port[TALLY_STAT_RX_ERR_TRUNC];
-	st->oerrors = n.c.port[TALLY_STAT_TX_ERRORS] +
-		      n.c.port[TALLY_STAT_TX_WIRE_DROP] + n.c.tx_rejected;
+	st->oerrors = n.c.port[TALLY_STAT_TX_WIRE_DROP] + n.c.tx_rejected +
+		      n.c.tx_bad_frames;
 	st->rx_nombuf = n.c.rx_nombuf;
 	for (i = 0; i < tally_nb_rxq(dev) && i < RTE_ETHDEV_QUEUE_STAT_CNTRS; i++) {
 		st->q_ipackets[i] = n.c.rxq[i].packets;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Rings: wrap-around, Tx gather, bad chains, Rx scatter, misses, filters. */
+/* Rings: wrap-around, Tx gather, bad chains, a busy wire, Rx scatter, misses,
+ * filters. */
 #include <stdlib.h>
 
 #include "tally_mt.h"
@@ -162,6 +163,61 @@ test_tx_bad_chains(void)
 	return TEST_SUCCESS;
 }
 
+/* The loop wire's FIFO (1024 frames) full: back-pressure, never a loss. The
+ * frames wait on their rings, each step sends what the wire drained, and the
+ * queues take turns. */
+static int
+test_tx_wire_busy(void)
+{
+	static uint8_t f[128];
+	struct tally_tx_cqe c;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	struct mt_txq t0, t1;
+	uint32_t i, errors = 0, done0, done1;
+
+	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 4, 2048, false), 0, "rxq");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &t0, 0, 11), 0, "txq 0");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &t1, 1, 4), 0, "txq 1");
+	mt_port(&d, 0);
+	mt_udp_frame(f, 100, own_mac, 1, 2, 3, 4, 5);
+	for (i = 0; i < 1100; i++)
+		TEST_ASSERT_EQ(mt_tx_send(&t0, f, 100, 1), 0, "");
+	TEST_ASSERT_EQ(mt_tx_reap_all(&t0, &errors), 1024, "the FIFO takes 1024");
+	for (i = 0; i < 10; i++)
+		TEST_ASSERT_EQ(mt_tx_send(&t1, f, 100, 1), 0, "");
+	TEST_ASSERT_EQ(mt_tx_reap(&t1, &c), 0, "busy wire: the frames wait");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 1024, "");
+	/* step 1: both queues find the wire busy, 64 frames leave the FIFO
+	 * (16 fill the Rx ring, 48 are missed) */
+	TEST_ASSERT_EQ(mt_service(&d), 64, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 1024, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 16, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_MISSED), 48, "");
+	/* step 2 serves queue 1 first: all of its frames go */
+	mt_service(&d);
+	TEST_ASSERT_EQ(mt_tx_reap_all(&t1, &errors), 10, "queue 1 not starved");
+	TEST_ASSERT_EQ(mt_tx_reap_all(&t0, &errors), 54, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 1088, "");
+	done0 = 1024 + 54;
+	done1 = 10;
+	while (mt_service(&d) > 0)
+		done0 += mt_tx_reap_all(&t0, &errors);
+	TEST_ASSERT_EQ(done0 + done1, 1110, "every frame completed");
+	TEST_ASSERT_EQ(errors, 0, "none in error");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 1110, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 16, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_MISSED), 1094, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_WIRE_DROP), 0, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_ERRORS), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_TXQ_REG(0, TALLY_Q_STAT_DROPS)), 0, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_TXQ_REG(0, TALLY_Q_STAT_PKTS)), 1100, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_TXQ_REG(1, TALLY_Q_STAT_PKTS)), 10, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 static int
 test_rx_scatter(void)
 {
@@ -270,6 +326,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_wrap_around),
 	TEST_CASE(test_tx_gather),
 	TEST_CASE(test_tx_bad_chains),
+	TEST_CASE(test_tx_wire_busy),
 	TEST_CASE(test_rx_scatter),
 	TEST_CASE(test_rx_filter_and_drops),
 };

@@ -67,7 +67,7 @@ test_loop_thread_mode(void)
 	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 8, 2048, false), 0, "rxq");
 	TEST_ASSERT_EQ(mt_txq_start(&d, &tq, 0, 6), 0, "txq");
 	mt_port(&d, 0);
-	TEST_ASSERT_EQ(mt_service(&d), 0, "service is a no-op");
+	TEST_ASSERT_EQ(mt_service(&d), 0, "a step with nothing pending");
 	deadline = tally_time_ns() + 20000000000ull;
 	while (got < 5000 && tally_time_ns() < deadline) {
 		mt_tx_reap_all(&tq, NULL);

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The PCI test inside the guest (started by guest-init.sh, see vm-test.sh).
+# Environment: TALLY_SRC, TALLY_BUILD, TALLY_MODE (full | probe),
+# TALLY_BDFS (the pcap-wire function, the loopback function).
+#
+# Prints "PASS: step" / "FAIL: step" and exits with the number of failed
+# steps (0 = all passed).
+set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# as devtools/asan.sh sets them on the host (a sanitizer build stops at the
+# first error)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+src=$TALLY_SRC
+build=$TALLY_BUILD
+mode=$TALLY_MODE
+IFS=, read -r bdf0 bdf1 <<< "$TALLY_BDFS"
+devinfo=$build/app/tally-devinfo/tally-devinfo
+pmd_dir=/opt/tally
+fails=0
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# check NAME COMMAND...: one step
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+driver_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
+group_of() { basename "$(readlink "/sys/bus/pci/devices/$1/iommu_group")"; }
+
+# EAL refuses a plugin in a world-writable directory: a private copy of
+# the PMD in a root-owned 0755 directory.
+mkdir -p -m 755 "$pmd_dir"
+install -m 755 "$build/drivers/net/tally/librte_net_tally.so" "$pmd_dir/"
+eal_common=(--iova-mode=pa --huge-unlink --no-telemetry
+	--log-level='pmd.net.tally.*:info')
+# testpmd's output line-buffered (stdbuf's preload and settings). A
+# sanitizer build of the PMD needs its runtime loaded first into the
+# uninstrumented testpmd (before libstdbuf); testpmd's own exit-time leaks
+# are not ours.
+san=$(ldd "$pmd_dir/librte_net_tally.so" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
+tp_env=(env "LD_PRELOAD=${san}/usr/libexec/coreutils/libstdbuf.so" _STDBUF_O=L _STDBUF_E=L)
+if [ -n "$san" ]; then
+	tp_env+=("ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
+fi
+
+# ---- 1. vfio-pci binding with tally-devinfo ----------------------------------
+bind_ok() {
+	local b=$1
+	"$devinfo" --bind vfio-pci "$b" || return 1
+	[ "$(driver_of "$b")" = vfio-pci ] || { echo "driver is '$(driver_of "$b")'"; return 1; }
+	[ -c "/dev/vfio/$(group_of "$b")" ] || { echo "no /dev/vfio/$(group_of "$b")"; return 1; }
+}
+for b in "$bdf0" "$bdf1"; do
+	check "bind $b to vfio-pci" bind_ok "$b"
+done
+check "bind again is a no-op" \
+	bash -c "'$devinfo' --bind vfio-pci $bdf0 | grep -qx '$bdf0: already bound to vfio-pci'"
+
+# ---- 2. tally-devinfo lists both functions with their identity -------------
+"$devinfo"
+check "tally-devinfo lists the functions" test $? -eq 0
+devinfo_json() {
+	"$devinfo" --json > /tmp/devinfo.json || return 1
+	python3 - "$bdf0" "$bdf1" "$mode" <<'EOF'
+import json, sys
+devs = json.load(open("/tmp/devinfo.json"))["devices"]
+want = {sys.argv[1]: "02:00:00:00:00:00", sys.argv[2]: "02:00:00:00:00:01"}
+# the device process posts register writes through its mailbox
+posted = sys.argv[3] == "full"
+assert sorted(d["bdf"] for d in devs) == sorted(want), devs
+for d in devs:
+    i = d["identity"]
+    got = (d["function"], d["register_bar"], d["driver"], d["iommu_group"] is not None,
+           i["signature"], i["version"], i["rx_queues"], i["tx_queues"],
+           i["counters"], i["comp_counters"], i["mac"], "steer" in i["capabilities"],
+           "posted" in i["capabilities"], d["problems"])
+    exp = ("ivshmem", 2, "vfio-pci", True, "0x594c4154", "1.0", 2, 2, 65536, 1024,
+           want[d["bdf"]], True, posted, [])
+    assert got == exp, (d["bdf"], got, exp)
+    bar2 = [b for b in d["bars"] if b["index"] == 2]
+    assert len(bar2) == 1 and bar2[0]["size"] >= 65536 + 65536 * 16, d["bars"]
+EOF
+}
+check "tally-devinfo --json: identity of both functions" devinfo_json
+
+# ---- 3. stock dpdk-testpmd on the function through vfio-pci ------------------
+testpmd() {
+	local out=$1
+	shift
+	timeout 150 "${tp_env[@]}" dpdk-testpmd --lcores=0@0,1@0 -a "$bdf0" \
+		--file-prefix=tp "${eal_common[@]}" -d "$pmd_dir/librte_net_tally.so" \
+		-- -i --rxq=2 --txq=2 --disable-rss --total-num-mbufs=4096 --no-flush-rx "$@" \
+		> "$out" 2>&1
+}
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+expect() {
+	local f=$1 re
+	shift
+	for re in "$@"; do
+		grep -qE -- "$re" "$f" || { echo "no line matching /$re/ in $f"; return 1; }
+	done
+}
+
+if [ "$mode" = probe ]; then
+	echo quit | testpmd /tmp/testpmd.out
+	cat /tmp/testpmd.out
+	check "testpmd: EAL maps the function through vfio-pci" expect /tmp/testpmd.out \
+		"Probe PCI driver: net_tally_pci \(1af4:1110\) device: $bdf0 \(socket"
+	check "testpmd: the PMD finds the signature in BAR 2 (no device behind it)" \
+		expect /tmp/testpmd.out "device did not become ready"
+else
+	{
+		echo "flow create 0 ingress pattern eth / ipv4 / udp / end actions count / queue index 1 / end"
+		# once the rule is in place, the host plugs in the device's pcap wire
+		wait_for /tmp/testpmd.out "Flow rule #0 created" 90 &&
+			echo "tally-vm: plug-wire bar0" >&2
+		sleep 2
+		echo "set fwd rxonly"
+		echo "start"
+		sleep 5
+		echo "stop"
+		echo "flow query 0 0 count"
+		echo "show port stats 0"
+		echo "quit"
+	} | testpmd /tmp/testpmd.out
+	cat /tmp/testpmd.out
+	check "testpmd: probe through vfio-pci" expect /tmp/testpmd.out \
+		"Probe PCI driver: net_tally_pci \(1af4:1110\) device: $bdf0"
+	check "testpmd: flow create" expect /tmp/testpmd.out "Flow rule #0 created"
+	check "testpmd: flow query hits 16 bytes 4912" expect /tmp/testpmd.out \
+		"hits: 16$" "bytes: 4912$"
+	check "testpmd: 16 frames on queue 1, 48 on queue 0" bash -c \
+		"grep -A1 'RX Port= 0/Queue= 1' /tmp/testpmd.out | grep -q 'RX-packets: 16 ' &&
+		 grep -A1 'RX Port= 0/Queue= 0' /tmp/testpmd.out | grep -q 'RX-packets: 48 '"
+	check "testpmd: port stats 64 frames, none missed" expect /tmp/testpmd.out \
+		"RX-packets: 64 +RX-missed: 0 +RX-bytes: +28256$"
+fi
+
+# ---- 4. a verbs program counting its own flow on the loopback function -------
+if [ "$mode" = full ]; then
+	TALLY_VERBS_EAL_ARGS="-l 0 -a $bdf1 --file-prefix=verbs ${eal_common[*]}" \
+		timeout 120 "$build/examples/verbs_counters/verbs_counters" > /tmp/verbs.out 2>&1
+	rc=$?
+	cat /tmp/verbs.out
+	check "verbs_counters: exit status 0" test $rc -eq 0
+	check "verbs_counters: PACKETS 32 BYTES 2048" expect /tmp/verbs.out \
+		"^PACKETS = 32, BYTES = 2048 "
+fi
+
+# ---- 5. unbind --------------------------------------------------------------
+unbind_ok() {
+	"$devinfo" --unbind "$1" && [ -z "$(driver_of "$1")" ]
+}
+for b in "$bdf0" "$bdf1"; do
+	check "unbind $b" unbind_ok "$b"
+done
+
+echo "guest: $fails step(s) failed"
+exit $((fails > 100 ? 100 : fails))

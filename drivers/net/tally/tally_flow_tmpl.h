@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Template tables and flow queues: the objects tally_flow_tmpl.c (templates
+ * and tables) and tally_flow_async.c (configure, queues, operations) share.
+ * tally_flow_async.c calls into tally_flow_tmpl.c, never the reverse.
+ * Everything here is used with the engine lock held (tally_flow_priv.h).
+ */
+#ifndef TALLY_FLOW_TMPL_H
+#define TALLY_FLOW_TMPL_H
+
+#include <rte_flow_driver.h>
+
+#include "tally_ethdev.h"
+#include "tally_flow_priv.h"
+
+#define TALLY_FLOW_MAX_QUEUES		64
+#define TALLY_FLOW_MAX_QUEUE_SIZE	(1u << 16)
+#define TALLY_FLOW_MAX_TABLES		1024
+#define TALLY_TMPL_MAX_ITEMS		16
+#define TALLY_TMPL_MAX_ACTIONS		16
+#define TALLY_TMPL_MAX_PER_TABLE	8
+#define TALLY_PT_MAGIC			0x54505431u	/* "1TPT" */
+#define TALLY_AT_MAGIC			0x54415431u
+#define TALLY_TBL_MAGIC			0x54424c31u
+
+struct rte_flow_pattern_template {
+	TAILQ_ENTRY(rte_flow_pattern_template) next;
+	uint32_t magic;
+	uint32_t refs;			/* tables using it */
+	struct rte_flow_item *items;	/* deep copy, END-terminated */
+	uint32_t nb_items;		/* without END */
+	struct tally_match_key mask;
+};
+
+struct rte_flow_actions_template {
+	TAILQ_ENTRY(rte_flow_actions_template) next;
+	uint32_t magic;
+	uint32_t refs;
+	struct rte_flow_action *actions;	/* deep copies, END-terminated */
+	struct rte_flow_action *masks;
+	uint32_t nb_actions;
+	bool constant[TALLY_TMPL_MAX_ACTIONS];	/* conf from the template */
+};
+
+struct rte_flow_template_table {
+	TAILQ_ENTRY(rte_flow_template_table) next;
+	uint32_t magic;
+	uint16_t id;			/* rules carry id + 1 */
+	struct rte_flow_attr attr;
+	uint32_t nb_flows;
+	uint32_t nb_rules;
+	uint8_t nb_pt;
+	uint8_t nb_at;
+	struct rte_flow_pattern_template *pt[TALLY_TMPL_MAX_PER_TABLE];
+	struct rte_flow_actions_template *at[TALLY_TMPL_MAX_PER_TABLE];
+	struct tally_flow_matcher *fm[TALLY_TMPL_MAX_PER_TABLE];
+};
+
+struct tally_flow_queue {
+	uint32_t size;
+	uint32_t head;			/* next result to pull (free running) */
+	uint32_t tail;			/* next slot to fill */
+	uint32_t fence_ticket;		/* the latest destroy's fence */
+	bool fence_pending;
+	struct rte_flow_op_result *res;
+	struct rte_flow failed;		/* handle of rejected creates: never live */
+};
+
+struct tally_flow_tmpl {
+	uint32_t nb_queues;
+	struct tally_flow_queue *q;
+	uint32_t flags;			/* RTE_FLOW_PORT_FLAG_* */
+	uint32_t nb_counters;
+	uint32_t nb_aging;
+	TAILQ_HEAD(, rte_flow_pattern_template) pts;
+	TAILQ_HEAD(, rte_flow_actions_template) ats;
+	TAILQ_HEAD(, rte_flow_template_table) tables;
+	struct rte_flow_template_table *by_id[TALLY_FLOW_MAX_TABLES];
+};
+
+/* The port's flow engine, or NULL with err set. */
+static inline struct tally_flow_ctx *
+tally_tmpl_fc(struct rte_eth_dev *dev, struct rte_flow_error *err)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+
+	if (fc == NULL)
+		rte_flow_error_set(err, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				   "flow engine not available");
+	return fc;
+}
+
+/* ---- tally_flow_tmpl.c ---------------------------------------------------- */
+
+/* The template state of the port, created on first use (lock held). */
+struct tally_flow_tmpl *tally_tmpl_get(struct tally_flow_ctx *fc);
+/* The live table p points at, or NULL. */
+struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t,
+							const void *p);
+/* Destroy every table and template (lock held). */
+void tally_tmpl_release_all(struct tally_flow_ctx *fc);
+void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
+
+#endif /* TALLY_FLOW_TMPL_H */
