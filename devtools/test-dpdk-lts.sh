@@ -124,6 +124,14 @@ if [ -n "${TALLY_DPDK_SRC:-}" ]; then
 	TALLY_DPDK_SRC=$(cd "$TALLY_DPDK_SRC" && pwd -P)
 	bind "$TALLY_DPDK_SRC" ro
 fi
+# The pci suite's guest kernel: vm-test.sh cannot unpack trixie's kernel
+# package, so a kernel the host's runs cached serves the guest (whose user
+# space is the chroot's /usr, DPDK 24.11).
+if ls -d "$cache"/vm/[0-9]*/vmlinux >/dev/null 2>&1; then
+	mkdir -p "$root/root/.cache/tally/vm"
+	mount --bind "$cache/vm" "$root/root/.cache/tally/vm"
+	mounts+=("$root/root/.cache/tally/vm")
+fi
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 
 set +e
