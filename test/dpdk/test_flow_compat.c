@@ -249,7 +249,12 @@ static const struct tally_test_case cases[] = {
 int
 main(void)
 {
+	int rc;
+
 	tdt_eal_init("tally-flow-compat");
 	printf("built against %s\n", rte_version());
-	return tally_test_run("dpdk-flow-compat", cases, RTE_DIM(cases));
+	rc = tally_test_run("dpdk-flow-compat", cases, RTE_DIM(cases));
+
+	rte_eal_cleanup();
+	return rc;
 }
