@@ -13,4 +13,12 @@ else
 	meson setup "$build" -Ddpdk_sdk="$sdk" "$@" >/dev/null
 fi
 ninja -C "$build" >/dev/null || ninja -C "$build"
+# A build directory from before the PMD had a version kept the unversioned
+# library in ninja's log: regeneration deletes meson's librte_net_tally.so
+# symlink as a stale output. Forget the old entry, let meson make the link.
+pmd="$build/drivers/net/tally/librte_net_tally.so"
+if [ -e "$pmd.23" ] && [ ! -e "$pmd" ]; then
+	ninja -C "$build" -t recompact
+	meson setup --reconfigure "$build" >/dev/null
+fi
 echo "build: $build ready" >&2

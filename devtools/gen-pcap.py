@@ -4,7 +4,9 @@
 
 demo.pcap   64 frames: IPv4/IPv6, UDP/TCP/ICMP, VLAN, sizes 60..1514
 bad.pcap    good frames mixed with a zero-length record, a truncated record
-            (captured length < wire length), a runt and a 10000-byte frame
+            (captured length < wire length), a runt, a 10000-byte frame, a
+            damaged record (captured length > wire length) and, last, a
+            record cut short by the end of the file
 """
 import struct
 import sys
@@ -105,8 +107,13 @@ def main(outdir):
         (good[4],),
         (eth(ipv4(17, [1, 1, 1, 1], [2, 2, 2, 2], udp(1, 2, b"\xab" * 9970)), 0x0800),),  # oversized
         (good[5],),
+        (good[6], 20),                             # damaged: caplen > len, skipped
+        (good[7],),
     ]
     write(outdir + "/bad.pcap", bad)
+    # last, a record whose data the end of the file cuts short
+    with open(outdir + "/bad.pcap", "ab") as f:
+        f.write(record(len(bad), good[0])[:16 + 30])
 
 
 if __name__ == "__main__":

@@ -14,11 +14,14 @@ set -euo pipefail
 # dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
-      iproute2 tcpdump python3 git"
+      iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev \
+      ibverbs-utils perftest git"
 CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
 SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
              bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \
              rte_mtr_driver.h rte_tm_driver.h"
+# DPDK's build tools that embed the PMD info strings (dpdk-pmdinfo.py reads them)
+SDK_TOOLS="pmdinfogen.py coff.py gen-pmdinfo-cfile.py"
 
 log() { echo "setup: $*" >&2; }
 
@@ -39,7 +42,8 @@ done
 
 need_src=1
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null || true)
-if [ -n "$ver" ] && [ -f "$CACHE/sdk-$ver/include/ethdev_driver.h" ]; then
+if [ -n "$ver" ] && [ -f "$CACHE/sdk-$ver/include/ethdev_driver.h" ] &&
+   [ -f "$CACHE/sdk-$ver/buildtools/pmdinfogen.py" ]; then
 	need_src=0
 fi
 
@@ -74,6 +78,11 @@ take_headers() {
 		[ -n "$f" ] || { echo "setup: error: $h not found in $1" >&2; exit 1; }
 		cp "$f" "$sdk/include/"
 	done
+	mkdir -p "$sdk/buildtools"
+	for t in $SDK_TOOLS; do
+		cp "$1/buildtools/$t" "$sdk/buildtools/" ||
+			{ echo "setup: error: buildtools/$t not found in $1" >&2; exit 1; }
+	done
 	echo "$2" > "$sdk/VERSION"
 	log "driver-SDK headers of $2 in $sdk/include"
 }
@@ -81,7 +90,8 @@ take_headers() {
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 sdk="$CACHE/sdk-$ver"
 upstream=${ver%%-*}
-if [ ! -f "$sdk/include/ethdev_driver.h" ] && [ -n "${TALLY_DPDK_SRC:-}" ]; then
+have_sdk() { [ -f "$sdk/include/ethdev_driver.h" ] && [ -f "$sdk/buildtools/pmdinfogen.py" ]; }
+if ! have_sdk && [ -n "${TALLY_DPDK_SRC:-}" ]; then
 	# A DPDK source tree given by hand, for mirrors that serve no source
 	# packages. Its release must be of the same stable line.
 	srcver=$(cat "$TALLY_DPDK_SRC/VERSION" 2>/dev/null || echo unknown)
@@ -96,7 +106,7 @@ if [ ! -f "$sdk/include/ethdev_driver.h" ] && [ -n "${TALLY_DPDK_SRC:-}" ]; then
 	esac
 	take_headers "$TALLY_DPDK_SRC" "$srcver (TALLY_DPDK_SRC, libdpdk-dev $ver)"
 fi
-if [ ! -f "$sdk/include/ethdev_driver.h" ]; then
+if ! have_sdk; then
 	srcver=$(apt-cache showsrc dpdk 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
 	if [ "$srcver" != "$ver" ]; then
 		# try the exact version explicitly before giving up

@@ -17,6 +17,7 @@ static const char *const nic_stat_names[TALLY_STAT_NUM] = {
 	[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
 	[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
 	[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
+	[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
 	[TALLY_STAT_RX_FILTERED] = "rx_filtered",
 	[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
 	[TALLY_STAT_TX_ERRORS] = "tx_errors",

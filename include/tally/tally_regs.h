@@ -171,6 +171,8 @@ enum tally_port_stat {
 	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame */
 	TALLY_STAT_DMA_FAULTS,		/* accesses outside DMA regions */
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
+	TALLY_STAT_RX_ERR_DAMAGED,	/* dropped: damaged wire input record (pcap record
+					 * cut short, or caplen > len or beyond any frame) */
 	TALLY_STAT_NUM
 };
 #define TALLY_REG_STAT(s)		(TALLY_STATS_OFF + (s) * 8)

@@ -37,7 +37,11 @@
  * more is a TALLY_FAULT_BAD_STEER fault and the frame is dropped. Any
  * malformed entry (bad magic, count or index out of range) is a BAD_STEER
  * fault and a drop; an address outside the DMA regions is a DMA fault and a
- * drop.
+ * drop. Every structure sits at an IOVA aligned to its C alignment: 8 bytes
+ * for the root, the table array, a matcher list, a matcher and the RSS
+ * array (tables_iova, rss_iova), 4 for a hash array; a misaligned pointer
+ * (STEER_ROOT included) is a BAD_STEER fault with the pointer in FAULT_ADDR,
+ * and a drop.
  *
  * Key words: the 512-byte key is seen as 128 32-bit words; word i is bytes
  * 4i..4i+3 loaded little-endian (tally_steer_key_word()). Masks and the

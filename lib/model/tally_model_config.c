@@ -26,7 +26,7 @@ tally_model_config_init(struct tally_model_config *cfg)
 	cfg->mode = TALLY_MODEL_INLINE;
 	cfg->rx_queues = 8;
 	cfg->tx_queues = 8;
-	cfg->counters = 1u << 20;
+	cfg->counters = 1u << 22;
 	cfg->comp_counters = 1u << 16;
 	cfg->max_frame = 9216;
 	cfg->mac[0] = 0x02;

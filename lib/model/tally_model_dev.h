@@ -63,6 +63,12 @@ void tally_model_steer_classify(struct tally_model *m,
  * translates; else NULL, and a DMA fault is recorded. */
 void *tally_model_dma(struct tally_model *m, uint64_t iova, size_t len);
 
+/* Like tally_model_dma() for a structure the device dereferences: iova and
+ * its host pointer must also be aligned to align (a power of two, the
+ * structure's _Alignof); a misaligned address is a `cause` fault and NULL. */
+void *tally_model_dma_obj(struct tally_model *m, uint64_t iova, size_t len,
+			  size_t align, enum tally_fault cause);
+
 /* Record a fault (FAULT_CNT, FAULT_CAUSE, FAULT_ADDR, STATUS.FAULT, stats). */
 void tally_model_fault(struct tally_model *m, enum tally_fault cause,
 		       uint64_t addr);

@@ -51,6 +51,25 @@ tally_model_dma(struct tally_model *m, uint64_t iova, size_t len)
 	return p;
 }
 
+void *
+tally_model_dma_obj(struct tally_model *m, uint64_t iova, size_t len,
+		    size_t align, enum tally_fault cause)
+{
+	void *p;
+
+	if ((iova & (align - 1)) != 0) {
+		tally_model_fault(m, cause, iova);
+		return NULL;
+	}
+	p = tally_model_dma(m, iova, len);
+	if (p != NULL && ((uintptr_t)p & (align - 1)) != 0) {
+		/* the translation moved it off its alignment */
+		tally_model_fault(m, cause, iova);
+		return NULL;
+	}
+	return p;
+}
+
 void
 tally_model_fault(struct tally_model *m, enum tally_fault cause, uint64_t addr)
 {

@@ -44,13 +44,14 @@ tally_model_queue_enable(struct tally_model *m, struct tally_model_queue *q)
 		tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, (ring & 15) ? ring : cq);
 		return -EINVAL;
 	}
+	/* the host pointers too: a translation must keep the alignment */
 	q->ring = tally_model_dma_lookup(m, ring, n * 16);
-	if (q->ring == NULL) {
+	if (q->ring == NULL || ((uintptr_t)q->ring & 15) != 0) {
 		tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, ring);
 		return -EINVAL;
 	}
 	q->cq = tally_model_dma_lookup(m, cq, n * cqe);
-	if (q->cq == NULL) {
+	if (q->cq == NULL || ((uintptr_t)q->cq & (cqe - 1)) != 0) {
 		tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, cq);
 		return -EINVAL;
 	}

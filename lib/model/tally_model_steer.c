@@ -6,8 +6,9 @@
  * (key & mask) -> actions, following JUMPs for at most TALLY_STEER_MAX_HOPS
  * tables. Every host-memory access goes through tally_model_dma(); every
  * count, index and length read from memory is validated before use. A bad
- * address is a DMA fault (recorded by tally_model_dma), a malformed entry a
- * TALLY_FAULT_BAD_STEER fault; both drop the frame.
+ * address is a DMA fault (recorded by tally_model_dma), a malformed entry or
+ * a pointer misaligned for the structure it names (STEER_DMA) a
+ * TALLY_FAULT_BAD_STEER fault; all drop the frame.
  *
  * Published pointers (table mlist, matcher htab) and entry ctrl words are
  * loaded with acquire, pairing with the driver's release stores; an entry is
@@ -20,6 +21,13 @@
 #include "tally_model_dev.h"
 
 #define STEER_ENTRY_RETRIES	16
+
+/* Host pointer for `len` bytes at iova, read as the structure `obj`:
+ * checked against the DMA regions (DMA fault) and for that structure's
+ * alignment (a misaligned pointer is a malformed entry: BAD_STEER fault). */
+#define STEER_DMA(m, iova, len, obj) \
+	tally_model_dma_obj((m), (iova), (len), __alignof__(obj), \
+			    TALLY_FAULT_BAD_STEER)
 
 enum steer_res {
 	STEER_MISS = 0,
@@ -87,13 +95,13 @@ steer_matcher_lookup(struct tally_model *m, uint64_t miova,
 	size_t stride;
 	bool stop;
 
-	d = tally_model_dma(m, miova, sizeof(*d));
+	d = STEER_DMA(m, miova, sizeof(*d), *d);
 	if (d == NULL)
 		return STEER_FAULT;
 	n = d->nwords;
 	if (d->magic != TALLY_STEER_MATCHER_MAGIC || n > TALLY_STEER_KEY_WORDS)
 		return steer_bad(m, miova);
-	d = tally_model_dma(m, miova, TALLY_STEER_MATCHER_SIZE(n));
+	d = STEER_DMA(m, miova, TALLY_STEER_MATCHER_SIZE(n), *d);
 	if (d == NULL)
 		return STEER_FAULT;
 	for (i = 0; i < n; i++) {
@@ -105,7 +113,7 @@ steer_matcher_lookup(struct tally_model *m, uint64_t miova,
 	}
 	/* pairs with the driver's release store when it publishes/grows */
 	hiova = __atomic_load_n(&d->htab, __ATOMIC_ACQUIRE);
-	h = tally_model_dma(m, hiova, sizeof(*h));
+	h = STEER_DMA(m, hiova, sizeof(*h), *h);
 	if (h == NULL)
 		return STEER_FAULT;
 	log2 = h->log2_size;
@@ -114,7 +122,7 @@ steer_matcher_lookup(struct tally_model *m, uint64_t miova,
 	if (h->magic != TALLY_STEER_HTAB_MAGIC || log2 > TALLY_STEER_HTAB_MAX_LOG2 ||
 	    h->nwords != n || h->stride != stride)
 		return steer_bad(m, hiova);
-	h = tally_model_dma(m, hiova, TALLY_STEER_HTAB_SIZE(log2, n));
+	h = STEER_DMA(m, hiova, TALLY_STEER_HTAB_SIZE(log2, n), *h);
 	if (h == NULL)
 		return STEER_FAULT;
 	ent = (const uint8_t *)h + sizeof(*h);
@@ -147,20 +155,20 @@ steer_table_lookup(struct tally_model *m, const struct tally_steer_root *root,
 	if (table >= root->num_tables)
 		return steer_bad(m, root->tables_iova);
 	tiova = root->tables_iova + (uint64_t)table * sizeof(*t);
-	t = tally_model_dma(m, tiova, sizeof(*t));
+	t = STEER_DMA(m, tiova, sizeof(*t), *t);
 	if (t == NULL)
 		return STEER_FAULT;
 	/* pairs with the driver's release store of the matcher list */
 	mliova = __atomic_load_n(&t->mlist, __ATOMIC_ACQUIRE);
 	if (mliova == 0)
 		return STEER_MISS;
-	ml = tally_model_dma(m, mliova, sizeof(*ml));
+	ml = STEER_DMA(m, mliova, sizeof(*ml), *ml);
 	if (ml == NULL)
 		return STEER_FAULT;
 	n = ml->num;
 	if (ml->magic != TALLY_STEER_MLIST_MAGIC || n > TALLY_STEER_MAX_MATCHERS)
 		return steer_bad(m, mliova);
-	ml = tally_model_dma(m, mliova, TALLY_STEER_MLIST_SIZE(n));
+	ml = STEER_DMA(m, mliova, TALLY_STEER_MLIST_SIZE(n), *ml);
 	if (ml == NULL)
 		return STEER_FAULT;
 	for (i = *next; i < n; i++) {
@@ -185,7 +193,7 @@ steer_rss(struct tally_model *m, const struct tally_steer_root *root,
 		steer_bad(m, root->rss_iova);
 		return false;
 	}
-	r = tally_model_dma(m, iova, sizeof(*r));
+	r = STEER_DMA(m, iova, sizeof(*r), *r);
 	if (r == NULL)
 		return false;
 	nq = __atomic_load_n(&r->nq, __ATOMIC_ACQUIRE);
@@ -208,7 +216,7 @@ steer_root(struct tally_model *m)
 	uint64_t iova = (uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_LO) |
 			(uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_HI) << 32;
 
-	root = tally_model_dma(m, iova, sizeof(*root));
+	root = STEER_DMA(m, iova, sizeof(*root), *root);
 	if (root == NULL)
 		return NULL;
 	if (root->magic != TALLY_STEER_ROOT_MAGIC ||

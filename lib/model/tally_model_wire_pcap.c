@@ -4,6 +4,19 @@
  * pcap_loops times; Tx frames are appended to cfg->pcap_tx. A record whose
  * caplen is below its length reaches the validator as truncated; a
  * zero-length record as a runt. The output is flushed at close.
+ *
+ * Damaged input, each record counted once per pass in RX_ERR_DAMAGED:
+ *  - caplen > len (more captured than was on the wire): the header is
+ *    impossible but the record's extent is known, so it is skipped and
+ *    the records after it are read;
+ *  - a record cut short by the end of the file (header or data): the pass
+ *    ends there;
+ *  - a caplen libpcap refuses (beyond 262144 bytes for Ethernet): the
+ *    header cannot be trusted to find the next record, so nothing after it
+ *    is read and the pass ends there too.
+ * A pass that ends, damaged or not, starts the next replay; a pass that
+ * delivered no record ends the replays (an empty or wholly damaged file
+ * would otherwise be reopened pcap_loops times in one poll).
  */
 #include <pcap/pcap.h>
 #include <string.h>
@@ -17,6 +30,8 @@ struct tally_wire_pcap {
 	pcap_t *dead;
 	pcap_dumper_t *out;
 	uint32_t loops_left;	/* replays after the current one */
+	uint64_t recs;		/* records read in this pass */
+	uint64_t frames;	/* of which handed to the pipeline */
 	bool eof;
 };
 
@@ -124,9 +139,11 @@ tally_wire_pcap_rewind(struct tally_model *m, struct tally_wire_pcap *p)
 
 	pcap_close(p->in);
 	p->in = NULL;
-	if (p->loops_left == 0)
+	if (p->loops_left == 0 || p->frames == 0)
 		return false;
 	p->loops_left--;
+	p->recs = 0;
+	p->frames = 0;
 	p->in = pcap_open_offline(m->pcap_rx, perr);
 	if (p->in == NULL) {
 		TALLY_LOG(ERR, "pcap_rx=%s: %s", m->pcap_rx, perr);
@@ -147,13 +164,27 @@ tally_wire_pcap_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 	while (!p->eof) {
 		rc = pcap_next_ex(p->in, &h, &data);
 		if (rc == 1) {
+			p->recs++;
+			if (h->caplen > h->len) {
+				tally_model_stat_add(m, TALLY_STAT_RX_ERR_DAMAGED, 1);
+				TALLY_LOG(WARNING, "pcap_rx=%s: record %llu: caplen %u > len %u, skipped",
+					  m->pcap_rx, (unsigned long long)p->recs,
+					  h->caplen, h->len);
+				continue;
+			}
+			p->frames++;
 			*len = h->len;
 			*caplen = TALLY_MIN(h->caplen, buflen);
 			memcpy(buf, data, *caplen);
 			return 1;
 		}
-		if (rc == -1)
-			TALLY_LOG(ERR, "pcap_rx=%s: %s", m->pcap_rx, pcap_geterr(p->in));
+		if (rc == -1) {
+			/* cut short, or a length libpcap refuses: the file ends here */
+			tally_model_stat_add(m, TALLY_STAT_RX_ERR_DAMAGED, 1);
+			TALLY_LOG(WARNING, "pcap_rx=%s: record %llu: %s; rest of the file not read",
+				  m->pcap_rx, (unsigned long long)p->recs + 1,
+				  pcap_geterr(p->in));
+		}
 		if (!tally_wire_pcap_rewind(m, p))
 			p->eof = true;
 	}

@@ -12,7 +12,7 @@ tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 {
 	const struct tally_io *io = cfg->io;
 	struct tally_cnt_pool *pool;
-	uint32_t bank_num, bank_off, num, i;
+	uint32_t bank_num, bank_off, num;
 
 	if (io == NULL || cfg->fence == NULL || out == NULL)
 		return -EINVAL;
@@ -44,10 +44,10 @@ tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 	pool->first = cfg->first;
 	pool->num = num;
 	pool->fence = cfg->fence;
-	/* LIFO: hand out low indices first */
-	for (i = 0; i < num; i++)
-		pool->free_stack[i] = num - 1 - i;
-	pool->nfree = num;
+	/* low indices first: [fresh, num) were never handed out, so a large
+	 * bank costs no start-up time and untouched stack memory */
+	pool->nfree = 0;
+	pool->fresh = 0;
 	*out = pool;
 	return 0;
 }
@@ -130,7 +130,7 @@ tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
 	uint32_t i;
 
 	pthread_mutex_lock(&pool->lock);
-	if (pool->nfree == 0 && pool->ring_len > 0) {
+	if (pool->nfree == 0 && pool->fresh == pool->num && pool->ring_len > 0) {
 		uint32_t t = pool->ring[pool->ring_head].ticket;
 
 		if (!tally_fence_done(pool->fence, t)) {
@@ -139,13 +139,13 @@ tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
 		}
 		cnt_reclaim_locked(pool);
 	}
-	if (pool->nfree == 0) {
+	if (pool->nfree == 0 && pool->fresh == pool->num) {
 		int rc = pool->ring_len > 0 ? -EAGAIN : -ENOSPC;
 
 		pthread_mutex_unlock(&pool->lock);
 		return rc;
 	}
-	i = pool->free_stack[--pool->nfree];
+	i = pool->nfree > 0 ? pool->free_stack[--pool->nfree] : pool->fresh++;
 	cnt_set_baseline(pool, i, NULL, NULL);
 	/* pairs with the acquire CAS in tally_cnt_ref() */
 	__atomic_store_n(&pool->slot[i].ref, 1, __ATOMIC_RELEASE);
@@ -243,9 +243,9 @@ tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
 {
 	pthread_mutex_lock(&pool->lock);
 	if (in_use != NULL)
-		*in_use = pool->num - pool->nfree - pool->ring_len;
+		*in_use = pool->fresh - pool->nfree - pool->ring_len;
 	if (free_now != NULL)
-		*free_now = pool->nfree;
+		*free_now = pool->nfree + (pool->num - pool->fresh);
 	if (pending != NULL)
 		*pending = pool->ring_len;
 	pthread_mutex_unlock(&pool->lock);

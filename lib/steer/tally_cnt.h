@@ -22,8 +22,8 @@
  * ticket; it is handed out again only after FENCE_DONE reaches that ticket,
  * i.e. after the device provably stopped adding to it on behalf of the old
  * rules. So a new owner never inherits a stale increment.
- * Alloc/free/ref are O(1): a LIFO stack of free indices plus a FIFO ring of
- * pending ones.
+ * Alloc/free/ref are O(1): a LIFO stack of freed indices (then the never-used
+ * ones, lowest first) plus a FIFO ring of pending ones.
  *
  * Reading (tally_cnt_read) - the contract:
  *  - Lock-free, no register access: plain aligned 64-bit atomic loads of the
@@ -89,7 +89,8 @@ struct tally_cnt_pool {
 	struct tally_fence *fence;
 	pthread_mutex_t lock;
 	uint32_t *free_stack;		/* [num] */
-	uint32_t nfree;
+	uint32_t nfree;			/* entries of free_stack */
+	uint32_t fresh;			/* [fresh, num) never handed out */
 	struct tally_cnt_pending *ring;	/* [num], FIFO */
 	uint32_t ring_head;		/* next to reclaim */
 	uint32_t ring_len;

@@ -149,6 +149,22 @@ ibv_get_device_guid(struct ibv_device *device)
 	return d->guid;
 }
 
+/*
+ * The stable index of a device: its ethdev port id, the number in its name
+ * (tally_<port id>). -1 (errno EINVAL) for a device that is not ours.
+ */
+int
+ibv_get_device_index(struct ibv_device *device)
+{
+	struct tally_verbs_device *d = tally_verbs_device_of(device);
+
+	if (d == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return d->port->port_id;
+}
+
 struct ibv_context *
 ibv_open_device(struct ibv_device *device)
 {

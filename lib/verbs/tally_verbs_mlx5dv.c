@@ -21,28 +21,10 @@
 #include <tally/tally_match.h>
 
 #include "tally_verbs_priv.h"
+#include "tally_verbs_spec.h"
 
-#define TALLY_MLX5_MATCH_MAX	640
 #define TALLY_MLX5_LEGACY_STRIDE 16
 #define TALLY_MLX5_ACT_WITH_OFFSET 8	/* MLX5DV_FLOW_ACTION_COUNTERS_DEVX_WITH_OFFSET */
-
-/* Zero-extend p into key; EINVAL for a bad size or a non-zero tail. */
-static int
-match_copy(const struct mlx5dv_flow_match_parameters *p, uint8_t *key)
-{
-	const uint8_t *b;
-	size_t i;
-
-	if (p == NULL || p->match_sz == 0 || p->match_sz > TALLY_MLX5_MATCH_MAX)
-		return EINVAL;
-	b = (const uint8_t *)p->match_buf;
-	memset(key, 0, TALLY_MATCH_KEY_LEN);
-	memcpy(key, b, p->match_sz < TALLY_MATCH_KEY_LEN ? p->match_sz : TALLY_MATCH_KEY_LEN);
-	for (i = TALLY_MATCH_KEY_LEN; i < p->match_sz; i++)
-		if (b[i] != 0)
-			return EINVAL;
-	return 0;
-}
 
 struct mlx5dv_flow_matcher *
 mlx5dv_create_flow_matcher(struct ibv_context *context,
@@ -50,7 +32,6 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 {
 	struct tally_verbs_ctx *ctx = tally_verbs_ctx_of(context);
 	struct tally_verbs_matcher *m;
-	unsigned int s, i;
 	int rc;
 
 	if (ctx == NULL || attr == NULL) {
@@ -78,17 +59,10 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 	m = tally_verbs_handle_new(sizeof(*m), ctx);
 	if (m == NULL)
 		return NULL;
-	rc = match_copy(attr->match_mask, m->mask);
+	rc = tally_verbs_match_copy(attr->match_mask, m->mask);
 	/* mask bits only in sections match_criteria_enable turns on */
-	for (s = 0; rc == 0 && s < TALLY_MATCH_SECTIONS; s++) {
-		bool enabled = s < 7 && (attr->match_criteria_enable & (1u << s));
-
-		for (i = 0; i < TALLY_MATCH_SECTION_LEN && !enabled; i++)
-			if (m->mask[TALLY_MS_OFF(s) + i] != 0) {
-				rc = EINVAL;
-				break;
-			}
-	}
+	if (rc == 0)
+		rc = tally_verbs_match_criteria(m->mask, attr->match_criteria_enable);
 	if (rc) {
 		tally_verbs_handle_put(m);
 		errno = rc;
@@ -171,7 +145,7 @@ __mlx5dv_create_flow(struct mlx5dv_flow_matcher *matcher,
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = match_copy(match_value, value);
+	rc = tally_verbs_match_copy(match_value, value);
 	for (i = 0; rc == 0 && i < TALLY_MATCH_KEY_LEN; i++)
 		if (value[i] & ~m->mask[i])
 			rc = EINVAL;	/* value bits outside the mask */

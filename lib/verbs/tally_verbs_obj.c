@@ -3,6 +3,7 @@
  * Control-path objects: device and port queries, PD, MR, CQ (RAW_PACKET
  * QPs: tally_verbs_qp.c). Every handle is checked before use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,33 +11,47 @@
 #include <rte_mbuf.h>
 #include <rte_pmd_tally.h>
 
+#include <tally/tally_pci_ids.h>
+
 #include "tally_verbs_priv.h"
 
 #undef ibv_query_port
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-#define TALLY_VERBS_VENDOR_ID	0x1af4
-#define TALLY_VERBS_PART_ID	0x7a11
-
 static uint32_t mr_keys = 0x100;
 
 /* ---- queries ------------------------------------------------------------------ */
 
+/* fw_ver and hw_ver from the device's spec version ("tally-spec M.m") */
+static void
+device_version(uint16_t port_id, struct ibv_device_attr *a)
+{
+	unsigned int major, minor;
+
+	if (rte_eth_dev_fw_version_get(port_id, a->fw_ver, sizeof(a->fw_ver)) != 0)
+		snprintf(a->fw_ver, sizeof(a->fw_ver), "unknown");
+	if (sscanf(a->fw_ver, "tally-spec %u.%u", &major, &minor) == 2)
+		a->hw_ver = (major & 0xffff) << 16 | (minor & 0xffff);
+}
+
+/*
+ * The device identity is the Tally function's (tally_pci_ids.h), whatever
+ * the transport: a vdev, the device process, or an ivshmem function.
+ */
 static void
 device_attr_fill(struct tally_verbs_ctx *c, struct ibv_device_attr *a)
 {
 	struct tally_verbs_port *p = c->dev->port;
-	int ncc = rte_pmd_tally_ccnt_num(c->port_id);
 
 	memset(a, 0, sizeof(*a));
-	snprintf(a->fw_ver, sizeof(a->fw_ver), "tally-1.0");
+	device_version(c->port_id, a);
 	a->node_guid = c->dev->guid;
 	a->sys_image_guid = c->dev->guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 4096;
-	a->vendor_id = TALLY_VERBS_VENDOR_ID;
-	a->vendor_part_id = TALLY_VERBS_PART_ID;
+	a->vendor_id = TALLY_PCI_VENDOR_ID;
+	a->vendor_part_id = TALLY_PCI_DEVICE_ID;
 	a->max_qp = p->nb_q - p->first_q;
 	a->max_qp_wr = TALLY_VERBS_MAX_WR;
 	a->device_cap_flags = IBV_DEVICE_MANAGED_FLOW_STEERING;
@@ -46,8 +61,9 @@ device_attr_fill(struct tally_verbs_ctx *c, struct ibv_device_attr *a)
 	a->max_mr = 1 << 20;
 	a->max_pd = 1 << 20;
 	a->atomic_cap = IBV_ATOMIC_NONE;
+	a->max_raw_ethy_qp = a->max_qp;	/* every QP is a RAW_PACKET QP */
+	a->max_pkeys = 1;
 	a->phys_port_cnt = 1;
-	(void)ncc;
 }
 
 int
@@ -96,9 +112,10 @@ port_attr_fill(struct tally_verbs_ctx *c, struct ibv_port_attr *a)
 	a->state = link.link_status ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	a->max_mtu = IBV_MTU_4096;
 	a->active_mtu = IBV_MTU_1024;
-	a->gid_tbl_len = 1;
+	a->gid_tbl_len = TALLY_VERBS_GID_TBL_LEN;
 	a->max_msg_sz = TALLY_VERBS_MAX_FRAME;
 	a->pkey_tbl_len = 1;
+	a->max_vl_num = 1;	/* one data VL: VL0 */
 	a->active_width = 2;	/* 4x */
 	a->active_speed = 32;	/* 25 Gb/s per lane class */
 	a->phys_state = link.link_status ? 5 : 3;	/* LinkUp / Disabled */
@@ -131,23 +148,6 @@ ibv_query_port(struct ibv_context *context, uint8_t port_num,
 	return tally_verbs_query_port(context, port_num,
 				      (struct ibv_port_attr *)port_attr,
 				      offsetof(struct ibv_port_attr, port_cap_flags2));
-}
-
-int
-ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
-	      union ibv_gid *gid)
-{
-	struct tally_verbs_ctx *c = tally_verbs_ctx_of(context);
-
-	if (c == NULL || gid == NULL || port_num != 1 || index != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[0] = 0xfe;
-	gid->raw[1] = 0x80;
-	memcpy(&gid->raw[8], &c->dev->guid, 8);
-	return 0;
 }
 
 /* ---- PD / MR --------------------------------------------------------------------- */

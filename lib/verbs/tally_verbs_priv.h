@@ -48,6 +48,7 @@
 #define TALLY_VERBS_MAX_WR		4096
 #define TALLY_VERBS_MAX_CQE		65536
 #define TALLY_VERBS_MAX_FRAME		9216
+#define TALLY_VERBS_GID_TBL_LEN		2	/* tally_verbs_gid.c */
 
 /*
  * rdma-core 65's struct verbs_context. The v44 header defines a shorter

@@ -179,7 +179,12 @@ recv_one(struct tally_verbs_qp *qp, struct tally_verbs_cq *cq, struct rte_mbuf *
 	rte_pktmbuf_free(m);
 }
 
-/* Receive into every QP of the CQ that is ready and has buffers posted. */
+/*
+ * Receive into every QP of the CQ that is ready and has buffers posted:
+ * as many frames as it has buffers posted (and the CQ has room for), as a
+ * NIC writing straight into posted buffers would, so frames do not wait
+ * (and overflow) in the Rx ring while buffers are free.
+ */
 static void
 cq_refill(struct tally_verbs_cq *cq)
 {
@@ -190,16 +195,20 @@ cq_refill(struct tally_verbs_cq *cq)
 		struct rte_mbuf *m[32];
 		uint32_t want = qp->rwr_tail - qp->rwr_head;
 		uint32_t room = cq->size - (cq->tail - cq->head);
-		uint16_t n, k;
+		uint16_t n, k, req;
 
 		if (qp->ibqp.state != IBV_QPS_RTR && qp->ibqp.state != IBV_QPS_RTS)
 			continue;
-		want = RTE_MIN(RTE_MIN(want, room), 32u);
-		if (want == 0)
-			continue;
-		n = rte_eth_rx_burst(qp->port_id, qp->rxq, m, (uint16_t)want);
-		for (k = 0; k < n; k++)
-			recv_one(qp, cq, m[k]);
+		want = RTE_MIN(want, room);
+		while (want > 0) {
+			req = (uint16_t)RTE_MIN(want, 32u);
+			n = rte_eth_rx_burst(qp->port_id, qp->rxq, m, req);
+			for (k = 0; k < n; k++)
+				recv_one(qp, cq, m[k]);
+			want -= n;
+			if (n < req)
+				break;
+		}
 	}
 }
 

@@ -20,6 +20,7 @@
 #ifndef TALLY_DPDK_TEST_H
 #define TALLY_DPDK_TEST_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -164,6 +165,23 @@ tdt_nic_start(const char *name, const char *devargs, char *out, size_t len)
 	return -ETIMEDOUT;
 }
 
+/* EAL leaves its runtime directory behind (with --no-shconf it holds only
+ * the telemetry socket, which telemetry's own exit handler, registered
+ * before this one and so run after it, would unlink): remove both at exit. */
+static char tdt_run_dir[PATH_MAX];
+
+static inline void
+tdt_run_dir_remove(void)
+{
+	char sock[PATH_MAX + 32];
+
+	if (tdt_run_dir[0] == '\0')
+		return;
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", tdt_run_dir);
+	unlink(sock);
+	rmdir(tdt_run_dir);
+}
+
 /* EAL with --no-huge and one default port net_tally0. Exits on failure. */
 static inline void
 tdt_eal_init(const char *prefix)
@@ -195,6 +213,8 @@ tdt_eal_init(const char *prefix)
 		fprintf(stderr, "rte_eal_init failed: %s\n", rte_strerror(rte_errno));
 		exit(1);
 	}
+	snprintf(tdt_run_dir, sizeof(tdt_run_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(tdt_run_dir_remove);
 	tdt_pool = rte_pktmbuf_pool_create("tdt_pool", TDT_NB_MBUF, 256, 0,
 					   RTE_MBUF_DEFAULT_BUF_SIZE,
 					   rte_socket_id());

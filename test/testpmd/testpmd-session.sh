@@ -82,3 +82,5 @@ feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci 
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
 	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 || true
 stop_nic
+# EAL leaves its runtime directory (config and memory maps, ~6 MB here)
+rm -rf "/var/run/dpdk/$prefix"

@@ -656,6 +656,7 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.dev_infos_get = tally_dev_infos_get,
 	.rxq_info_get = tally_rxq_info_get,
 	.txq_info_get = tally_txq_info_get,
+	.eth_dev_priv_dump = tally_dev_priv_dump,
 	.fw_version_get = tally_fw_version_get,
 	.dev_supported_ptypes_get = tally_supported_ptypes_get,
 	.rx_queue_start = tally_rx_queue_start,
@@ -729,6 +730,8 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	dev->data->dev_link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
 	tally_set_rxtx_functions(dev);
+	dev->rx_descriptor_status = tally_rx_descriptor_status;
+	dev->tx_descriptor_status = tally_tx_descriptor_status;
 	TALLY_INIT_LOG(INFO, "%s: port %u, %u rxq %u txq, max frame %u",
 		       dev->data->name, dev->data->port_id, ad->max_rxq,
 		       ad->max_txq, ad->max_frame);

@@ -178,6 +178,11 @@ void tally_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid,
 			struct rte_eth_rxq_info *qinfo);
 void tally_txq_info_get(struct rte_eth_dev *dev, uint16_t qid,
 			struct rte_eth_txq_info *qinfo);
+int tally_rx_descriptor_status(void *rxq, uint16_t offset);
+int tally_tx_descriptor_status(void *txq, uint16_t offset);
+
+/* tally_telemetry.c */
+int tally_dev_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
 /* tally_stats.c */
 int tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);

@@ -149,6 +149,53 @@ tally_flow_cnt_pool(struct tally_adapter *ad)
 	return ad->flow != NULL ? ad->flow->cnt : NULL;
 }
 
+int
+tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
+{
+	struct tally_flow_ctx *fc = ad->flow;
+	struct tally_flow_info fi;
+	struct rte_flow *f;
+	uint32_t index = 0;
+	int ret = 0;
+
+	if (fc == NULL)
+		return -ENODEV;
+	pthread_mutex_lock(&fc->lock);
+	TAILQ_FOREACH(f, &fc->flows, next) {
+		fi.index = index++;
+		fi.group = f->matcher->group;
+		fi.priority = f->matcher->priority;
+		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;
+		fi.shared = (f->flags & FLOW_F_INDIRECT) != 0;
+		fi.counter = fi.counted ? f->counter : 0;
+		ret = cb(&fi, arg);
+		if (ret != 0)
+			break;
+	}
+	pthread_mutex_unlock(&fc->lock);
+	return ret;
+}
+
+void
+tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum)
+{
+	struct tally_flow_ctx *fc = ad->flow;
+	struct rte_flow_action_handle *h;
+	struct tally_flow_matcher *fm;
+
+	memset(sum, 0, sizeof(*sum));
+	if (fc == NULL)
+		return;
+	pthread_mutex_lock(&fc->lock);
+	sum->flows = fc->nb_flows;
+	TAILQ_FOREACH(h, &fc->handles, next)
+		sum->indirect_counters++;
+	TAILQ_FOREACH(fm, &fc->matchers, next)
+		sum->matchers++;
+	sum->isolated = fc->isolated;
+	pthread_mutex_unlock(&fc->lock);
+}
+
 struct tally_steer_ctx *
 tally_flow_steer(struct tally_adapter *ad)
 {

@@ -15,6 +15,7 @@
 #ifndef TALLY_FLOW_H
 #define TALLY_FLOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_flow.h>
@@ -99,6 +100,28 @@ void tally_flow_matcher_release(struct tally_adapter *ad,
 				struct tally_flow_matcher *fm);
 struct tally_steer_matcher *
 tally_flow_matcher_steer(const struct tally_flow_matcher *fm);
+/*
+ * Operator views (tally_telemetry.c): every rte_flow rule of the port in
+ * creation order, under the engine lock (cb must not call flow ops; a
+ * non-zero return stops the walk and is returned), and a summary.
+ */
+struct tally_flow_info {
+	uint32_t index;			/* position in creation order */
+	uint32_t group;
+	uint32_t priority;
+	uint32_t counter;		/* valid when counted */
+	bool counted;
+	bool shared;			/* the counter is an indirect action's */
+};
+typedef int (*tally_flow_walk_cb)(const struct tally_flow_info *fi, void *arg);
+int tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg);
+struct tally_flow_sum {
+	uint32_t flows;
+	uint32_t indirect_counters;
+	uint32_t matchers;
+	bool isolated;
+};
+void tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum);
 /* Counter of an rte_flow rule: 0, or -ENOENT when it does not count. */
 int tally_flow_rule_counter(const struct rte_flow *flow, uint32_t *idx);
 

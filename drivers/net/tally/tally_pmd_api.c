@@ -29,7 +29,7 @@ static const char *const tally_dump_stat_names[TALLY_STAT_NUM] = {
 	"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_wire_pkts",
 	"rx_missed", "rx_err_runt", "rx_err_oversize", "rx_err_trunc",
 	"rx_filtered", "rx_steer_drop", "tx_desc_errors", "tx_wire_drop",
-	"dma_faults", "desc_faults",
+	"dma_faults", "desc_faults", "rx_err_damaged",
 };
 
 static void

@@ -352,3 +352,60 @@ tally_txq_info_get(struct rte_eth_dev *dev, uint16_t qid,
 	qinfo->conf.tx_deferred_start = txq->deferred_start;
 	qinfo->queue_state = dev->data->tx_queue_state[qid];
 }
+
+/*
+ * Descriptor status (rte_eth_rx/tx_descriptor_status). Read-only: loads the
+ * completion phase with acquire (as the burst functions do) and never
+ * consumes anything, so it may run on the queue's lcore between bursts.
+ * Ring indices are free-running from 0 at queue start and the expected phase
+ * starts at 1 and flips on every pass over the ring, so the phase a
+ * completion for index j carries is 1 ^ ((j / nb_desc) & 1).
+ */
+static inline uint8_t
+tally_desc_phase(uint32_t j, uint16_t nb_desc)
+{
+	return 1 ^ ((j / nb_desc) & 1);
+}
+
+/* offset counts from the next descriptor rx_burst will look at. Every slot
+ * is posted to the device, so a slot is DONE (a completion waits) or AVAIL. */
+int
+tally_rx_descriptor_status(void *queue, uint16_t offset)
+{
+	struct tally_rxq *rxq = queue;
+	uint32_t j;
+
+	/* ethdev passes the queue without checking it exists */
+	if (rxq == NULL || offset >= rxq->nb_desc)
+		return -EINVAL;
+	if (!rxq->started)
+		return RTE_ETH_RX_DESC_UNAVAIL;
+	j = rxq->cons + offset;
+	return tally_hal_rx_cqe_ready(&rxq->cq[j & rxq->mask],
+				      tally_desc_phase(j, rxq->nb_desc)) ?
+		RTE_ETH_RX_DESC_DONE : RTE_ETH_RX_DESC_AVAIL;
+}
+
+/* offset counts from the next descriptor tx_burst will fill. The slot is
+ * either free (DONE: reclaimed, or never used) or still holds a descriptor
+ * given to the device: DONE once its completion is written (tx_burst will
+ * reclaim it), FULL while the device has not sent it. */
+int
+tally_tx_descriptor_status(void *queue, uint16_t offset)
+{
+	struct tally_txq *txq = queue;
+	uint32_t inflight, ahead, j;
+
+	if (txq == NULL || offset >= txq->nb_desc)
+		return -EINVAL;
+	if (!txq->started)
+		return RTE_ETH_TX_DESC_UNAVAIL;
+	inflight = txq->prod - txq->cons;
+	ahead = inflight + offset;
+	if (ahead < txq->nb_desc)
+		return RTE_ETH_TX_DESC_DONE;
+	j = txq->cons + (ahead - txq->nb_desc);
+	return tally_hal_tx_cqe_ready(&txq->cq[j & txq->mask],
+				      tally_desc_phase(j, txq->nb_desc)) ?
+		RTE_ETH_TX_DESC_DONE : RTE_ETH_TX_DESC_FULL;
+}

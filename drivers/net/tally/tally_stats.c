@@ -48,6 +48,7 @@ static const char *const tally_port_stat_names[TALLY_STAT_NUM] = {
 	[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
 	[TALLY_STAT_DMA_FAULTS] = "dma_faults",
 	[TALLY_STAT_DESC_FAULTS] = "desc_faults",
+	[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
 };
 
 static const char *const tally_q_stat_names[] = {
@@ -164,7 +165,8 @@ tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	st->imissed = n.c.port[TALLY_STAT_RX_MISSED];
 	st->ierrors = n.c.port[TALLY_STAT_RX_ERR_RUNT] +
 		      n.c.port[TALLY_STAT_RX_ERR_OVERSIZE] +
-		      n.c.port[TALLY_STAT_RX_ERR_TRUNC];
+		      n.c.port[TALLY_STAT_RX_ERR_TRUNC] +
+		      n.c.port[TALLY_STAT_RX_ERR_DAMAGED];
 	st->oerrors = n.c.port[TALLY_STAT_TX_WIRE_DROP] + n.c.tx_rejected +
 		      n.c.tx_bad_frames;
 	st->rx_nombuf = n.c.rx_nombuf;

@@ -12,7 +12,7 @@
  *   gen_len=N           wire=gen: frame length, 60..max frame
  *   gen_count=N         wire=gen: frames to generate, 0 = endless
  *   rxq=N, txq=N        device queues per direction, 1..8 (default 8)
- *   counters=N          flow counter bank entries, 1..2^24 (default 1048576)
+ *   counters=N          flow counter bank entries, 1..2^24 (default 4194304)
  *   comp_counters=N     completion counter bank entries, 1..2^24 (default 65536)
  *   mode=inline|thread  inline: the device runs in the burst functions and
  *                       rte_pmd_tally_model_step(); thread: its own thread
@@ -209,4 +209,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_tally,
 	"rx_pcap=<file> tx_pcap=<file> pcap_loops=<int> iface=<name> "
 	"gen_flows=<int> gen_len=<int> gen_count=<int> "
 	"rxq=<1-8> txq=<1-8> counters=<int> comp_counters=<int> "
-	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<tally-nic socket>");
+	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket>");

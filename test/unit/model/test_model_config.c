@@ -196,7 +196,7 @@ test_config_defaults(void)
 	tally_model_config_init(&cfg);
 	TEST_ASSERT_EQ(cfg.rx_queues, 8, "");
 	TEST_ASSERT_EQ(cfg.tx_queues, 8, "");
-	TEST_ASSERT_EQ(cfg.counters, 1u << 20, "");
+	TEST_ASSERT_EQ(cfg.counters, 1u << 22, "");
 	TEST_ASSERT_EQ(cfg.comp_counters, 1u << 16, "");
 	TEST_ASSERT_EQ(cfg.max_frame, 9216, "");
 	TEST_ASSERT_EQ(cfg.wire, TALLY_WIRE_LOOP, "");
@@ -205,7 +205,7 @@ test_config_defaults(void)
 		cfg.mode = (enum tally_model_mode)mode;
 		TEST_ASSERT_EQ(tally_model_create(&cfg, &m, err, sizeof(err)), 0, "%s", err);
 		tally_model_io(m, &io);
-		TEST_ASSERT_EQ(io.ops->read32(io.ctx, TALLY_REG_CNT_NUM), 1u << 20, "");
+		TEST_ASSERT_EQ(io.ops->read32(io.ctx, TALLY_REG_CNT_NUM), 1u << 22, "");
 		TEST_ASSERT(io.bar_len >= TALLY_CNT_BANK_OFF + (16u << 20) + (16u << 16), "");
 		tally_model_destroy(m);
 	}

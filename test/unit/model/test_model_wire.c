@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Wire back ends: loop (inline and thread mode), gen, pcap round trip, bad
- * pcap records. */
+ * pcap records, damaged pcap files (cut records, impossible lengths). */
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,12 +295,178 @@ test_pcap_bad_records(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- damaged pcap files, written byte by byte ------------------------------ */
+
+struct dmg_rec {
+	uint32_t caplen, len;	/* as written in the record header */
+	uint32_t data;		/* data bytes written (a good frame when >= 42) */
+	uint32_t hdr;		/* header bytes written: 0 = all 16 */
+};
+
+static int
+write_raw_pcap(const char *path, const struct dmg_rec *recs, uint32_t n)
+{
+	static uint8_t f[MT_FRAME_MAX];
+	const uint32_t fh[6] = { 0xa1b2c3d4, 2 | 4u << 16, 0, 0, 65535, 1 };
+	uint32_t i, rh[4];
+	FILE *fp = fopen(path, "wb");
+	int rc = 0;
+
+	if (fp == NULL)
+		return -1;
+	if (fwrite(fh, sizeof(fh), 1, fp) != 1)
+		rc = -1;
+	for (i = 0; rc == 0 && i < n; i++) {
+		rh[0] = 1000 + i;
+		rh[1] = 0;
+		rh[2] = recs[i].caplen;
+		rh[3] = recs[i].len;
+		mt_udp_frame(f, recs[i].data >= 42 ? recs[i].data : 60, own_mac, i, 2, 3, 4, i);
+		if (fwrite(rh, recs[i].hdr ? recs[i].hdr : sizeof(rh), 1, fp) != 1 ||
+		    (recs[i].data && fwrite(f, recs[i].data, 1, fp) != 1))
+			rc = -1;
+	}
+	if (fclose(fp) != 0)
+		rc = -1;
+	return rc;
+}
+
+struct dmg_want {
+	uint32_t frames;	/* delivered */
+	uint64_t bytes;
+	uint64_t damaged;	/* RX_ERR_DAMAGED */
+};
+
+static int
+run_damaged(const struct dmg_rec *recs, uint32_t n, uint32_t loops,
+	    const struct dmg_want *w)
+{
+	static uint8_t r[MT_FRAME_MAX];
+	struct tally_model_config cfg;
+	struct mt_rx_info info;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	uint32_t got = 0, polls = 0;
+	uint64_t bytes = 0;
+	char in[64];
+	int len;
+
+	snprintf(in, sizeof(in), "/tmp/tally_mt_dmg_%d.pcap", (int)getpid());
+	TEST_ASSERT_EQ(write_raw_pcap(in, recs, n), 0, "");
+	mt_config(&cfg);
+	cfg.wire = TALLY_WIRE_PCAP;
+	cfg.pcap_rx = in;
+	cfg.pcap_loops = loops;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 6, 2048, false), 0, "rxq");
+	mt_port(&d, 0);
+	do {
+		mt_service(&d);
+		while ((len = mt_rxq_recv(&rq, r, sizeof(r), &info)) > 0) {
+			got++;
+			bytes += (uint32_t)len;
+		}
+	} while (!tally_model_wire_eof(d.m) && ++polls < 1000);
+	unlink(in);
+	TEST_ASSERT_EQ(tally_model_wire_eof(d.m), 1, "input ends");
+	TEST_ASSERT_EQ(got, w->frames, "frames delivered");
+	TEST_ASSERT_U64_EQ(bytes, w->bytes, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), w->frames, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_ERR_DAMAGED), w->damaged, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_ERR_TRUNC), 0, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_ERR_RUNT), 0, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_ERR_OVERSIZE), 0, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+/* Data cut by the end of the file: the good records before it, then EOF;
+ * every replay meets it again. */
+static int
+test_pcap_cut_data(void)
+{
+	static const struct dmg_rec recs[] = {
+		{ 60, 60, 60, 0 }, { 100, 100, 100, 0 }, { 200, 200, 30, 0 },
+	};
+	static const struct dmg_want once = { 2, 160, 1 }, twice = { 4, 320, 2 };
+
+	if (run_damaged(recs, TALLY_ARRAY_SIZE(recs), 1, &once) != TEST_SUCCESS)
+		return TEST_FAILED;
+	return run_damaged(recs, TALLY_ARRAY_SIZE(recs), 2, &twice);
+}
+
+/* Header cut by the end of the file. */
+static int
+test_pcap_cut_header(void)
+{
+	static const struct dmg_rec recs[] = {
+		{ 60, 60, 60, 0 }, { 100, 100, 100, 0 }, { 64, 64, 0, 8 },
+	};
+	static const struct dmg_want w = { 2, 160, 1 };
+
+	return run_damaged(recs, TALLY_ARRAY_SIZE(recs), 1, &w);
+}
+
+/* caplen > len: skipped, the records after it are delivered. */
+static int
+test_pcap_caplen_over_len(void)
+{
+	static const struct dmg_rec recs[] = {
+		{ 60, 60, 60, 0 }, { 100, 20, 100, 0 }, { 70, 70, 70, 0 },
+		{ 64, 63, 64, 0 }, { 80, 80, 80, 0 },
+	};
+	static const struct dmg_want once = { 3, 210, 2 }, thrice = { 9, 630, 6 };
+
+	if (run_damaged(recs, TALLY_ARRAY_SIZE(recs), 1, &once) != TEST_SUCCESS)
+		return TEST_FAILED;
+	return run_damaged(recs, TALLY_ARRAY_SIZE(recs), 3, &thrice);
+}
+
+/* An absurd caplen: counted, and nothing after it is read (its header
+ * cannot locate the next record); the replay starts over. */
+static int
+test_pcap_absurd_caplen(void)
+{
+	static const struct dmg_rec recs[] = {
+		{ 60, 60, 60, 0 }, { 0x7fffffffu, 100, 100, 0 }, { 70, 70, 70, 0 },
+		{ 80, 80, 80, 0 },
+	};
+	static const struct dmg_rec huge[] = {
+		{ 60, 60, 60, 0 }, { 300000, 300000, 0, 0 }, { 70, 70, 70, 0 },
+	};
+	static const struct dmg_want once = { 1, 60, 1 }, thrice = { 3, 180, 3 };
+
+	if (run_damaged(recs, TALLY_ARRAY_SIZE(recs), 1, &once) != TEST_SUCCESS ||
+	    run_damaged(huge, TALLY_ARRAY_SIZE(huge), 1, &once) != TEST_SUCCESS)
+		return TEST_FAILED;
+	return run_damaged(recs, TALLY_ARRAY_SIZE(recs), 3, &thrice);
+}
+
+/* Nothing deliverable: one damaged record ends every replay, so a huge
+ * pcap_loops costs one pass, not millions of reopenings. */
+static int
+test_pcap_damaged_only(void)
+{
+	static const struct dmg_rec recs[] = { { 0x7fffffffu, 100, 0, 0 } };
+	static const struct dmg_rec cut[] = { { 100, 100, 10, 0 } };
+	static const struct dmg_want w = { 0, 0, 1 };
+
+	if (run_damaged(recs, TALLY_ARRAY_SIZE(recs), 100000000, &w) != TEST_SUCCESS)
+		return TEST_FAILED;
+	return run_damaged(cut, TALLY_ARRAY_SIZE(cut), 100000000, &w);
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_loop_counts),
 	TEST_CASE(test_loop_thread_mode),
 	TEST_CASE(test_gen_counts),
 	TEST_CASE(test_pcap_round_trip),
 	TEST_CASE(test_pcap_bad_records),
+	TEST_CASE(test_pcap_cut_data),
+	TEST_CASE(test_pcap_cut_header),
+	TEST_CASE(test_pcap_caplen_over_len),
+	TEST_CASE(test_pcap_absurd_caplen),
+	TEST_CASE(test_pcap_damaged_only),
 };
 
 TEST_MAIN("model-wire", cases)

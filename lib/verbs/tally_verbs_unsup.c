@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Exported verbs of libibverbs that stock tools call and a raw-Ethernet
+ * Tally port either answers trivially (the P_Key table) or does not
+ * implement (multicast attach, address handles, SRQs, re-registration,
+ * ECE).
+ *
+ * They exist so that a program using them works or fails cleanly: under
+ * LD_PRELOAD, libibverbs' own versions would be reached instead, and those
+ * dispatch through libibverbs' private part of the context, which a Tally
+ * context does not have (a crash). Handles are checked first, as everywhere:
+ * a live one of ours gets EOPNOTSUPP; any other EINVAL (an AH or SRQ can
+ * never be ours). Each reports errors the way its man page says.
+ */
+#include <endian.h>
+
+#include "tally_verbs_priv.h"
+
+#define TALLY_DEFAULT_PKEY	0xffff	/* full-member default P_Key */
+
+#define ON_QP(qp)	(tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL)
+#define ON_PD(pd)	(tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL)
+
+/* ---- P_Key table: one entry, the default P_Key ----------------------------- */
+
+int
+ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+	       __be16 *pkey)
+{
+	if (tally_verbs_ctx_of(context) == NULL || pkey == NULL || port_num != 1 ||
+	    index != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	*pkey = htobe16(TALLY_DEFAULT_PKEY);
+	return 0;
+}
+
+int
+ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
+{
+	if (tally_verbs_ctx_of(context) == NULL || port_num != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (be16toh(pkey) != TALLY_DEFAULT_PKEY) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- multicast attach: 0 or an errno value ----------------------------------- */
+
+int
+ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	return ON_QP(qp);
+}
+
+int
+ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	return ON_QP(qp);
+}
+
+/* ---- address handles ------------------------------------------------------------ */
+
+struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	errno = ON_PD(pd);
+	return NULL;
+}
+
+struct ibv_ah *
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+		      uint8_t port_num)
+{
+	errno = ON_PD(pd);
+	return NULL;
+}
+
+int
+ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_wc *wc, struct ibv_grh *grh,
+		    struct ibv_ah_attr *ah_attr)
+{
+	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	return -1;
+}
+
+int
+ibv_destroy_ah(struct ibv_ah *ah)
+{
+	return EINVAL;
+}
+
+/* ---- shared receive queues ------------------------------------------------------ */
+
+struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	errno = ON_PD(pd);
+	return NULL;
+}
+
+int
+ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
+{
+	return EINVAL;
+}
+
+int
+ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	return EINVAL;
+}
+
+int
+ibv_destroy_srq(struct ibv_srq *srq)
+{
+	return EINVAL;
+}
+
+/* ---- memory regions, ECE, data placement ---------------------------------------- */
+
+/* IBV_REREG_MR_ERR_INPUT (-1) with errno, as libibverbs fails it */
+int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+	     size_t length, int access)
+{
+	errno = tally_verbs_mr_of(mr) != NULL ? EOPNOTSUPP : EINVAL;
+	return IBV_REREG_MR_ERR_INPUT;
+}
+
+int
+ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	errno = ON_QP(qp);
+	return errno;
+}
+
+int
+ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	errno = ON_QP(qp);
+	return errno;
+}
+
+/* No operation is promised to place data in order: 0 (as for any QP the
+ * provider cannot vouch for). */
+int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	return 0;
+}
