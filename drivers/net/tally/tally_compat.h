@@ -20,6 +20,8 @@
  *    tally_compat_port_attr_check).
  *  - 24.11: IPv6 addresses are struct rte_ipv6_addr (a 16-byte array inside
  *    a struct); a braced string initialises both forms.
+ *  - 23.03: rte_tel_data_add_{dict,array}_u64 are deprecated for the _uint
+ *    forms, which 22.11 lacks (tally_tel_dict_u64, tally_tel_array_u64).
  * Unchanged over that range, hence nothing here: the driver headers of the
  * buses (bus_pci_driver.h, bus_vdev_driver.h, since 22.11), the logging
  * macros (RTE_LOG_REGISTER_SUFFIX, rte_log) and the mbuf fields and flags
@@ -32,6 +34,7 @@
 
 #include <ethdev_driver.h>
 #include <rte_flow_driver.h>
+#include <rte_telemetry.h>
 #include <rte_version.h>
 
 #define TALLY_DPDK_AT_LEAST(year, month) \
@@ -59,6 +62,16 @@
 		size_t n;						\
 		return impl(dev, &n);					\
 	}
+#endif
+
+/* ---- telemetry ----------------------------------------------------------- */
+
+#if TALLY_DPDK_AT_LEAST(23, 3)
+#define tally_tel_dict_u64(d, name, v)	rte_tel_data_add_dict_uint(d, name, v)
+#define tally_tel_array_u64(d, v)	rte_tel_data_add_array_uint(d, v)
+#else
+#define tally_tel_dict_u64(d, name, v)	rte_tel_data_add_dict_u64(d, name, v)
+#define tally_tel_array_u64(d, v)	rte_tel_data_add_array_u64(d, v)
 #endif
 
 /* ---- rte_flow: attributes added after 22.11 ---------------------------- */
