@@ -1,18 +1,131 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-flow-perf.sh [BUILD_DIR [RULES]]: stock dpdk-test-flow-perf on a
-# net_tally vdev: rte_flow_create/destroy rate with COUNT + QUEUE over
-# eth / ipv4 src / udp (rules differ by IPv4 source), batches of 100000.
-# Prints the command, then flow-perf's own output. A benchmark, not a test.
+# bench-flow-perf.sh [BUILD_DIR [ROUNDS [SIZES]]]: stock dpdk-test-flow-perf
+# on net_tally and on the floor (net_flowfloor, the benchmark-only reference
+# PMD of test/perf/flowfloor_pmd.c), interleaved: every round runs each size
+# on both PMDs back to back. Rules: eth / ipv4 src / udp -> count / queue
+# (rules differ by IPv4 source), batches of SIZE/10, synchronous
+# rte_flow_create then rte_flow_destroy of every rule.
+#
+# Per PMD and size: insertion and deletion rate (M rules/s) and peak RSS per
+# rule, as median [min..max] over the rounds, and Tally/floor ratios of the
+# medians. Peak RSS per rule = (VmHWM of the run - VmHWM of a 100-rule floor
+# run) / rules: everything the PMD allocates counts, the counter bank and
+# pre-sized tables included, and peaks (growth, deferred frees) included.
+# "1M->4M" is the issue's figure: (HWM at 4M - HWM at 1M) / 3M, both runs
+# with the same devargs.
+#
+# Defaults: build, 5 rounds, sizes "1000000 4000000". Both PMDs get
+# counters=<size rounded up to a power of two> (Tally pre-sizes its first
+# matcher from its counter bank). A benchmark, not a test: it needs the
+# machine to itself (2 lcores busy for minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-rules=${2:-1000000}
-pmd="$PWD/$build/drivers/net/tally/librte_net_tally.so"
-[ -f "$pmd" ] || { echo "no $pmd: build first (devtools/build.sh $build)" >&2; exit 1; }
-cmd=(dpdk-test-flow-perf -l 0-1 --no-huge -m 2048 --no-pci --no-shconf
-     --file-prefix="flow-perf-$$" -d "$pmd" --vdev net_tally0 --
-     --ingress --ether --ipv4 --udp --queue --count
-     --rules-count="$rules" --rules-batch=100000 --deletion-rate)
-echo "+ ${cmd[*]}"
-"${cmd[@]}" 2>&1 | grep -v '^EAL: \|^TELEMETRY'
+rounds=${2:-5}
+sizes=${3:-"1000000 4000000"}
+tally="$PWD/$build/drivers/net/tally/librte_net_tally.so"
+floor="$PWD/$build/test/perf/librte_net_flowfloor.so"
+for f in "$tally" "$floor"; do
+	[ -f "$f" ] || { echo "no $f: build first (devtools/build.sh $build)" >&2; exit 1; }
+done
+max=0
+for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
+mem=$(( 1024 + max / 1000000 * 640 ))
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# run PMD RULES -> "ins_krps del_krps hwm_kb" on stdout
+run() {
+	local pmd=$1 n=$2 so vdev batch log cnt=1
+	while [ "$cnt" -lt "$n" ]; do cnt=$((cnt * 2)); done
+	case $pmd in
+	tally) so=$tally; vdev="net_tally0,counters=$cnt" ;;
+	floor) so=$floor; vdev="net_flowfloor0,counters=$cnt" ;;
+	base) so=$floor; vdev="net_flowfloor0" ;;
+	esac
+	batch=$((n / 10))
+	[ "$batch" -ge 1 ] || batch=$n
+	log="$out/$pmd-$n.log"
+	cmd=(dpdk-test-flow-perf -l 0-1 --no-huge -m "$mem" --no-pci --no-shconf
+	     --file-prefix="flow-perf-$$" -d "$so" --vdev "$vdev" --
+	     --ingress --ether --ipv4 --udp --queue --count
+	     --rules-count="$n" --rules-batch="$batch" --deletion-rate)
+	echo "+ ${cmd[*]}" >&2
+	/usr/bin/time -f "HWM %M" "${cmd[@]}" >"$log" 2>&1 || {
+		echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
+	awk '/Total flows insertion rate/ { ins = $(NF-2) }
+	     /Total deletion rate/ { del = $(NF-2) }
+	     /^HWM / { hwm = $2 }
+	     END { printf "%s %s %s\n", ins, del, hwm }' "$log"
+}
+
+# stats "v1 v2 ..." -> "median min max"
+stats() {
+	tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g |
+	awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+	       printf "%g %g %g\n", m, v[1], v[NR] }'
+}
+
+declare -A ins del hwm
+for r in $(seq 1 "$rounds"); do
+	read -r _ _ b < <(run base 100)
+	hwm[base]+="$b "
+	for n in $sizes; do
+		for pmd in floor tally; do
+			read -r i d h < <(run "$pmd" "$n")
+			ins[$pmd,$n]+="$i "
+			del[$pmd,$n]+="$d "
+			hwm[$pmd,$n]+="$h "
+			echo "round $r $pmd $n: insert $i K/s, delete $d K/s, HWM $h KB" >&2
+		done
+	done
+done
+
+read -r base _ _ < <(stats "${hwm[base]}")
+fmt() {	# name values scale -> "median [min..max]" (values / scale)
+	local m lo hi
+	read -r m lo hi < <(stats "$2")
+	awk -v m="$m" -v lo="$lo" -v hi="$hi" -v s="$3" \
+	    'BEGIN { printf "%.2f [%.2f..%.2f]", m / s, lo / s, hi / s }'
+}
+perrule() {	# "hwm values" rules -> per-rule bytes list
+	local v out=""
+	for v in $1; do out+="$(( (v - base) * 1024 / $2 )) "; done
+	echo "$out"
+}
+med() { stats "$1" | cut -d' ' -f1; }
+lbl() { if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$(($1 / 1000))K"; fi; }
+
+echo
+echo "flow-perf COUNT+QUEUE ipv4 src, $rounds rounds, counters=<size up to 2^k>, -m $mem;" \
+     "median [min..max]; baseline HWM ${base} KB"
+printf '%-26s %-24s %-24s %s\n' "figure" "Tally" "floor" "ratio (medians)"
+for n in $sizes; do
+	m=$(lbl "$n")
+	for what in insert delete; do
+		if [ $what = insert ]; then t=${ins[tally,$n]}; f=${ins[floor,$n]}
+		else t=${del[tally,$n]}; f=${del[floor,$n]}; fi
+		printf '%-26s %-24s %-24s %.2f\n' "$what $m (M rules/s)" \
+		       "$(fmt x "$t" 1000)" "$(fmt x "$f" 1000)" \
+		       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
+	done
+	t=$(perrule "${hwm[tally,$n]}" "$n")
+	f=$(perrule "${hwm[floor,$n]}" "$n")
+	printf '%-26s %-24s %-24s %.2f\n' "peak RSS/rule $m (B)" \
+	       "$(fmt x "$t" 1)" "$(fmt x "$f" 1)" \
+	       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
+done
+set -- $sizes
+if [ $# -ge 2 ]; then
+	lo=$1; hi=${!#}
+	for pmd in tally floor; do
+		d=""
+		a=(${hwm[$pmd,$lo]}); b=(${hwm[$pmd,$hi]})
+		for i in "${!a[@]}"; do d+="$(( (b[i] - a[i]) * 1024 / (hi - lo) )) "; done
+		eval "d_$pmd=\"$d\""
+	done
+	printf '%-26s %-24s %-24s %.2f\n' "peak RSS/rule $(lbl "$lo")->$(lbl "$hi") (B)" \
+	       "$(fmt x "$d_tally" 1)" "$(fmt x "$d_floor" 1)" \
+	       "$(awk -v a="$(med "$d_tally")" -v b="$(med "$d_floor")" 'BEGIN { print a / b }')"
+fi

@@ -35,9 +35,13 @@
  * touches (the "mask descriptor", also given to the device). Inserting a
  * rule reads only those words of the value, hashes them, and probes an
  * open-addressing table: O(1) expected, no scan over rules. Deleting is a
- * handle lookup plus one store: O(1). Growth doubles the hash array
- * (amortised O(1)); tombstones are purged by rehashing in the background of
- * later operations.
+ * handle lookup plus one store: O(1), and never rebuilds an array: the
+ * tombstone it leaves is reused by later inserts. Growth, tombstone purge
+ * and shrinking are one mechanism, an incremental migration to a new array
+ * (tally_steer_migrate.c) started by an insert when the array is 5/8 full
+ * (live + dead) or 1/16 live: every later insert or delete moves a bounded
+ * number of entries, so no single operation pays for a rehash. A matcher
+ * can be pre-sized (tally_steer_matcher_reserve) so it never migrates.
  *
  * Invariants
  * ==========
@@ -188,30 +192,51 @@ int tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 /* -EBUSY while it holds rules. */
 int tally_steer_matcher_destroy(struct tally_steer_matcher *m);
 /* Size the hash array for nb_rules now, so inserting up to that many never
- * grows it, and never shrink it below that on deletes. -ENOSPC beyond the
+ * grows it, and never shrink it below that. Finishes a running migration. -ENOSPC beyond the
  * largest array, -ENOMEM. */
 int tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules);
 /* Key words the mask uses (0..128). */
 uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
 uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);
-/* log2 of the hash array size (tests, dumps). */
+/* log2 of the published hash array size (tests, dumps). */
 uint32_t tally_steer_matcher_log2(const struct tally_steer_matcher *m);
+/* Deleted entries in the published array, and whether a migration to a new
+ * array is under way (tests, dumps). */
+uint32_t tally_steer_matcher_tombs(const struct tally_steer_matcher *m);
+bool tally_steer_matcher_migrating(const struct tally_steer_matcher *m);
 
 /* ---- rules ----------------------------------------------------------------
  * value: a key; only the matcher's mask bits are used. -EEXIST same masked
  * value in this matcher, -ENOENT jump to a missing table / RSS set not
  * allocated / counter not allocated in the pool, -ELOOP jump cycle,
  * -EINVAL bad action, -ENOSPC max_rules or hash array limit. */
-/* Start fetching the hash slot value would take, so that the cache miss of
- * a later tally_steer_rule_insert() overlaps with the caller's other work.
- * Only a hint: no effect on state. */
-void tally_steer_rule_prefetch(struct tally_steer_matcher *m,
-			       const struct tally_match_key *value);
+/* A rule's key as one matcher sees it: the masked words and their hash,
+ * computed once. */
+struct tally_steer_key {
+	uint32_t w[TALLY_STEER_KEY_WORDS];
+	uint32_t hash;
+};
+/* Fill k for value in m and start fetching the hash slot it would take, so
+ * that the cache miss overlaps with the caller's other work. Takes no lock
+ * and changes no state (m must stay alive). */
+void tally_steer_rule_key(struct tally_steer_matcher *m,
+			  const struct tally_match_key *value,
+			  struct tally_steer_key *k);
+/* Insert with a key from tally_steer_rule_key() on the same matcher. */
+int tally_steer_rule_insert_key(struct tally_steer_matcher *m,
+				const struct tally_steer_key *k,
+				const struct tally_steer_action *act,
+				struct tally_steer_rule **out);
+/* tally_steer_rule_key() + tally_steer_rule_insert_key(). */
 int tally_steer_rule_insert(struct tally_steer_matcher *m,
 			    const struct tally_match_key *value,
 			    const struct tally_steer_action *act,
 			    struct tally_steer_rule **out);
 int tally_steer_rule_delete(struct tally_steer_rule *r);
+/* Start fetching the entry of r ahead of its delete (e.g. the next rule of a
+ * caller deleting in creation order). Only a hint: takes no lock, changes no
+ * state; r must not be deleted concurrently. */
+void tally_steer_rule_prefetch(const struct tally_steer_rule *r);
 /* The action as stored (for dumps/queries). */
 void tally_steer_rule_action(const struct tally_steer_rule *r,
 			     struct tally_steer_action *act);

@@ -18,6 +18,16 @@
 #define STEER_HANDLE_CHUNK_LOG2	14	/* rule handles per slab chunk */
 #define STEER_HANDLE_NONE	UINT32_MAX
 #define STEER_FENCE_TIMEOUT_US	1000000
+/* Load of a hash array (live + dead entries, eighths): a migration to a new
+ * array starts above START, and must be done before HARD (then it is
+ * finished at once); a new array is sized for at most TARGET live. */
+#define STEER_LOAD_START	5
+#define STEER_LOAD_HARD		7
+#define STEER_LOAD_TARGET	3
+#define STEER_MIG_STEP		8	/* old entries moved per operation, at least */
+/* A rule handle's slot: bit 31 tells which array it indexes (the array of
+ * parity m->par is the published one; the other is the migration target). */
+#define STEER_SLOT_PAR		(1u << 31)
 
 /* A block of device-visible memory. */
 struct steer_dmem {
@@ -38,8 +48,18 @@ struct steer_edge {
 
 struct tally_steer_rule {
 	struct tally_steer_matcher *m;	/* NULL when the handle is free */
-	uint32_t slot;			/* hash array entry; next free when free */
+	uint32_t slot;			/* entry | STEER_SLOT_PAR parity; next free when free */
 	uint32_t idx;			/* own handle index */
+};
+
+/* One hash array with its host shadow (entry -> rule handle index). */
+struct steer_htab_sw {
+	struct steer_dmem mem;		/* struct tally_steer_htab + entries */
+	uint8_t *ent;			/* first entry */
+	uint32_t *shadow;
+	uint32_t log2;
+	uint32_t used;			/* VALID entries */
+	uint32_t tombs;			/* TOMB entries */
 };
 
 struct tally_steer_matcher {
@@ -52,13 +72,28 @@ struct tally_steer_matcher {
 	uint32_t wmask[TALLY_STEER_KEY_WORDS];
 	struct steer_dmem desc;		/* struct tally_steer_matcher_desc */
 	struct steer_dmem htab;		/* struct tally_steer_htab + entries */
-	uint8_t *ent;			/* first entry */
-	uint32_t log2;
-	uint32_t min_log2;		/* deletes never shrink below (reserve) */
+	uint8_t *ent;			/* first entry (read without the lock by
+					 * tally_steer_rule_key: atomic stores) */
+	uint32_t log2;			/* likewise */
+	uint32_t min_log2;		/* never shrink below (reserve) */
 	uint32_t stride;
 	uint32_t used;			/* VALID entries */
 	uint32_t tombs;			/* TOMB entries */
-	uint32_t *shadow;		/* entry -> rule handle index (host) */
+	uint32_t *shadow;		/* entry -> rule handle index (host; read
+					 * like ent) */
+	uint32_t par;			/* parity of handle slots in this array */
+	/*
+	 * Incremental migration (growth, tombstone purge, shrink): while
+	 * `migrating`, the published array above stays authoritative and
+	 * receives every insert and delete first; `mig` (never seen by the
+	 * device) receives them too, and every operation also moves at least
+	 * STEER_MIG_STEP entries from old slots [mig_cursor, ...) into it.
+	 * When the cursor reaches the end, one release store publishes `mig`.
+	 */
+	bool migrating;
+	uint32_t mig_cursor;
+	uint32_t mig_step;
+	struct steer_htab_sw mig;
 };
 
 struct tally_steer_table {
@@ -137,11 +172,32 @@ int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher 
 /* matchers (tally_steer_matcher.c) */
 int steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2);
 void steer_matcher_free(struct tally_steer_matcher *m);
+int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
+		     struct steer_dmem *mem, uint32_t **shadow);
+
+/* migration (tally_steer_migrate.c) */
+/* Smallest array for `live` rules at TARGET load, not below min_log2. */
+uint32_t steer_mig_target(const struct tally_steer_matcher *m, uint32_t live);
+int steer_mig_start(struct tally_steer_matcher *m, uint32_t log2);
+/* Move up to n old entries; publishes the new array when done. */
+void steer_mig_step(struct tally_steer_matcher *m, uint32_t n);
+/* Finish now (reserve, hard load limit, teardown paths). */
+void steer_mig_complete(struct tally_steer_matcher *m);
+/* Drop an unfinished migration's array (matcher teardown). */
+void steer_mig_abort(struct tally_steer_matcher *m);
+/* Free EMPTY or TOMB slot for a new entry of hash h (array known to have one). */
+uint32_t steer_free_slot(const uint8_t *ent, uint32_t log2, uint32_t stride, uint32_t h);
+
+static inline struct tally_steer_entry *
+steer_entry_at(const uint8_t *ent, uint32_t stride, uint32_t slot)
+{
+	return (struct tally_steer_entry *)(void *)((uintptr_t)ent + (size_t)slot * stride);
+}
 
 static inline struct tally_steer_entry *
 steer_entry(const struct tally_steer_matcher *m, uint32_t slot)
 {
-	return (struct tally_steer_entry *)(void *)(m->ent + (size_t)slot * m->stride);
+	return steer_entry_at(m->ent, m->stride, slot);
 }
 
 static inline uint32_t

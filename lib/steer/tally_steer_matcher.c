@@ -3,7 +3,7 @@
 #include "tally_steer_internal.h"
 
 /* Allocate a hash array of 2^log2 entries (all EMPTY) and its shadow. */
-static int
+int
 steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 		 struct steer_dmem *mem, uint32_t **shadow)
 {
@@ -14,7 +14,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
-	*shadow = tally_zmalloc_aligned(n * sizeof(uint32_t), 64);
+	*shadow = tally_zmalloc(n * sizeof(uint32_t));	/* calloc: fresh pages, no memset */
 	if (*shadow == NULL)
 		return -ENOMEM;
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_SIZE(log2, m->nwords), 64, mem);
@@ -30,6 +30,18 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	h->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
 	h->seed = m->seed;
 	return 0;
+}
+
+/* Write every page of [p, p + len) once, so that filling a pre-sized array
+ * takes no page faults (the memory reads zero already). */
+static void
+steer_prefault(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		b[off] = 0;
 }
 
 /*
@@ -50,6 +62,11 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	rc = steer_htab_alloc(m, log2, &nmem, &nshadow);
 	if (rc != 0)
 		return rc;
+	/* only reserve() rebuilds at once: a control operation, so the page
+	 * faults of the new array are taken here rather than by inserts */
+	steer_prefault((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
+		       nmem.size - sizeof(struct tally_steer_htab));
+	steer_prefault(nshadow, ((size_t)4) << log2);
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
 		const struct tally_steer_entry *e = steer_entry(m, i);
@@ -67,16 +84,16 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 		}
 		memcpy(ne, e, m->stride);
 		nshadow[s] = m->shadow[i];
-		steer_handle(ctx, m->shadow[i])->slot = s;
+		steer_handle(ctx, m->shadow[i])->slot = s | m->par;
 	}
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
 	tally_free(m->shadow);
-	m->shadow = nshadow;
+	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
 	m->htab = nmem;
-	m->ent = nent;
-	m->log2 = log2;
+	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->log2, log2, __ATOMIC_RELAXED);
 	m->tombs = 0;
 	steer_dmem_defer(ctx, &old);
 	return 0;
@@ -104,6 +121,7 @@ steer_matcher_free(struct tally_steer_matcher *m)
 {
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 
+	steer_mig_abort(m);
 	steer_dmem_free(ctx, &m->htab);
 	steer_dmem_free(ctx, &m->desc);
 	ctx->host_bytes -= sizeof(*m) + ((uint64_t)4 << m->log2);
@@ -234,6 +252,18 @@ tally_steer_matcher_log2(const struct tally_steer_matcher *m)
 	return m->log2;
 }
 
+uint32_t
+tally_steer_matcher_tombs(const struct tally_steer_matcher *m)
+{
+	return m->tombs;
+}
+
+bool
+tally_steer_matcher_migrating(const struct tally_steer_matcher *m)
+{
+	return m->migrating;
+}
+
 int
 tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 {
@@ -243,13 +273,16 @@ tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 
 	if (m == NULL)
 		return -EINVAL;
-	/* the array holds up to 3/4 live or dead entries before it grows */
-	while ((uint64_t)nb_rules * 4 > (3ull << log2) && log2 < TALLY_STEER_HTAB_MAX_LOG2)
+	/* the array holds up to START/8 live or dead entries before a
+	 * migration starts */
+	while ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2) &&
+	       log2 < TALLY_STEER_HTAB_MAX_LOG2)
 		log2++;
-	if ((uint64_t)nb_rules * 4 > (3ull << log2))
+	if ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2))
 		return -ENOSPC;
 	ctx = m->tbl->ctx;
 	pthread_mutex_lock(&ctx->lock);
+	steer_mig_complete(m);
 	if (log2 > m->log2)
 		rc = steer_matcher_rehash(m, log2);
 	if (rc == 0 && log2 > m->min_log2)

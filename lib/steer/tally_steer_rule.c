@@ -64,9 +64,9 @@ steer_key_eq(const struct tally_steer_entry *e, const uint32_t *w, uint32_t n)
 }
 
 /*
- * Probe for w. Returns the slot holding an equal VALID entry, or UINT32_MAX
- * and in *ins the slot a new entry should take (first TOMB or the EMPTY
- * that ended the probe).
+ * Probe the published array for w. Returns the slot holding an equal VALID
+ * entry, or UINT32_MAX and in *ins the slot a new entry should take (first
+ * TOMB or the EMPTY that ended the probe).
  */
 static uint32_t
 steer_probe(const struct tally_steer_matcher *m, const uint32_t *w, uint32_t h,
@@ -94,65 +94,116 @@ steer_probe(const struct tally_steer_matcher *m, const uint32_t *w, uint32_t h,
 	return UINT32_MAX;
 }
 
-static void
-steer_masked_words(const struct tally_steer_matcher *m,
-		   const struct tally_match_key *v, uint32_t *w)
+void
+tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key *value,
+		     struct tally_steer_key *k)
 {
-	uint32_t i;
+	const uint32_t *shadow;
+	const uint8_t *ent;
+	uint32_t i, log2, slot;
 
 	for (i = 0; i < m->nwords; i++)
-		w[i] = tally_steer_key_word(v, m->widx[i]) & m->wmask[i];
+		k->w[i] = tally_steer_key_word(value, m->widx[i]) & m->wmask[i];
+	k->hash = tally_steer_hash(k->w, m->nwords, m->seed);
+	/* No lock: the array may be replaced meanwhile; a prefetch of a stale
+	 * address is harmless (it never faults). */
+	ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
+	shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
+	log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
+	slot = k->hash & ((1u << log2) - 1);
+	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
+	__builtin_prefetch(&shadow[slot], 1, 3);
 }
 
-/* Keep (used + tombs) <= 3/4 of the entries, with room for one more.
- * Returns 1 if the array was rebuilt, 0 if not, or -errno. */
+/*
+ * Room for one more entry: start a migration above the start load (or to
+ * shrink a mostly empty array), finish it at once at the hard load. Returns
+ * 1 if the published array changed, 0 if not, or -errno (nothing changed).
+ */
 static int
 steer_make_room(struct tally_steer_matcher *m)
 {
-	uint32_t n = 1u << m->log2, log2 = m->log2;
+	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
+	uint32_t target;
 	int rc;
 
-	if ((uint64_t)(m->used + m->tombs + 1) * 4 <= (uint64_t)n * 3)
+	if (m->migrating) {
+		if (load <= STEER_LOAD_HARD * n &&
+		    (uint64_t)(m->mig.used + m->mig.tombs + 1) * 8 <=
+		    ((uint64_t)STEER_LOAD_HARD << m->mig.log2))
+			return 0;
+		steer_mig_complete(m);
+		rc = steer_make_room(m);
+		return rc < 0 ? rc : 1;
+	}
+	/* shrink at most 8x per migration, so that one step stays short */
+	target = TALLY_MAX(steer_mig_target(m, m->used), m->log2 > 3 ? m->log2 - 3 : 0);
+	if (load <= STEER_LOAD_START * n &&
+	    !(target < m->log2 && (uint64_t)m->used * 16 < n))
 		return 0;
-	while ((uint64_t)(m->used + 1) * 2 > (1ull << log2))
-		log2++;	/* double while more than half would be live */
-	rc = steer_matcher_rehash(m, log2);
-	return rc == 0 ? 1 : rc;
+	rc = steer_mig_start(m, target);
+	if (rc == 0)
+		return 0;
+	if (load <= STEER_LOAD_HARD * n)
+		return 0;	/* retried by the next insert */
+	return rc;
 }
 
-void
-tally_steer_rule_prefetch(struct tally_steer_matcher *m,
-			  const struct tally_match_key *value)
+/* Write the entry at slot s of the published array (seqlock write). */
+static void
+steer_entry_publish(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
+		    uint32_t act_w, uint32_t mark, uint32_t fate_w)
 {
-	struct tally_steer_ctx *ctx = m->tbl->ctx;
-	uint32_t w[TALLY_STEER_KEY_WORDS], slot;
+	uint32_t i;
 
-	steer_masked_words(m, value, w);
-	pthread_mutex_lock(&ctx->lock);
-	slot = tally_steer_hash(w, m->nwords, m->seed) & ((1u << m->log2) - 1);
-	__builtin_prefetch(steer_entry(m, slot), 1, 0);
-	__builtin_prefetch(&m->shadow[slot], 1, 0);
-	pthread_mutex_unlock(&ctx->lock);
+	/* BUSY, fields, VALID (release) */
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_BUSY),
+			 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->mark, mark, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
+	for (i = 0; i < nwords; i++)
+		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
+	/* pairs with the device's acquire load of ctrl */
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_VALID),
+			 __ATOMIC_RELEASE);
+}
+
+/* During a migration: the new rule goes into the target array too; the
+ * handle then indexes the target. */
+static uint32_t
+steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *src,
+		 uint32_t h, uint32_t idx)
+{
+	struct steer_htab_sw *t = &m->mig;
+	uint32_t s = steer_free_slot(t->ent, t->log2, m->stride, h);
+	struct tally_steer_entry *e = steer_entry_at(t->ent, m->stride, s);
+
+	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
+		t->tombs--;
+	memcpy(e, src, m->stride);
+	t->shadow[s] = idx;
+	t->used++;
+	return s | (m->par ^ STEER_SLOT_PAR);
 }
 
 int
-tally_steer_rule_insert(struct tally_steer_matcher *m,
-			const struct tally_match_key *value,
-			const struct tally_steer_action *act,
-			struct tally_steer_rule **out)
+tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+			    const struct tally_steer_action *act,
+			    struct tally_steer_rule **out)
 {
-	struct tally_steer_ctx *ctx = m->tbl->ctx;
-	uint32_t w[TALLY_STEER_KEY_WORDS], h, slot, ins, act_w, fate_w, i;
+	struct tally_steer_ctx *ctx;
+	uint32_t slot, ins, act_w, fate_w;
 	struct tally_steer_entry *e;
 	struct tally_steer_rule *r;
 	int rc;
 
-	if (value == NULL || act == NULL || out == NULL)
+	if (m == NULL || k == NULL || act == NULL || out == NULL)
 		return -EINVAL;
-	steer_masked_words(m, value, w);
-	h = tally_steer_hash(w, m->nwords, m->seed);
+	ctx = m->tbl->ctx;
 	pthread_mutex_lock(&ctx->lock);
-	slot = steer_probe(m, w, h, &ins);
+	slot = steer_probe(m, k->w, k->hash, &ins);
 	if (slot != UINT32_MAX) {
 		rc = -EEXIST;
 		goto out;
@@ -176,32 +227,51 @@ tally_steer_rule_insert(struct tally_steer_matcher *m,
 		goto out;
 	}
 	if (rc == 1)
-		steer_probe(m, w, h, &ins);	/* the array changed */
+		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
 	rc = 0;
 	e = steer_entry(m, ins);
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		m->tombs--;
-	/* seqlock write: BUSY, fields, VALID (release) */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_BUSY),
-			 __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->mark, act->mark, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
-	for (i = 0; i < m->nwords; i++)
-		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
-	/* pairs with the device's acquire load of ctrl */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_VALID),
-			 __ATOMIC_RELEASE);
+	steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
 	m->shadow[ins] = r->idx;
 	m->used++;
 	ctx->nrules++;
 	r->m = m;
-	r->slot = ins;
+	r->slot = ins | m->par;
+	if (m->migrating) {
+		r->slot = steer_mig_insert(m, e, k->hash, r->idx);
+		steer_mig_step(m, m->mig_step);
+	}
 	*out = r;
 out:
 	pthread_mutex_unlock(&ctx->lock);
 	return rc;
+}
+
+int
+tally_steer_rule_insert(struct tally_steer_matcher *m,
+			const struct tally_match_key *value,
+			const struct tally_steer_action *act,
+			struct tally_steer_rule **out)
+{
+	struct tally_steer_key k;
+
+	if (m == NULL || value == NULL)
+		return -EINVAL;
+	tally_steer_rule_key(m, value, &k);
+	return tally_steer_rule_insert_key(m, &k, act, out);
+}
+
+/* Tombstone slot s of the published array (one release store). */
+static void
+steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
+{
+	struct tally_steer_entry *e = steer_entry(m, s);
+
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB),
+			 __ATOMIC_RELEASE);
+	m->used--;
+	m->tombs++;
 }
 
 int
@@ -210,47 +280,64 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	struct tally_steer_matcher *m = r->m;
 	struct tally_steer_ctx *ctx;
 	struct tally_steer_entry *e;
-	uint32_t a, fate, n;
+	uint32_t a, fate, s, old, unused;
 
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
 	pthread_mutex_lock(&ctx->lock);
-	e = steer_entry(m, r->slot);
+	s = r->slot & ~STEER_SLOT_PAR;
+	if ((r->slot & STEER_SLOT_PAR) == m->par) {
+		e = steer_entry(m, s);
+		old = s;
+	} else {
+		/* copied into the migration target: find it in the published
+		 * array by its key (unique there), tombstone both */
+		e = steer_entry_at(m->mig.ent, m->stride, s);
+		old = steer_probe(m, e->key, tally_steer_hash(e->key, m->nwords, m->seed),
+				  &unused);
+		if (old == UINT32_MAX) {	/* cannot happen: both arrays hold it */
+			TALLY_LOG(ERR, "rule %u missing from the published array", r->idx);
+			pthread_mutex_unlock(&ctx->lock);
+			return -EIO;
+		}
+		e->ctrl = steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB);
+		m->mig.used--;
+		m->mig.tombs++;
+	}
 	a = e->act;
 	fate = e->fate;
-	/* one release store unpublishes the rule */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB),
-			 __ATOMIC_RELEASE);
-	m->used--;
-	m->tombs++;
+	/* one release store unpublishes the rule; tombstones are reused by
+	 * later inserts, and a migration (started by an insert) purges them:
+	 * deleting never rebuilds an array */
+	steer_entry_unpublish(m, old);
 	ctx->nrules--;
 	steer_action_release(m->tbl, a, fate);
 	steer_handle_free(ctx, r);
-	/* Purge tombstones when they fill a quarter of the array, or shrink
-	 * when it is less than 1/16 live; rebuild at <= 3/8 live (best effort:
-	 * the delete itself is done). Amortised O(1). */
-	n = 1u << m->log2;
-	if (m->tombs * 4 > n ||
-	    (m->log2 > TALLY_MAX(m->min_log2, (uint32_t)STEER_HTAB_MIN_LOG2) &&
-	     (uint64_t)m->used * 16 < n)) {
-		uint32_t log2 = TALLY_MAX(m->min_log2, (uint32_t)STEER_HTAB_MIN_LOG2);
-
-		while ((uint64_t)m->used * 8 > (3ull << log2))
-			log2++;
-		if (log2 > m->log2)
-			log2 = m->log2;
-		(void)steer_matcher_rehash(m, log2);
-		steer_reclaim_locked(ctx);
-	}
+	if (m->migrating)
+		steer_mig_step(m, m->mig_step);
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
 
 void
+tally_steer_rule_prefetch(const struct tally_steer_rule *r)
+{
+	const struct tally_steer_matcher *m = r->m;
+
+	if (m == NULL || (r->slot & STEER_SLOT_PAR) != m->par)
+		return;
+	__builtin_prefetch(steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
+					  m->stride, r->slot & ~STEER_SLOT_PAR), 1, 0);
+}
+
+void
 tally_steer_rule_action(const struct tally_steer_rule *r, struct tally_steer_action *act)
 {
-	const struct tally_steer_entry *e = steer_entry(r->m, r->slot);
+	const struct tally_steer_matcher *m = r->m;
+	uint32_t s = r->slot & ~STEER_SLOT_PAR;
+	const struct tally_steer_entry *e = (r->slot & STEER_SLOT_PAR) == m->par ?
+		steer_entry(m, s) : steer_entry_at(m->mig.ent, m->stride, s);
 
 	steer_action_decode(e->act, e->mark, e->fate, act);
 }

@@ -88,8 +88,8 @@ tp_close(struct tport *t)
 
 /* Enqueue a rule for source 10.0.0.src to queue q. */
 static struct rte_flow *
-q_create(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
-	 struct rte_flow_error *e)
+q_create_pp(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
+	    struct rte_flow_error *e, bool postpone)
 {
 	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src) };
 	const struct rte_flow_item pat[] = {
@@ -104,10 +104,17 @@ q_create(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &qc },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_op_attr oa = { .postpone = 0 };
+	const struct rte_flow_op_attr oa = { .postpone = postpone };
 
 	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, pat, 0,
 				     acts, 0, ud, e);
+}
+
+static struct rte_flow *
+q_create(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
+	 struct rte_flow_error *e)
+{
+	return q_create_pp(t, queue, src, q, ud, e, false);
 }
 
 /* Pull everything; counts successes and errors; checks user data order. */
@@ -324,6 +331,86 @@ test_queue_rules_and_traffic(void)
 	return TEST_SUCCESS;
 }
 
+/* Pull what is there, check it against the expected user data from *got on. */
+static int
+q_pull_check(struct tport *t, const uintptr_t *exp, unsigned int *got, unsigned int *nbad)
+{
+	void *ud[QSIZE];
+	unsigned int ok, bad, i;
+	int n = q_pull(t, 0, &ok, &bad, ud, QSIZE);
+
+	for (i = 0; n > 0 && i < (unsigned int)n; i++, (*got)++)
+		if ((uintptr_t)ud[i] != exp[*got]) {
+			printf("result %u: user data %zu, expected %zu\n", *got,
+			       (size_t)(uintptr_t)ud[i], (size_t)exp[*got]);
+			return -1;
+		}
+	*nbad += bad;
+	return n;
+}
+
+/* Postponed creates run in batches: results in enqueue order (a duplicate
+ * inside a batch is an error result), the rules count exactly, several
+ * batches in flight, and a destroy after them sees them live. */
+static int
+test_postponed_batch(void)
+{
+	enum { N = 150 };	/* more than two internal batches */
+	uintptr_t exp[N + 8];
+	struct rte_flow *f[N], *x;
+	struct rte_flow_error e;
+	unsigned int i, nexp = 0, got = 0, nbad = 0, ok, bad;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open(&t, 256), 0, "");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < N; i++) {
+		exp[nexp++] = 1000 + i;
+		f[i] = q_create_pp(&t, 0, 10 + i, (uint16_t)(i & 1),
+				   (void *)(uintptr_t)(1000 + i), &e, true);
+		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
+		if (i == 20) {	/* a duplicate of rule 3 in the middle */
+			exp[nexp++] = 1;
+			x = q_create_pp(&t, 0, 13, 0, (void *)1, &e, true);
+			TEST_ASSERT(x != NULL, "enqueued");
+		}
+		if (i % 50 == 49)
+			TEST_ASSERT(q_pull_check(&t, exp, &got, &nbad) >= 0, "");
+	}
+	/* a non-postponed create after them: its result comes last */
+	exp[nexp++] = 2;
+	x = q_create(&t, 0, 5000, 0, (void *)2, &e);
+	TEST_ASSERT(x != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT(q_pull_check(&t, exp, &got, &nbad) >= 0, "");
+	TEST_ASSERT_EQ(got, nexp, "every result pulled");
+	TEST_ASSERT_EQ(nbad, 1, "only the duplicate failed");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 13, LEN, 3, &rs), 3, "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 10 + N - 1, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(rs.per_q[1], 5, "rules 3 and N-1 steer to queue 1");
+	TEST_ASSERT_EQ(rs.per_q[0], 0, "not to the duplicate's queue 0");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[3]), 3, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[N - 1]), 2, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[4]), 0, "");
+	/* a postponed create then a destroy of it, no push between */
+	x = q_create_pp(&t, 0, 4000, 0, (void *)3, &e, true);
+	TEST_ASSERT(x != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
+					      x, (void *)4, &e), 0, "live by then");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
+	TEST_ASSERT_EQ(ok, 2, "");
+	TEST_ASSERT_EQ((uintptr_t)ud[0], 3, "");
+	TEST_ASSERT_EQ((uintptr_t)ud[1], 4, "");
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(rte_flow_destroy(port, f[i], &e), 0, "rule %u", i);
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
 static int
 test_bad_operations(void)
 {
@@ -457,6 +544,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_not_configured),
 	TEST_CASE(test_template_errors),
 	TEST_CASE(test_queue_rules_and_traffic),
+	TEST_CASE(test_postponed_batch),
 	TEST_CASE(test_bad_operations),
 	TEST_CASE(test_queue_indirect_count),
 };

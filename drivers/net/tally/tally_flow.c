@@ -234,6 +234,32 @@ steer_error(int ret, struct rte_flow_error *error, const void *cause,
 	return rte_flow_error_set(error, -ret, type, cause, msg);
 }
 
+/*
+ * The port's first matcher of the synchronous API is sized for as many rules
+ * as the counter bank has counters (a port that counts its rules cannot hold
+ * more), so that filling it never migrates its hash array; later matchers
+ * start small and grow. Only when the array fits in a quarter of the free
+ * DPDK heap: a small heap keeps the growing matcher instead.
+ */
+static void
+matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t need;
+	int socket = fc->dev->data->numa_node;
+
+	if (fc->presized)
+		return;
+	fc->presized = true;
+	need = (uint64_t)fc->cnt->num * 2 *
+	       (TALLY_STEER_ENTRY_SIZE(tally_steer_matcher_nwords(m)) + 4);
+	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
+	    need > st.heap_freesz_bytes / 4)
+		return;
+	if (tally_steer_matcher_reserve(m, fc->cnt->num) != 0)
+		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
+}
+
 static struct tally_flow_matcher *
 matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 	    const struct tally_match_key *mask, struct rte_flow_error *error,
@@ -270,6 +296,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 		rte_free(fm);
 		goto fail;
 	}
+	matcher_presize(fc, fm->m);
 	fm->group = group;
 	fm->priority = priority;
 	fm->mask = *mask;
@@ -495,6 +522,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 {
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
+	struct tally_steer_key key;
 	struct rte_flow *flow;
 	bool own_counter = false;
 	int ret;
@@ -523,8 +551,9 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 				    error, &ret);
 	if (flow->matcher == NULL)
 		goto fail;
-	/* the slot's cache miss overlaps with the counter allocation below */
-	tally_steer_rule_prefetch(flow->matcher->m, &m.value);
+	/* the key is hashed once, and the slot's cache miss overlaps with the
+	 * counter allocation below */
+	tally_steer_rule_key(flow->matcher->m, &m.value, &key);
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
@@ -554,7 +583,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
-	ret = tally_steer_rule_insert(flow->matcher->m, &m.value, &a.act, &flow->rule);
+	ret = tally_steer_rule_insert_key(flow->matcher->m, &key, &a.act, &flow->rule);
 	if (own_counter)	/* the rule holds the counter from here on */
 		tally_cnt_free(fc->cnt, flow->counter);
 	if (ret) {
@@ -581,6 +610,62 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 fail:
 	flow_release(fc, flow);
 	return NULL;
+}
+
+int
+tally_flow_check_locked(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+			const struct rte_flow_item pattern[],
+			const struct rte_flow_action actions[], struct tally_flow_match *m,
+			struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	return flow_check(dev, attr, pattern, actions, m, a, error);
+}
+
+struct rte_flow *
+tally_flow_obj_get(struct tally_flow_ctx *fc)
+{
+	struct rte_flow *flow = flow_obj_alloc(fc);
+
+	if (flow != NULL)
+		flow->port_id = fc->dev->data->port_id;
+	return flow;
+}
+
+int
+tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
+			 struct tally_flow_matcher *fm, const struct tally_steer_key *key,
+			 struct tally_steer_action *act, bool count)
+{
+	int ret = 0;
+
+	fm->refs++;
+	flow->matcher = fm;
+	if (count) {
+		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		if (ret == -EAGAIN) {
+			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		}
+		if (ret)
+			goto fail;
+		flow->flags |= FLOW_F_COUNTED;
+		act->counter = flow->counter;
+	}
+	ret = tally_steer_rule_insert_key(fm->m, key, act, &flow->rule);
+	if (count)	/* the rule holds the counter from here on */
+		tally_cnt_free(fc->cnt, flow->counter);
+	if (ret) {
+		flow->rule = NULL;
+		goto fail;
+	}
+	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
+	fc->nb_flows++;
+	flow->magic = TALLY_FLOW_MAGIC;
+	tally_steer_ctx_reclaim(fc->steer);
+	return 0;
+fail:
+	flow_release(fc, flow);
+	return ret;
 }
 
 static struct rte_flow *
@@ -632,9 +717,28 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 	return 0;
 }
 
+/*
+ * Rules are often deleted in creation order (aging, flush, bulk removal):
+ * start fetching the hash entry of the rule FLOW_AHEAD places further in the
+ * list, so its cache miss overlaps with the deletes before it.
+ */
+#define FLOW_AHEAD	4
+
+static void
+flow_prefetch_ahead(struct rte_flow *flow)
+{
+	unsigned int i;
+
+	for (i = 0; i < FLOW_AHEAD && flow != NULL; i++)
+		flow = TAILQ_NEXT(flow, next);
+	if (flow != NULL && flow->rule != NULL)
+		tally_steer_rule_prefetch(flow->rule);
+}
+
 void
 tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
+	flow_prefetch_ahead(flow);
 	TAILQ_REMOVE(&fc->flows, flow, next);
 	fc->nb_flows--;
 	flow_release(fc, flow);
@@ -647,6 +751,7 @@ flow_flush_locked(struct tally_flow_ctx *fc)
 	struct rte_flow *flow;
 
 	while ((flow = TAILQ_FIRST(&fc->flows)) != NULL) {
+		flow_prefetch_ahead(flow);
 		TAILQ_REMOVE(&fc->flows, flow, next);
 		fc->nb_flows--;
 		flow_release(fc, flow);

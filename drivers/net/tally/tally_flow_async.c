@@ -17,6 +17,13 @@
  *    as soon as its entry is published); its result waits in the queue.
  *    A destroy's result is released by pull only once a device fence
  *    completed, so a pulled result means the device no longer sees the rule.
+ *  - postponed creates (op_attr.postpone) of rules with simple actions (no
+ *    RSS set, jump, indirect counter or age) are checked and their key is
+ *    built and hashed at enqueue, and the hash slot prefetched; the inserts
+ *    run in a batch at push, at pull, before any other operation of the
+ *    queue, or when TALLY_FQ_BATCH are pending, so the slots' cache misses
+ *    of a batch overlap. The handle is returned at enqueue and is live once
+ *    its insert ran.
  *
  * Rules created through a queue are ordinary rte_flow objects: query, dump,
  * flush and the synchronous destroy work on them too.
@@ -75,8 +82,10 @@ queues_free(struct tally_flow_tmpl *t)
 {
 	uint32_t i;
 
-	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
+	for (i = 0; t->q != NULL && i < t->nb_queues; i++) {
 		rte_free(t->q[i].res);
+		rte_free(t->q[i].pend);
+	}
 	rte_free(t->q);
 	t->q = NULL;
 	t->nb_queues = 0;
@@ -138,11 +147,14 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 		q = &t->q[i];
 		q->size = qa[i]->size;
 		q->res = rte_zmalloc("tally_fq_res", q->size * sizeof(*q->res), 0);
+		q->pend = rte_zmalloc("tally_fq_pend", TALLY_FQ_BATCH * sizeof(*q->pend),
+				      RTE_CACHE_LINE_SIZE);
 		t->nb_queues = i + 1;
-		if (q->res == NULL)
+		if (q->res == NULL || q->pend == NULL)
 			break;
 	}
-	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL) {
+	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL ||
+	    t->q[nb_queue - 1].pend == NULL) {
 		queues_free(t);
 		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  NULL, "no memory for the flow queues");
@@ -176,7 +188,7 @@ queue_of(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err)
 static bool
 queue_full(const struct tally_flow_queue *q)
 {
-	return q->tail - q->head >= q->size;
+	return q->tail - q->head + q->npend >= q->size;
 }
 
 static void
@@ -187,6 +199,65 @@ queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_da
 	r->status = st;
 	r->user_data = user_data;
 	q->tail++;
+}
+
+/* Run the queue's postponed creates, in order (lock held). */
+static void
+queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < q->npend; i++) {
+		struct tally_flow_pending *p = &q->pend[i];
+
+		if (tally_flow_commit_locked(fc, p->flow, p->tb->fm[p->pt_idx], &p->key,
+					     &p->act, p->count) == 0) {
+			p->flow->tbl_id = (uint16_t)(p->tb->id + 1);
+			queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
+		} else {
+			/* rejected by the engine: an error result, no state */
+			p->tb->nb_rules--;
+			queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
+		}
+	}
+	q->npend = 0;
+}
+
+/* A postponed create with simple actions: check and build the key now, run
+ * the insert with the queue's batch. NULL if not eligible (the caller runs
+ * it at once); the handle, or &q->failed for an error result. */
+static struct rte_flow *
+queue_postpone(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+	       struct tally_flow_queue *q, struct rte_flow_template_table *tb,
+	       uint8_t pt_idx, const struct rte_flow_item items[],
+	       const struct rte_flow_action acts[], void *user_data)
+{
+	struct tally_flow_pending *p = &q->pend[q->npend];
+	struct tally_flow_match m;
+	struct tally_flow_acts a;
+	struct rte_flow_error e2;
+
+	if (tally_flow_check_locked(dev, &tb->attr, items, acts, &m, &a, &e2) != 0) {
+		queue_flush(fc, q);
+		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
+		return &q->failed;
+	}
+	if (a.age != NULL || a.indirect != NULL || a.act.fate == TALLY_STEER_FATE_RSS ||
+	    a.act.fate == TALLY_STEER_FATE_JUMP)
+		return NULL;
+	p->flow = tally_flow_obj_get(fc);
+	if (p->flow == NULL)
+		return NULL;
+	p->tb = tb;
+	p->pt_idx = pt_idx;
+	p->user_data = user_data;
+	p->act = a.act;
+	p->count = a.count != NULL;
+	tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &p->key);
+	tb->nb_rules++;
+	if (++q->npend == TALLY_FQ_BATCH)
+		queue_flush(fc, q);
+	return p->flow;
 }
 
 /* The rule's items: types from the template, values from the rule, masks
@@ -261,7 +332,6 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	struct rte_flow_error e2;
 	struct rte_flow *flow = NULL;
 
-	RTE_SET_USED(oa);	/* postpone: operations run at enqueue anyway */
 	if (fc == NULL)
 		return NULL;
 	pthread_mutex_lock(&fc->lock);
@@ -294,10 +364,17 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 		goto out;
 	if (tb->nb_rules >= tb->nb_flows) {
 		/* the table is full: a rejected operation */
+		queue_flush(fc, q);
 		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
 		flow = &q->failed;
 		goto out;
 	}
+	if (oa != NULL && oa->postpone) {
+		flow = queue_postpone(dev, fc, q, tb, pt_idx, items, acts, user_data);
+		if (flow != NULL)
+			goto out;
+	}
+	queue_flush(fc, q);
 	flow = tally_flow_create_locked(dev, fc, &tb->attr, items, acts,
 					(uint16_t)queue, &e2);
 	if (flow == NULL) {
@@ -334,6 +411,7 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 		ret = -rte_errno;
 		goto out;
 	}
+	queue_flush(fc, q);
 	if (!tally_flow_live(dev, flow)) {
 		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					  "no such flow on this port (destroyed, or never created)");
@@ -359,13 +437,17 @@ static int
 t_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_queue *q;
 	int ret = 0;
 
 	if (fc == NULL)
 		return -EIO;
 	pthread_mutex_lock(&fc->lock);
-	if (queue_of(fc, queue, err) == NULL)
+	q = queue_of(fc, queue, err);
+	if (q == NULL)
 		ret = -rte_errno;
+	else
+		queue_flush(fc, q);
 	pthread_mutex_unlock(&fc->lock);
 	return ret;
 }
@@ -391,6 +473,7 @@ t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
 		pthread_mutex_unlock(&fc->lock);
 		return -rte_errno;
 	}
+	queue_flush(fc, q);
 	if (q->fence_pending) {
 		wait = true;
 		ticket = q->fence_ticket;
@@ -435,6 +518,8 @@ t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_at
 				   "flow queue full: pull results first");
 		q = NULL;
 	}
+	if (q != NULL)
+		queue_flush(fc, q);	/* results stay in order */
 	pthread_mutex_unlock(&fc->lock);
 	if (q == NULL)
 		return NULL;
@@ -469,6 +554,8 @@ ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
 				   "flow queue full: pull results first");
 		q = NULL;
 	}
+	if (q != NULL)
+		queue_flush(fc, q);	/* results stay in order */
 	pthread_mutex_unlock(&fc->lock);
 	if (q == NULL)
 		return -rte_errno;

@@ -103,6 +103,7 @@ struct tally_flow_ctx {
 	struct rte_flow *free_flows;		/* linked through next.tqe_next */
 	uint32_t nb_flows;
 	bool isolated;
+	bool presized;				/* the first sync matcher was pre-sized */
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
@@ -122,6 +123,23 @@ struct rte_flow *tally_flow_create_locked(struct rte_eth_dev *dev,
 					  const struct rte_flow_action actions[],
 					  uint16_t age_queue,
 					  struct rte_flow_error *error);
+/* The two halves of a create, for callers that read the pattern and
+ * actions now and insert later (postponed flow-queue operations). check:
+ * parse and validate (the only step reading the caller's memory). obj_get:
+ * a flow object, not live. commit: a counter if `count`, the insert of key
+ * into fm with act; the rule is live on 0; on -errno the object is
+ * released. Only for actions without RSS sets, jumps, indirect counters or
+ * aging (lock held throughout). */
+int tally_flow_check_locked(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+			    const struct rte_flow_item pattern[],
+			    const struct rte_flow_action actions[],
+			    struct tally_flow_match *m, struct tally_flow_acts *a,
+			    struct rte_flow_error *error);
+struct rte_flow *tally_flow_obj_get(struct tally_flow_ctx *fc);
+int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
+			     struct tally_flow_matcher *fm,
+			     const struct tally_steer_key *key,
+			     struct tally_steer_action *act, bool count);
 /* Unlink and release a live rule (lock held). */
 void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
 bool tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow);

@@ -22,6 +22,7 @@
 #define TALLY_PT_MAGIC			0x54505431u	/* "1TPT" */
 #define TALLY_AT_MAGIC			0x54415431u
 #define TALLY_TBL_MAGIC			0x54424c31u
+#define TALLY_FQ_BATCH			64	/* postponed creates per batch */
 
 struct rte_flow_pattern_template {
 	TAILQ_ENTRY(rte_flow_pattern_template) next;
@@ -56,7 +57,20 @@ struct rte_flow_template_table {
 	struct tally_flow_matcher *fm[TALLY_TMPL_MAX_PER_TABLE];
 };
 
+/* A postponed create: checked, key built, insert not run yet. */
+struct tally_flow_pending {
+	struct rte_flow *flow;
+	struct rte_flow_template_table *tb;
+	void *user_data;
+	struct tally_steer_action act;
+	bool count;
+	uint8_t pt_idx;
+	struct tally_steer_key key;
+};
+
 struct tally_flow_queue {
+	struct tally_flow_pending *pend;	/* [TALLY_FQ_BATCH] */
+	uint32_t npend;
 	uint32_t size;
 	uint32_t head;			/* next result to pull (free running) */
 	uint32_t tail;			/* next slot to fill */

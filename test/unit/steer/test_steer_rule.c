@@ -210,6 +210,48 @@ test_jump_missing_and_loops(void)
 	return TEST_SUCCESS;
 }
 
+/* The device's view: walk matcher desc d for key k as the device does. */
+static const struct tally_steer_entry *
+dev_find(const struct tally_steer_matcher_desc *d, const struct tally_match_key *k)
+{
+	const struct tally_steer_htab *h = (const void *)(uintptr_t)d->htab;
+	const uint8_t *ent = (const uint8_t *)(h + 1);
+	uint32_t w[TALLY_STEER_KEY_WORDS], i, mask = (1u << h->log2_size) - 1, s;
+
+	for (i = 0; i < d->nwords; i++)
+		w[i] = tally_steer_key_word(k, d->words[i].idx) & d->words[i].mask;
+	s = tally_steer_hash(w, d->nwords, h->seed) & mask;
+	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
+		const struct tally_steer_entry *e = (const void *)(ent + (size_t)s * h->stride);
+		uint32_t st = TALLY_FIELD_GET(e->ctrl, TALLY_STEER_CTRL_STATE_M);
+
+		if (st == TALLY_STEER_S_EMPTY)
+			return NULL;
+		if (st == TALLY_STEER_S_VALID &&
+		    memcmp(e->key, w, d->nwords * sizeof(w[0])) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Descriptor of the first matcher of table id. */
+static const struct tally_steer_matcher_desc *
+dev_desc(struct env *e, uint32_t id)
+{
+	const struct tally_steer_root *root =
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
+	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
+	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
+
+	return (const void *)(uintptr_t)ml->matcher[0];
+}
+
+static void
+key_n(struct tally_match_key *k, uint32_t i)
+{
+	key_5tuple(k, 0x0a000000 + i, 0x0b000000 + i * 7, (uint16_t)i, 53);
+}
+
 static int
 test_growth_and_delete_all(void)
 {
@@ -220,8 +262,8 @@ test_growth_and_delete_all(void)
 	struct tally_steer_rule **r, *x;
 	struct tally_match_key mk, k;
 	struct tally_steer_action a = act_queue(1);
-	struct tally_steer_mem_stats st;
-	uint32_t i;
+	struct tally_steer_mem_stats st, st2;
+	uint32_t i, log2;
 
 	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
 	e.dev.auto_fence = false;
@@ -231,7 +273,7 @@ test_growth_and_delete_all(void)
 	key_mask_5tuple(&mk);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
 	for (i = 0; i < N; i++) {
-		key_5tuple(&k, 0x0a000000 + i, 0x0b000000 + i * 7, (uint16_t)i, 53);
+		key_n(&k, i);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "rule %u", i);
 	}
 	TEST_ASSERT(tally_steer_matcher_log2(m) >= 17, "grew to 2^%u", tally_steer_matcher_log2(m));
@@ -244,14 +286,119 @@ test_growth_and_delete_all(void)
 	TEST_ASSERT((st.dev_bytes + st.host_bytes) / N <= 128,
 		    "%" PRIu64 " bytes per rule", (st.dev_bytes + st.host_bytes) / N);
 	for (i = 0; i < N; i += 97) {	/* every rule is still found */
-		key_5tuple(&k, 0x0a000000 + i, 0x0b000000 + i * 7, (uint16_t)i, 53);
+		key_n(&k, i);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "rule %u", i);
 	}
+	/* mass delete: no array is rebuilt, no memory allocated or retired */
+	log2 = tally_steer_matcher_log2(m);
 	for (i = 0; i < N; i++)
 		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "rule %u", i);
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
-	TEST_ASSERT(tally_steer_matcher_log2(m) < 10, "shrank to 2^%u", tally_steer_matcher_log2(m));
+	TEST_ASSERT_EQ(tally_steer_matcher_log2(m), log2, "deletes keep the array");
+	TEST_ASSERT(!tally_steer_matcher_migrating(m), "");
+	TEST_ASSERT_EQ(tally_steer_matcher_tombs(m), N, "one tombstone per rule");
+	tally_steer_ctx_mem(e.ctx, &st2);
+	TEST_ASSERT_U64_EQ(st2.dev_bytes, st.dev_bytes, "no device memory moved");
+	TEST_ASSERT_U64_EQ(st2.dev_deferred, 0, "nothing retired");
+	/* the same rules again: tombstones are reused, the array does not grow */
+	for (i = 0; i < N; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "again %u", i);
+	}
+	TEST_ASSERT(tally_steer_matcher_log2(m) <= log2, "2^%u", tally_steer_matcher_log2(m));
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "rule %u", i);
+	/* a few rules later on: the mostly dead array shrinks, lazily */
+	for (i = 0; i < 20000; i++) {
+		key_n(&k, N + i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "small %u", i);
+	}
+	TEST_ASSERT(tally_steer_matcher_log2(m) < log2, "shrank to 2^%u",
+		    tally_steer_matcher_log2(m));
+	for (i = 0; i < 20000; i++) {
+		key_n(&k, N + i);
+		TEST_ASSERT(dev_find(dev_desc(&e, 0), &k) != NULL, "device finds %u", i);
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "rule %u", i);
+		TEST_ASSERT(dev_find(dev_desc(&e, 0), &k) == NULL, "device lost %u", i);
+	}
 	free(r);
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+/* Growth is spread over many inserts; while it runs, the device sees every
+ * live rule and no deleted one, and deletes work on rules on both sides of
+ * the migration. */
+static int
+test_incremental_migration(void)
+{
+	enum { N = 4096 };
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r[N] = { 0 }, *x;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(1);
+	uint64_t htab;
+	uint32_t i, j, n = 0, start = 0, ops = 0, log2 = 0;
+	bool seen = false;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	while (n < N) {
+		htab = dev_desc(&e, 0)->htab;
+		log2 = tally_steer_matcher_log2(m);
+		key_n(&k, n);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[n]), 0, "rule %u", n);
+		n++;
+		if (!tally_steer_matcher_migrating(m))
+			continue;
+		if (log2 == 10 && !seen) {
+			seen = true;
+			start = n;
+		}
+		/* the insert that started (or continued) it left the device's
+		 * array and the array size alone */
+		TEST_ASSERT_U64_EQ(dev_desc(&e, 0)->htab, htab, "rule %u", n);
+		TEST_ASSERT_EQ(tally_steer_matcher_log2(m), log2, "");
+		if (!seen || ops > 0)
+			continue;
+		/* in the 2^10 -> 2^11 migration: 40 rules more, then delete
+		 * every 3rd rule, inserted before it or during it */
+		for (i = 0; i < 40; i++, n++) {
+			key_n(&k, n);
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[n]), 0, "");
+		}
+		TEST_ASSERT(tally_steer_matcher_migrating(m), "still migrating");
+		for (j = 0; j < n; j += 3) {
+			TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "rule %u", j);
+			r[j] = NULL;
+		}
+		ops = n;
+		for (j = 0; j < n; j++) {
+			key_n(&k, j);
+			TEST_ASSERT_EQ(dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+				       "device view of rule %u during the migration", j);
+		}
+	}
+	TEST_ASSERT(seen && ops > 0, "a migration from 2^10 was observed");
+	TEST_ASSERT(n - start > 64, "spread over %u inserts", n - start);
+	TEST_ASSERT(tally_steer_matcher_log2(m) >= 11, "2^%u", tally_steer_matcher_log2(m));
+	for (j = 0; j < n; j++) {
+		key_n(&k, j);
+		TEST_ASSERT_EQ(dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+			       "device view of rule %u", j);
+		if (r[j] == NULL) {
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[j]), 0, "%u", j);
+		} else {
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "%u", j);
+		}
+	}
+	for (j = 0; j < n; j++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "rule %u", j);
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
 	env_fini(&e);
 	return TEST_SUCCESS;
 }
@@ -275,20 +422,28 @@ test_limits_and_no_partial_state(void)
 	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
 	key_mask_5tuple(&mk);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
-	/* allocation failure in the middle of growth: nothing changes */
-	for (i = 0; i < 12; i++) {
+	/* no memory for growth: the array takes rules up to 7/8 (14 of 16),
+	 * then an insert fails and changes nothing */
+	for (i = 0; i < 10; i++) {
 		key_5tuple(&k, i, i, 1, 1);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "");
 	}
-	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 13, "one per rule + owner");
+	for (; i < 14; i++) {
+		e.arena.fail_after = 1;
+		key_5tuple(&k, i, i, 1, 1);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "rule %u", i);
+		TEST_ASSERT(!tally_steer_matcher_migrating(m), "");
+	}
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 15, "one per rule + owner");
 	e.arena.fail_after = 1;
-	key_5tuple(&k, 12, 12, 1, 1);
-	rc = tally_steer_rule_insert(m, &k, &a, &r[12]);
+	key_5tuple(&k, 14, 14, 1, 1);
+	rc = tally_steer_rule_insert(m, &k, &a, &r[14]);
 	TEST_ASSERT_EQ(rc, -ENOMEM, "growth needs memory");
-	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 13, "reference given back");
-	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 12, "");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, cnt), 15, "reference given back");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 14, "");
 	TEST_ASSERT_EQ(tally_steer_matcher_log2(m), 4, "old array kept");
-	for (i = 12; i < 40; i++) {
+	e.arena.fail_after = 0;
+	for (i = 14; i < 40; i++) {
 		key_5tuple(&k, i, i, 1, 1);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "rule %u", i);
 	}
@@ -387,6 +542,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_bad_actions),
 	TEST_CASE(test_jump_missing_and_loops),
 	TEST_CASE(test_growth_and_delete_all),
+	TEST_CASE(test_incremental_migration),
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
 	TEST_CASE(test_rss_sets),

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Incremental hash array migration: growth, tombstone purge and shrink
+ * without one operation paying for a whole rehash.
+ *
+ * The published array (m->ent) stays the device's truth until the end: every
+ * insert and delete is applied to it first, exactly as without a migration.
+ * The target array (m->mig) is private host memory until published; inserts
+ * and deletes are mirrored into it, and each operation also copies at least
+ * m->mig_step entries of the old array from mig_cursor on. A rule handle
+ * says by its slot parity which array its slot indexes: a handle whose rule
+ * was copied (or inserted during the migration) indexes the target. When the
+ * cursor reaches the end, one release store of the descriptor's htab pointer
+ * publishes the target, whose parity becomes the published one, so no
+ * handle needs rewriting; the old array is freed after a device fence.
+ *
+ * Sizing: a migration starts when live + dead entries exceed
+ * STEER_LOAD_START/8 of the array and targets STEER_LOAD_TARGET/8 live; the
+ * step is chosen so the copy is done before either array reaches
+ * STEER_LOAD_HARD/8 (which, if it ever happens, finishes the copy at once).
+ */
+#include "tally_steer_internal.h"
+
+uint32_t
+steer_mig_target(const struct tally_steer_matcher *m, uint32_t live)
+{
+	uint32_t log2 = TALLY_MAX(m->min_log2, (uint32_t)STEER_HTAB_MIN_LOG2);
+
+	while ((uint64_t)(live + 1) * 8 > ((uint64_t)STEER_LOAD_TARGET << log2) &&
+	       log2 < TALLY_STEER_HTAB_MAX_LOG2)
+		log2++;
+	return log2;
+}
+
+uint32_t
+steer_free_slot(const uint8_t *ent, uint32_t log2, uint32_t stride, uint32_t h)
+{
+	uint32_t mask = (1u << log2) - 1, s = h & mask;
+
+	while (steer_state(steer_entry_at(ent, stride, s)->ctrl) == TALLY_STEER_S_VALID)
+		s = (s + 1) & mask;
+	return s;
+}
+
+int
+steer_mig_start(struct tally_steer_matcher *m, uint32_t log2)
+{
+	struct steer_htab_sw *t = &m->mig;
+	uint32_t room;
+	int rc;
+
+	rc = steer_htab_alloc(m, log2, &t->mem, &t->shadow);
+	if (rc != 0)
+		return rc;
+	t->ent = (uint8_t *)t->mem.va + sizeof(struct tally_steer_htab);
+	t->log2 = log2;
+	t->used = 0;
+	t->tombs = 0;
+	m->tbl->ctx->host_bytes += (uint64_t)4 << log2;
+	/* operations left before either array reaches the hard load */
+	room = TALLY_MIN(((STEER_LOAD_HARD - STEER_LOAD_START) << m->log2) / 8,
+			 ((STEER_LOAD_HARD - STEER_LOAD_TARGET) << log2) / 8);
+	m->mig_step = TALLY_MAX((uint32_t)STEER_MIG_STEP,
+				(uint32_t)(((2ull << m->log2) + room - 1) / TALLY_MAX(room, 1u)));
+	m->mig_cursor = 0;
+	m->migrating = true;
+	return 0;
+}
+
+static void
+steer_mig_publish(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct tally_steer_matcher_desc *d = m->desc.va;
+	struct steer_htab_sw *t = &m->mig;
+	struct steer_dmem old = m->htab;
+
+	/* pairs with the device's acquire load of desc.htab */
+	__atomic_store_n(&d->htab, t->mem.iova, __ATOMIC_RELEASE);
+	ctx->host_bytes -= (uint64_t)4 << m->log2;
+	tally_free(m->shadow);
+	__atomic_store_n(&m->shadow, t->shadow, __ATOMIC_RELAXED);
+	m->htab = t->mem;
+	__atomic_store_n(&m->ent, t->ent, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->log2, t->log2, __ATOMIC_RELAXED);
+	m->used = t->used;
+	m->tombs = t->tombs;
+	m->par ^= STEER_SLOT_PAR;
+	m->migrating = false;
+	memset(t, 0, sizeof(*t));
+	steer_dmem_defer(ctx, &old);
+}
+
+void
+steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct steer_htab_sw *t = &m->mig;
+	uint32_t end = 1u << m->log2, npar = m->par ^ STEER_SLOT_PAR;
+
+	while (n-- > 0 && m->mig_cursor < end) {
+		uint32_t i = m->mig_cursor++, s;
+		const struct tally_steer_entry *e = steer_entry(m, i);
+		struct tally_steer_rule *r;
+
+		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
+			continue;
+		r = steer_handle(ctx, m->shadow[i]);
+		if ((r->slot & STEER_SLOT_PAR) == npar)
+			continue;	/* inserted during the migration: already there */
+		s = steer_free_slot(t->ent, t->log2, m->stride,
+				    tally_steer_hash(e->key, m->nwords, m->seed));
+		if (steer_state(steer_entry_at(t->ent, m->stride, s)->ctrl) ==
+		    TALLY_STEER_S_TOMB)
+			t->tombs--;
+		memcpy(steer_entry_at(t->ent, m->stride, s), e, m->stride);
+		t->shadow[s] = r->idx;
+		t->used++;
+		r->slot = s | npar;
+	}
+	if (m->mig_cursor == end)
+		steer_mig_publish(m);
+}
+
+void
+steer_mig_complete(struct tally_steer_matcher *m)
+{
+	if (m->migrating)
+		steer_mig_step(m, UINT32_MAX);
+}
+
+void
+steer_mig_abort(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+
+	if (!m->migrating)
+		return;
+	steer_dmem_free(ctx, &m->mig.mem);
+	ctx->host_bytes -= (uint64_t)4 << m->mig.log2;
+	tally_free(m->mig.shadow);
+	memset(&m->mig, 0, sizeof(m->mig));
+	m->migrating = false;
+}

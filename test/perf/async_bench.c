@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Template/async insertion benchmark on a net_tally port (not a test).
+ *
+ * rte_flow_configure with Q flow queues and N counters, one pattern template
+ * (eth / ipv4 src exact / udp), one actions template (count / queue, queue
+ * index per rule), one template table for N rules. Then Q threads (one per
+ * queue, one lcore each) each enqueue N/Q rte_flow_async_create operations,
+ * pushing and pulling every BATCH operations, and afterwards the same with
+ * rte_flow_async_destroy. Prints rules/s for insert and destroy, and the
+ * rate of every 1M-rule segment (all queues together), so a rate that drops
+ * as the table fills shows.
+ *
+ * usage: async_bench [rules [queues [eal_mem_mb [batch]]]]
+ *        (default 1000000 1 2048 64); queues 1 or 2 (lcores 0..queues-1)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_flow.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "rte_pmd_tally.h"
+
+#define SEG		1000000u
+#define MAX_Q		2
+#define MAX_SEGS	64
+
+struct worker {
+	uint16_t port;
+	uint32_t queue;
+	uint32_t first, n;		/* rules [first, first + n) */
+	uint32_t batch;
+	uint32_t nq;			/* queues in all: a segment is SEG / nq of ours */
+	bool destroy;
+	struct rte_flow_template_table *tbl;
+	struct rte_flow **flows;	/* shared, indexed by rule */
+	double seg_end[MAX_SEGS];	/* time this worker finished its share of a segment */
+	uint32_t failed;
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Pull until `want` results arrived; count the failed ones. */
+static int
+drain(struct worker *w, uint32_t want)
+{
+	struct rte_flow_op_result res[256];
+	struct rte_flow_error err;
+	uint32_t got = 0;
+
+	while (got < want) {
+		int n = rte_flow_pull(w->port, w->queue, res, RTE_DIM(res), &err), i;
+
+		if (n < 0) {
+			fprintf(stderr, "pull: %s\n", err.message ? err.message : "?");
+			return n;
+		}
+		for (i = 0; i < n; i++)
+			if (res[i].status != RTE_FLOW_OP_SUCCESS)
+				w->failed++;
+		got += (uint32_t)n;
+	}
+	return 0;
+}
+
+static int
+worker_run(void *arg)
+{
+	struct worker *w = arg;
+	const struct rte_flow_op_attr oa = { .postpone = 1 };
+	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_action_queue q = { .index = 0 };
+	struct rte_flow_item pattern[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error err;
+	uint32_t i, pending = 0, seg_share = SEG / w->nq;
+
+	memset(&ip, 0, sizeof(ip));
+	for (i = 0; i < w->n; i++) {
+		uint32_t r = w->first + i;
+
+		if (!w->destroy) {
+			ip.hdr.src_addr = rte_cpu_to_be_32(r);
+			w->flows[r] = rte_flow_async_create(w->port, w->queue, &oa, w->tbl,
+							    pattern, 0, actions, 0, NULL, &err);
+			if (w->flows[r] == NULL) {
+				fprintf(stderr, "async_create %u: %s\n", r,
+					err.message ? err.message : "?");
+				return -1;
+			}
+		} else if (rte_flow_async_destroy(w->port, w->queue, &oa, w->flows[r],
+						  NULL, &err) != 0) {
+			fprintf(stderr, "async_destroy %u: %s\n", r,
+				err.message ? err.message : "?");
+			return -1;
+		}
+		if (++pending == w->batch) {
+			rte_flow_push(w->port, w->queue, &err);
+			if (drain(w, pending) != 0)
+				return -1;
+			pending = 0;
+		}
+		if ((i + 1) % seg_share == 0 && (i + 1) / seg_share - 1 < MAX_SEGS)
+			w->seg_end[(i + 1) / seg_share - 1] = now_s();
+	}
+	rte_flow_push(w->port, w->queue, &err);
+	return drain(w, pending);
+}
+
+static int
+setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
+      struct rte_flow_template_table **tbl)
+{
+	const struct rte_flow_item_ipv4 ip_mask = { .hdr.src_addr = RTE_BE32(0xffffffff) };
+	const struct rte_flow_item pt_items[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &ip_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action at_acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_pattern_template_attr pta = { .ingress = 1 };
+	const struct rte_flow_actions_template_attr ata = { .ingress = 1 };
+	struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 },
+		.nb_flows = nrules,
+	};
+	struct rte_flow_port_attr pa = { .nb_counters = nrules };
+	struct rte_flow_queue_attr qa = { .size = qsize };
+	const struct rte_flow_queue_attr *qap[MAX_Q] = { &qa, &qa };
+	struct rte_flow_pattern_template *pt;
+	struct rte_flow_actions_template *at;
+	struct rte_eth_conf conf;
+	struct rte_mempool *mp;
+	struct rte_flow_error err;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	mp = rte_pktmbuf_pool_create("ab_pool", 2048, 256, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (mp == NULL)
+		return -rte_errno;
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_socket_id(), NULL, mp);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_socket_id(), NULL);
+	if (rc == 0)
+		rc = rte_flow_configure(port, &pa, (uint16_t)nq, qap, &err);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc;
+	pt = rte_flow_pattern_template_create(port, &pta, pt_items, &err);
+	at = rte_flow_actions_template_create(port, &ata, at_acts, at_acts, &err);
+	if (pt == NULL || at == NULL) {
+		fprintf(stderr, "templates: %s\n", err.message ? err.message : "?");
+		return -EINVAL;
+	}
+	*tbl = rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &err);
+	if (*tbl == NULL) {
+		fprintf(stderr, "table: %s\n", err.message ? err.message : "?");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Run the workers (worker 0 here, worker 1 on the next lcore). */
+static double
+run_phase(struct worker *w, uint32_t nq, bool destroy, double *t0_out)
+{
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	double t0, t1;
+	int rc = 0;
+	uint32_t i;
+
+	for (i = 0; i < nq; i++) {
+		w[i].destroy = destroy;
+		memset(w[i].seg_end, 0, sizeof(w[i].seg_end));
+	}
+	t0 = now_s();
+	if (nq > 1 && rte_eal_remote_launch(worker_run, &w[1], lcore) != 0)
+		return -1;
+	if (worker_run(&w[0]) != 0)
+		rc = -1;
+	if (nq > 1 && rte_eal_wait_lcore(lcore) != 0)
+		rc = -1;
+	t1 = now_s();
+	*t0_out = t0;
+	return rc == 0 ? t1 - t0 : -1;
+}
+
+static void
+report(const char *what, struct worker *w, uint32_t nq, uint32_t nrules, double t0,
+       double dt)
+{
+	uint32_t s, nseg = nrules / SEG, fails = 0, i;
+	double prev = t0;
+
+	for (i = 0; i < nq; i++)
+		fails += w[i].failed;
+	printf("%s: %u rules, %u queue(s): %.3f s, %.2f M rules/s, %u failed\n",
+	       what, nrules, nq, dt, nrules / dt / 1e6, fails);
+	for (s = 0; s < nseg && s < MAX_SEGS; s++) {
+		double end = 0;
+
+		for (i = 0; i < nq; i++)
+			if (w[i].seg_end[s] > end)
+				end = w[i].seg_end[s];
+		if (end == 0)
+			break;
+		printf("  %s segment %u (rules %uM..%uM): %.2f M rules/s\n", what, s,
+		       s, s + 1, SEG / (end - prev) / 1e6);
+		prev = end;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	uint32_t nrules = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1000000;
+	uint32_t nq = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 1;
+	unsigned long mem = argc > 3 ? strtoul(argv[3], NULL, 0) : 2048;
+	uint32_t batch = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 64;
+	char memarg[32], fp[64], vdev[64], lcores[16];
+	char *eargv[] = {
+		argv[0], (char *)"-l", lcores, (char *)"--no-huge",
+		(char *)"-m", memarg, (char *)"--no-pci", (char *)"--no-shconf",
+		fp, (char *)"--vdev", vdev,
+		(char *)"--log-level=pmd.net.tally*:notice",
+	};
+	struct rte_flow_template_table *tbl = NULL;
+	struct worker w[MAX_Q];
+	struct rte_flow **flows;
+	double dt, t0;
+	uint32_t i, cnt = 1;
+	uint16_t port = 0;
+
+	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
+	    batch > 4096) {
+		fprintf(stderr, "usage: %s [rules [queues(1|2) [eal_mem_mb [batch]]]]\n",
+			argv[0]);
+		return 2;
+	}
+	/* a reference into the PMD keeps it linked */
+	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
+		return 1;
+	while (cnt < nrules)
+		cnt <<= 1;
+	snprintf(lcores, sizeof(lcores), nq > 1 ? "0-1" : "0");
+	snprintf(memarg, sizeof(memarg), "%lu", mem);
+	snprintf(fp, sizeof(fp), "--file-prefix=async-bench-%d", (int)getpid());
+	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u", cnt);
+	if (rte_eal_init((int)RTE_DIM(eargv), eargv) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (setup(port, nrules, nq, 2 * batch, &tbl) != 0) {
+		fprintf(stderr, "port/template set-up failed\n");
+		return 1;
+	}
+	flows = calloc(nrules, sizeof(*flows));
+	if (flows == NULL)
+		return 1;
+	for (i = 0; i < nq; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].port = port;
+		w[i].queue = i;
+		w[i].n = nrules / nq;
+		w[i].first = i * w[i].n;
+		w[i].batch = batch;
+		w[i].nq = nq;
+		w[i].tbl = tbl;
+		w[i].flows = flows;
+	}
+	printf("async_bench: vdev %s, batch %u\n", vdev, batch);
+	dt = run_phase(w, nq, false, &t0);
+	if (dt < 0)
+		return 1;
+	report("insert", w, nq, nrules, t0, dt);
+	dt = run_phase(w, nq, true, &t0);
+	if (dt < 0)
+		return 1;
+	report("destroy", w, nq, nrules, t0, dt);
+	free(flows);
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_flowfloor: a BENCHMARK-ONLY reference PMD, not a product driver.
+ *
+ * It is the "floor" that devtools/bench-flow-perf.sh measures the Tally PMD
+ * against: the least work any PMD can do per rte_flow_create/destroy. A rule
+ * is a malloc'ed object on a doubly linked list (for flush) holding the IPv4
+ * source of the pattern, the queue index and a counter index; counters are
+ * an array of {packets, bytes} handed out from a free stack. There is no
+ * device, no classification and no traffic (Rx returns 0 packets, Tx drops).
+ *
+ * flow ops: validate, create, destroy, query (COUNT), flush. Every template /
+ * async callback returns ENOTSUP (22.11's rte_flow_async_* call them without
+ * a NULL check), so testpmd and flow-perf fail cleanly instead of crashing.
+ *
+ * devargs: counters=N (counter array entries, default 1048576).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_flow_driver.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+
+#define FLOOR_COUNTERS_DEFAULT	(1u << 20)
+
+struct floor_cnt {
+	uint64_t pkts;
+	uint64_t bytes;
+};
+
+struct rte_flow {
+	struct rte_flow *prev, *next;
+	uint32_t src;		/* IPv4 source of the pattern (or 0) */
+	uint32_t counter;	/* UINT32_MAX: none */
+	uint16_t queue;
+};
+
+struct floor_priv {
+	struct rte_flow head;	/* list sentinel */
+	struct floor_cnt *cnt;
+	uint32_t *free_cnt;
+	uint32_t nfree;
+	uint32_t ncnt;
+};
+
+static int
+floor_notsup(struct rte_flow_error *err)
+{
+	return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+				  NULL, "net_flowfloor: not supported");
+}
+
+/* ---- rte_flow ------------------------------------------------------------- */
+
+static int
+floor_parse(const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
+	    uint32_t *src, uint16_t *queue, int *count, struct rte_flow_error *err)
+{
+	const struct rte_flow_item *it;
+	const struct rte_flow_action *a;
+
+	*src = 0;
+	*queue = 0;
+	*count = 0;
+	for (it = pattern; it->type != RTE_FLOW_ITEM_TYPE_END; it++)
+		if (it->type == RTE_FLOW_ITEM_TYPE_IPV4 && it->spec != NULL)
+			*src = ((const struct rte_flow_item_ipv4 *)it->spec)->hdr.src_addr;
+	for (a = actions; a->type != RTE_FLOW_ACTION_TYPE_END; a++) {
+		switch (a->type) {
+		case RTE_FLOW_ACTION_TYPE_COUNT:
+			*count = 1;
+			break;
+		case RTE_FLOW_ACTION_TYPE_QUEUE:
+			if (a->conf == NULL)
+				return rte_flow_error_set(err, EINVAL,
+					RTE_FLOW_ERROR_TYPE_ACTION_CONF, a, "queue without conf");
+			*queue = ((const struct rte_flow_action_queue *)a->conf)->index;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int
+floor_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+	       const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
+	       struct rte_flow_error *err)
+{
+	uint32_t src;
+	uint16_t q;
+	int c;
+
+	RTE_SET_USED(dev);
+	RTE_SET_USED(attr);
+	return floor_parse(pattern, actions, &src, &q, &c, err);
+}
+
+static struct rte_flow *
+floor_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+	     const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
+	     struct rte_flow_error *err)
+{
+	struct floor_priv *p = dev->data->dev_private;
+	struct rte_flow *f;
+	uint32_t src;
+	uint16_t q;
+	int c;
+
+	RTE_SET_USED(attr);
+	if (floor_parse(pattern, actions, &src, &q, &c, err) != 0)
+		return NULL;
+	if (c && p->nfree == 0) {
+		rte_flow_error_set(err, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
+				   "counters exhausted");
+		return NULL;
+	}
+	f = malloc(sizeof(*f));
+	if (f == NULL) {
+		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE, NULL, "no memory");
+		return NULL;
+	}
+	f->src = src;
+	f->queue = q;
+	f->counter = UINT32_MAX;
+	if (c) {
+		f->counter = p->free_cnt[--p->nfree];
+		p->cnt[f->counter].pkts = 0;
+		p->cnt[f->counter].bytes = 0;
+	}
+	f->next = p->head.next;
+	f->prev = &p->head;
+	p->head.next->prev = f;
+	p->head.next = f;
+	return f;
+}
+
+static void
+floor_free(struct floor_priv *p, struct rte_flow *f)
+{
+	f->prev->next = f->next;
+	f->next->prev = f->prev;
+	if (f->counter != UINT32_MAX)
+		p->free_cnt[p->nfree++] = f->counter;
+	free(f);
+}
+
+static int
+floor_destroy(struct rte_eth_dev *dev, struct rte_flow *f, struct rte_flow_error *err)
+{
+	RTE_SET_USED(err);
+	floor_free(dev->data->dev_private, f);
+	return 0;
+}
+
+static int
+floor_flush(struct rte_eth_dev *dev, struct rte_flow_error *err)
+{
+	struct floor_priv *p = dev->data->dev_private;
+
+	RTE_SET_USED(err);
+	while (p->head.next != &p->head)
+		floor_free(p, p->head.next);
+	return 0;
+}
+
+static int
+floor_query(struct rte_eth_dev *dev, struct rte_flow *f, const struct rte_flow_action *a,
+	    void *data, struct rte_flow_error *err)
+{
+	struct floor_priv *p = dev->data->dev_private;
+	struct rte_flow_query_count *q = data;
+
+	if (a->type != RTE_FLOW_ACTION_TYPE_COUNT || f->counter == UINT32_MAX)
+		return floor_notsup(err);
+	q->hits_set = 1;
+	q->bytes_set = 1;
+	q->hits = p->cnt[f->counter].pkts;
+	q->bytes = p->cnt[f->counter].bytes;
+	if (q->reset) {
+		p->cnt[f->counter].pkts = 0;
+		p->cnt[f->counter].bytes = 0;
+	}
+	return 0;
+}
+
+/* ---- template / async: not supported -------------------------------------- */
+
+static int
+floor_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
+	       struct rte_flow_queue_info *qi, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(pi);
+	RTE_SET_USED(qi);
+	return floor_notsup(err);
+}
+
+static int
+floor_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
+		uint16_t nq, const struct rte_flow_queue_attr *qa[], struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(pa);
+	RTE_SET_USED(nq);
+	RTE_SET_USED(qa);
+	return floor_notsup(err);
+}
+
+static struct rte_flow_pattern_template *
+floor_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *attr,
+		const struct rte_flow_item pattern[], struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(attr);
+	RTE_SET_USED(pattern);
+	floor_notsup(err);
+	return NULL;
+}
+
+static int
+floor_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *t,
+		 struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(t);
+	return floor_notsup(err);
+}
+
+static struct rte_flow_actions_template *
+floor_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr *attr,
+		const struct rte_flow_action actions[], const struct rte_flow_action masks[],
+		struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(attr);
+	RTE_SET_USED(actions);
+	RTE_SET_USED(masks);
+	floor_notsup(err);
+	return NULL;
+}
+
+static int
+floor_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *t,
+		 struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(t);
+	return floor_notsup(err);
+}
+
+static struct rte_flow_template_table *
+floor_tbl_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_attr *attr,
+		 struct rte_flow_pattern_template *pt[], uint8_t npt,
+		 struct rte_flow_actions_template *at[], uint8_t nat,
+		 struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(attr);
+	RTE_SET_USED(pt);
+	RTE_SET_USED(npt);
+	RTE_SET_USED(at);
+	RTE_SET_USED(nat);
+	floor_notsup(err);
+	return NULL;
+}
+
+static int
+floor_tbl_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *t,
+		  struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(t);
+	return floor_notsup(err);
+}
+
+static struct rte_flow *
+floor_async_create(struct rte_eth_dev *dev, uint32_t queue,
+		   const struct rte_flow_op_attr *op, struct rte_flow_template_table *t,
+		   const struct rte_flow_item pattern[], uint8_t pti,
+		   const struct rte_flow_action actions[], uint8_t ati, void *ud,
+		   struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(t);
+	RTE_SET_USED(pattern);
+	RTE_SET_USED(pti);
+	RTE_SET_USED(actions);
+	RTE_SET_USED(ati);
+	RTE_SET_USED(ud);
+	floor_notsup(err);
+	return NULL;
+}
+
+static int
+floor_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
+		    const struct rte_flow_op_attr *op, struct rte_flow *f, void *ud,
+		    struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(f);
+	RTE_SET_USED(ud);
+	return floor_notsup(err);
+}
+
+static int
+floor_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	return floor_notsup(err);
+}
+
+static int
+floor_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
+	   uint16_t n, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(res);
+	RTE_SET_USED(n);
+	return floor_notsup(err);
+}
+
+static struct rte_flow_action_handle *
+floor_async_h_create(struct rte_eth_dev *dev, uint32_t queue,
+		     const struct rte_flow_op_attr *op,
+		     const struct rte_flow_indir_action_conf *conf,
+		     const struct rte_flow_action *a, void *ud, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(conf);
+	RTE_SET_USED(a);
+	RTE_SET_USED(ud);
+	floor_notsup(err);
+	return NULL;
+}
+
+static int
+floor_async_h_destroy(struct rte_eth_dev *dev, uint32_t queue,
+		      const struct rte_flow_op_attr *op, struct rte_flow_action_handle *h,
+		      void *ud, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(h);
+	RTE_SET_USED(ud);
+	return floor_notsup(err);
+}
+
+static int
+floor_async_h_update(struct rte_eth_dev *dev, uint32_t queue,
+		     const struct rte_flow_op_attr *op, struct rte_flow_action_handle *h,
+		     const void *upd, void *ud, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(h);
+	RTE_SET_USED(upd);
+	RTE_SET_USED(ud);
+	return floor_notsup(err);
+}
+
+static int
+floor_async_h_query(struct rte_eth_dev *dev, uint32_t queue,
+		    const struct rte_flow_op_attr *op, const struct rte_flow_action_handle *h,
+		    void *data, void *ud, struct rte_flow_error *err)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(op);
+	RTE_SET_USED(h);
+	RTE_SET_USED(data);
+	RTE_SET_USED(ud);
+	return floor_notsup(err);
+}
+
+static const struct rte_flow_ops floor_flow_ops = {
+	.validate = floor_validate,
+	.create = floor_create,
+	.destroy = floor_destroy,
+	.flush = floor_flush,
+	.query = floor_query,
+	.info_get = floor_info_get,
+	.configure = floor_configure,
+	.pattern_template_create = floor_pt_create,
+	.pattern_template_destroy = floor_pt_destroy,
+	.actions_template_create = floor_at_create,
+	.actions_template_destroy = floor_at_destroy,
+	.template_table_create = floor_tbl_create,
+	.template_table_destroy = floor_tbl_destroy,
+	.async_create = floor_async_create,
+	.async_destroy = floor_async_destroy,
+	.push = floor_push,
+	.pull = floor_pull,
+	.async_action_handle_create = floor_async_h_create,
+	.async_action_handle_destroy = floor_async_h_destroy,
+	.async_action_handle_update = floor_async_h_update,
+	.async_action_handle_query = floor_async_h_query,
+};
+
+/* ---- ethdev ---------------------------------------------------------------- */
+
+static uint16_t
+floor_rx(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	RTE_SET_USED(q);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(n);
+	return 0;
+}
+
+static uint16_t
+floor_tx(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	RTE_SET_USED(q);
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);
+	return n;
+}
+
+static int
+floor_configure_dev(struct rte_eth_dev *dev)
+{
+	RTE_SET_USED(dev);
+	return 0;
+}
+
+static int
+floor_start(struct rte_eth_dev *dev)
+{
+	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
+	return 0;
+}
+
+static int
+floor_stop(struct rte_eth_dev *dev)
+{
+	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	return 0;
+}
+
+static int
+floor_close(struct rte_eth_dev *dev)
+{
+	struct floor_priv *p = dev->data->dev_private;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY || p == NULL)
+		return 0;
+	floor_flush(dev, NULL);
+	free(p->cnt);
+	free(p->free_cnt);
+	p->cnt = NULL;
+	p->free_cnt = NULL;
+	return 0;
+}
+
+static int
+floor_info(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	RTE_SET_USED(dev);
+	info->max_rx_queues = 8;
+	info->max_tx_queues = 8;
+	info->max_rx_pktlen = 9018;
+	info->max_mac_addrs = 1;
+	info->min_rx_bufsize = 64;
+	info->flow_type_rss_offloads = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+	info->reta_size = 64;
+	info->hash_key_size = 40;
+	return 0;
+}
+
+static int
+floor_link(struct rte_eth_dev *dev, int wait)
+{
+	RTE_SET_USED(wait);
+	dev->data->dev_link.link_speed = RTE_ETH_SPEED_NUM_10G;
+	dev->data->dev_link.link_duplex = RTE_ETH_LINK_FULL_DUPLEX;
+	return 0;
+}
+
+static int
+floor_rxq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb, unsigned int sock,
+		const struct rte_eth_rxconf *conf, struct rte_mempool *mp)
+{
+	RTE_SET_USED(nb);
+	RTE_SET_USED(sock);
+	RTE_SET_USED(conf);
+	RTE_SET_USED(mp);
+	dev->data->rx_queues[qid] = dev;
+	return 0;
+}
+
+static int
+floor_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb, unsigned int sock,
+		const struct rte_eth_txconf *conf)
+{
+	RTE_SET_USED(nb);
+	RTE_SET_USED(sock);
+	RTE_SET_USED(conf);
+	dev->data->tx_queues[qid] = dev;
+	return 0;
+}
+
+static void
+floor_q_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(qid);
+}
+
+static int
+floor_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	RTE_SET_USED(dev);
+	memset(st, 0, sizeof(*st));
+	return 0;
+}
+
+static int
+floor_nop(struct rte_eth_dev *dev)
+{
+	RTE_SET_USED(dev);
+	return 0;
+}
+
+static int
+floor_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
+{
+	RTE_SET_USED(dev);
+	*ops = &floor_flow_ops;
+	return 0;
+}
+
+static const struct eth_dev_ops floor_dev_ops = {
+	.dev_configure = floor_configure_dev,
+	.dev_start = floor_start,
+	.dev_stop = floor_stop,
+	.dev_close = floor_close,
+	.dev_infos_get = floor_info,
+	.link_update = floor_link,
+	.rx_queue_setup = floor_rxq_setup,
+	.tx_queue_setup = floor_txq_setup,
+	.rx_queue_release = floor_q_release,
+	.tx_queue_release = floor_q_release,
+	.stats_get = floor_stats,
+	.stats_reset = floor_nop,
+	.promiscuous_enable = floor_nop,
+	.promiscuous_disable = floor_nop,
+	.allmulticast_enable = floor_nop,
+	.allmulticast_disable = floor_nop,
+	.flow_ops_get = floor_flow_ops_get,
+};
+
+/* ---- vdev ------------------------------------------------------------------ */
+
+static int
+floor_counters_arg(const char *key, const char *value, void *opaque)
+{
+	char *end;
+	unsigned long v;
+
+	RTE_SET_USED(key);
+	errno = 0;
+	v = strtoul(value, &end, 0);
+	if (errno != 0 || *end != '\0' || v == 0 || v > (1ul << 26))
+		return -EINVAL;
+	*(uint32_t *)opaque = (uint32_t)v;
+	return 0;
+}
+
+static int
+floor_probe(struct rte_vdev_device *vdev)
+{
+	static const char *const keys[] = { "counters", NULL };
+	const char *args = rte_vdev_device_args(vdev);
+	uint32_t ncnt = FLOOR_COUNTERS_DEFAULT, i;
+	struct rte_eth_dev *dev;
+	struct floor_priv *p;
+
+	if (args != NULL && *args != '\0') {
+		struct rte_kvargs *kv = rte_kvargs_parse(args, keys);
+		int rc;
+
+		if (kv == NULL)
+			return -EINVAL;
+		rc = rte_kvargs_process(kv, "counters", floor_counters_arg, &ncnt);
+		rte_kvargs_free(kv);
+		if (rc != 0)
+			return -EINVAL;
+	}
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*p));
+	if (dev == NULL)
+		return -ENOMEM;
+	p = dev->data->dev_private;
+	p->head.next = p->head.prev = &p->head;
+	p->ncnt = ncnt;
+	p->cnt = calloc(ncnt, sizeof(p->cnt[0]));
+	p->free_cnt = malloc((size_t)ncnt * sizeof(uint32_t));
+	dev->data->mac_addrs = rte_zmalloc("flowfloor_mac", sizeof(struct rte_ether_addr), 0);
+	if (p->cnt == NULL || p->free_cnt == NULL || dev->data->mac_addrs == NULL) {
+		free(p->cnt);
+		free(p->free_cnt);
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ncnt; i++)
+		p->free_cnt[i] = ncnt - 1 - i;
+	p->nfree = ncnt;
+	dev->data->mac_addrs->addr_bytes[0] = 0x02;
+	dev->data->mac_addrs->addr_bytes[5] = 0x01;
+	dev->dev_ops = &floor_dev_ops;
+	dev->rx_pkt_burst = floor_rx;
+	dev->tx_pkt_burst = floor_tx;
+	/* not FLOW_OPS_THREAD_SAFE: ethdev serialises flow ops with its lock */
+	rte_eth_dev_probing_finish(dev);
+	return 0;
+}
+
+static int
+floor_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return 0;
+	floor_close(dev);
+	return rte_eth_dev_release_port(dev);
+}
+
+static struct rte_vdev_driver floor_drv = {
+	.probe = floor_probe,
+	.remove = floor_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(net_flowfloor, floor_drv);
+RTE_PMD_REGISTER_PARAM_STRING(net_flowfloor, "counters=<int>");
