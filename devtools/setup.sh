@@ -4,14 +4,18 @@
 # the DPDK driver-SDK headers from the Debian source package that matches the
 # installed libdpdk-dev, into a cache outside the repository.
 #
+# Where the mirror serves no source packages, TALLY_DPDK_SRC=<a DPDK source
+# tree of the same stable line> is where the headers are taken from instead.
+#
 # Prints the cache directory holding the SDK headers on its last line.
+# With --packages it only prints the Debian packages it installs.
 set -euo pipefail
 
 # dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
       iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev \
-      ibverbs-utils perftest"
+      ibverbs-utils perftest git"
 CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
 SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
              bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \
@@ -20,6 +24,11 @@ SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
 SDK_TOOLS="pmdinfogen.py coff.py gen-pmdinfo-cfile.py"
 
 log() { echo "setup: $*" >&2; }
+
+if [ "${1:-}" = "--packages" ]; then
+	echo $PKGS
+	exit 0
+fi
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -60,9 +69,44 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
+# take_headers SRC_TREE WHAT: copy the SDK headers out of a DPDK source tree.
+take_headers() {
+	local h f
+	mkdir -p "$sdk/include"
+	for h in $SDK_HEADERS; do
+		f=$(find "$1/lib" "$1/drivers/bus" -name "$h" | head -1)
+		[ -n "$f" ] || { echo "setup: error: $h not found in $1" >&2; exit 1; }
+		cp "$f" "$sdk/include/"
+	done
+	mkdir -p "$sdk/buildtools"
+	for t in $SDK_TOOLS; do
+		cp "$1/buildtools/$t" "$sdk/buildtools/" ||
+			{ echo "setup: error: buildtools/$t not found in $1" >&2; exit 1; }
+	done
+	echo "$2" > "$sdk/VERSION"
+	log "driver-SDK headers of $2 in $sdk/include"
+}
+
 ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
 sdk="$CACHE/sdk-$ver"
-if [ ! -f "$sdk/include/ethdev_driver.h" ] || [ ! -f "$sdk/buildtools/pmdinfogen.py" ]; then
+upstream=${ver%%-*}
+have_sdk() { [ -f "$sdk/include/ethdev_driver.h" ] && [ -f "$sdk/buildtools/pmdinfogen.py" ]; }
+if ! have_sdk && [ -n "${TALLY_DPDK_SRC:-}" ]; then
+	# A DPDK source tree given by hand, for mirrors that serve no source
+	# packages. Its release must be of the same stable line.
+	srcver=$(cat "$TALLY_DPDK_SRC/VERSION" 2>/dev/null || echo unknown)
+	case "$srcver" in
+	"$upstream") ;;
+	"${upstream%.*}".*)
+		log "warning: TALLY_DPDK_SRC holds DPDK $srcver, libdpdk-dev is $upstream" ;;
+	*)
+		echo "setup: error: TALLY_DPDK_SRC holds DPDK $srcver; libdpdk-dev $ver" \
+		     "needs a ${upstream%.*}.x tree" >&2
+		exit 1 ;;
+	esac
+	take_headers "$TALLY_DPDK_SRC" "$srcver (TALLY_DPDK_SRC, libdpdk-dev $ver)"
+fi
+if ! have_sdk; then
 	srcver=$(apt-cache showsrc dpdk 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
 	if [ "$srcver" != "$ver" ]; then
 		# try the exact version explicitly before giving up
@@ -74,24 +118,18 @@ if [ ! -f "$sdk/include/ethdev_driver.h" ] || [ ! -f "$sdk/buildtools/pmdinfogen
 	fi
 	log "fetching dpdk=$ver source for the driver-SDK headers"
 	tmp=$(mktemp -d "$CACHE.src.XXXXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/src.XXXXXX"; })
-	(cd "$tmp" && apt-get source -qq --download-only "dpdk=$ver" >/dev/null 2>&1 &&
+	if ! (cd "$tmp" && { apt-get source -qq --download-only "dpdk=$ver" >/dev/null 2>&1 &&
 		dpkg-source -x --skip-patches dpdk_*.dsc src >/dev/null 2>&1 ||
-		apt-get source -qq "dpdk=$ver" >/dev/null 2>&1)
+		apt-get source -qq "dpdk=$ver" >/dev/null 2>&1; }); then
+		rm -rf "$tmp"
+		echo "setup: error: the mirror did not serve the source package dpdk=$ver" \
+		     "(apt-get source dpdk=$ver fails); to take the driver-SDK headers from" \
+		     "a DPDK $upstream source tree instead, set TALLY_DPDK_SRC to it" >&2
+		exit 1
+	fi
 	srcdir=$(find "$tmp" -maxdepth 1 -mindepth 1 -type d | head -1)
-	[ -n "$srcdir" ] || { echo "setup: error: could not unpack dpdk source" >&2; exit 1; }
-	mkdir -p "$sdk/include"
-	for h in $SDK_HEADERS; do
-		f=$(find "$srcdir/lib" "$srcdir/drivers/bus" -name "$h" | head -1)
-		[ -n "$f" ] || { echo "setup: error: $h not found in dpdk source" >&2; exit 1; }
-		cp "$f" "$sdk/include/"
-	done
-	mkdir -p "$sdk/buildtools"
-	for t in $SDK_TOOLS; do
-		cp "$srcdir/buildtools/$t" "$sdk/buildtools/" ||
-			{ echo "setup: error: buildtools/$t not found in dpdk source" >&2; exit 1; }
-	done
-	echo "$ver" > "$sdk/VERSION"
+	[ -n "$srcdir" ] || { rm -rf "$tmp"; echo "setup: error: could not unpack dpdk source" >&2; exit 1; }
+	take_headers "$srcdir" "$ver"
 	rm -rf "$tmp"
-	log "driver-SDK headers in $sdk/include"
 fi
 echo "$sdk/include"

@@ -125,13 +125,15 @@ prepare_kernel() {
 }
 
 pkg=$(kernel_pkg)
-if [ -z "$pkg" ]; then
-	# no apt metadata: use a cached kernel if there is one
-	pkg=$(ls -d "$cache"/[0-9]*/vmlinux 2>/dev/null | sort -V | tail -1)
-	[ -n "$pkg" ] || skip "apt knows no linux-image-amd64 and no guest kernel is cached"
-	pkg=linux-image-$(basename "$(dirname "$pkg")")
+if [ -z "$pkg" ] || ! prepare_kernel "$pkg"; then
+	# No apt metadata, or a kernel package this script cannot unpack
+	# (trixie's: zstd image, xz modules under /usr/lib/modules): a cached
+	# kernel serves as well, the guest's user space is this host's /usr.
+	cached=$(ls -d "$cache"/[0-9]*/vmlinux 2>/dev/null | sort -V | tail -1)
+	[ -n "$cached" ] || skip "no usable linux-image-amd64 (${pkg:-none}) and no guest kernel cached"
+	pkg=linux-image-$(basename "$(dirname "$cached")")
+	prepare_kernel "$pkg" || skip "cannot use the cached $pkg"
 fi
-prepare_kernel "$pkg" || skip "cannot fetch or unpack $pkg"
 kver=${pkg#linux-image-}
 kdir=$cache/$kver
 

@@ -35,8 +35,10 @@ group_of() { basename "$(readlink "/sys/bus/pci/devices/$1/iommu_group")"; }
 # the PMD in a root-owned 0755 directory.
 mkdir -p -m 755 "$pmd_dir"
 install -m 755 "$build/drivers/net/tally/librte_net_tally.so" "$pmd_dir/"
+# bus.pci:info: the "Probe PCI driver" line is EAL's on 22.11, the PCI bus's
+# own log type (default NOTICE) since 24.03
 eal_common=(--iova-mode=pa --huge-unlink --no-telemetry
-	--log-level='pmd.net.tally.*:info')
+	--log-level='pmd.net.tally.*:info' --log-level=bus.pci:info)
 # testpmd's output line-buffered (stdbuf's preload and settings). A
 # sanitizer build of the PMD needs its runtime loaded first into the
 # uninstrumented testpmd (before libstdbuf); testpmd's own exit-time leaks

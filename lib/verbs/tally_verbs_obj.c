@@ -107,7 +107,8 @@ port_attr_fill(struct tally_verbs_ctx *c, struct ibv_port_attr *a)
 
 	memset(a, 0, sizeof(*a));
 	memset(&link, 0, sizeof(link));
-	rte_eth_link_get_nowait(c->port_id, &link);
+	if (rte_eth_link_get_nowait(c->port_id, &link) != 0)
+		link.link_status = RTE_ETH_LINK_DOWN;	/* port gone: down */
 	a->state = link.link_status ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	a->max_mtu = IBV_MTU_4096;
 	a->active_mtu = IBV_MTU_1024;

@@ -10,6 +10,7 @@
 #include <rte_memory.h>
 
 #include "tally_hal_io.h"
+#include "tally_compat.h"
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
@@ -602,8 +603,9 @@ tally_fw_version_get(struct rte_eth_dev *dev, char *fw, size_t len)
 	return (size_t)n + 1 > len ? n + 1 : 0;
 }
 
+/* *n packet types, then RTE_PTYPE_UNKNOWN for the releases that look for it */
 const uint32_t *
-tally_supported_ptypes_get(struct rte_eth_dev *dev)
+tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n)
 {
 	static const uint32_t ptypes[] = {
 		RTE_PTYPE_L2_ETHER,
@@ -618,10 +620,14 @@ tally_supported_ptypes_get(struct rte_eth_dev *dev)
 		RTE_PTYPE_UNKNOWN,
 	};
 
-	if (dev->rx_pkt_burst == tally_rx_burst)
-		return ptypes;
-	return NULL;
+	*n = 0;
+	if (dev->rx_pkt_burst != tally_rx_burst)
+		return NULL;
+	*n = RTE_DIM(ptypes) - 1;
+	return ptypes;
 }
+
+TALLY_PTYPES_GET_DEFINE(tally_supported_ptypes_get, tally_supported_ptypes)
 
 static int
 tally_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features)
@@ -716,6 +722,7 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	if (rc != 0)
 		goto err;
 	dev->dev_ops = &tally_eth_dev_ops;
+	tally_flow_async_attach(dev);
 	dev->data->dev_flags |= RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE;
 	/* our own per-queue xstats: no ethdev autofill */
 	dev->data->dev_flags &= ~RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;

@@ -154,7 +154,7 @@ int tally_dev_close(struct rte_eth_dev *dev);
 /* The adapter of port_id if it is a Tally port, else NULL. */
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
-const uint32_t *tally_supported_ptypes_get(struct rte_eth_dev *dev);
+const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 
 /* tally_hostif.c: vdev dev=<socket>, the device process on the host. */
 struct rte_vdev_device;

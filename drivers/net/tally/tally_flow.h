@@ -77,6 +77,8 @@ void tally_flow_fini(struct tally_adapter *ad);
 int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* The async/template callbacks (tally_flow_async.c). */
 void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
+/* Points a new port at the async fast-path callbacks (24.x: dev->flow_fp_ops). */
+void tally_flow_async_attach(struct rte_eth_dev *dev);
 /* The port's counter pool (shared by every API that counts). */
 struct tally_cnt_pool *tally_flow_cnt_pool(struct tally_adapter *ad);
 struct tally_steer_ctx *tally_flow_steer(struct tally_adapter *ad);

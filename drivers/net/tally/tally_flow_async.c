@@ -45,6 +45,7 @@
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
 
+#include "tally_compat.h"
 #include "tally_flow_tmpl.h"
 #include "tally_logs.h"
 
@@ -113,6 +114,9 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	if (pa->nb_meters != 0 || pa->nb_conn_tracks != 0)
 		return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					   NULL, "the device has no meters or connection tracking");
+	ret = tally_compat_port_attr_check(pa, err);
+	if (ret != 0)
+		return ret;
 	if (pa->nb_counters > ad->hal.cnt_num || pa->nb_aging_objects > ad->hal.cnt_num)
 		return rte_flow_error_set(err, ENOSPC, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					   NULL, "more counters or aging objects than the counter bank holds");
@@ -624,18 +628,29 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 	rte_free(t);
 }
 
+/* The async fast path: in rte_flow_ops on 22.11, a table of its own on 24.x. */
+static tally_flow_fp_ops_t tally_flow_fp_ops;
+
 void
 tally_flow_async_ops_fill(struct rte_flow_ops *ops)
 {
+	tally_flow_fp_ops_t *fp = tally_compat_flow_fp_table(ops, &tally_flow_fp_ops);
+
 	ops->info_get = t_info_get;
 	ops->configure = t_configure;
 	tally_flow_tmpl_ops_fill(ops);
-	ops->async_create = t_async_create;
-	ops->async_destroy = t_async_destroy;
-	ops->push = t_push;
-	ops->pull = t_pull;
-	ops->async_action_handle_create = t_ah_create;
-	ops->async_action_handle_destroy = t_ah_destroy;
-	ops->async_action_handle_update = t_ah_update;
-	ops->async_action_handle_query = t_ah_query;
+	fp->async_create = t_async_create;
+	fp->async_destroy = t_async_destroy;
+	fp->push = t_push;
+	fp->pull = t_pull;
+	fp->async_action_handle_create = t_ah_create;
+	fp->async_action_handle_destroy = t_ah_destroy;
+	fp->async_action_handle_update = t_ah_update;
+	fp->async_action_handle_query = t_ah_query;
+}
+
+void
+tally_flow_async_attach(struct rte_eth_dev *dev)
+{
+	tally_compat_flow_fp_attach(dev, &tally_flow_fp_ops);
 }

@@ -300,8 +300,9 @@ static const struct rte_flow_item_ipv6 ipv6_nic_mask = {
 	.hdr.vtc_flow = RTE_BE32(0x0fffffff),	/* traffic class, flow label */
 	.hdr.proto = 0xff,
 	.hdr.hop_limits = 0xff,
-	.hdr.src_addr = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
-	.hdr.dst_addr = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+	/* braced: uint8_t[16] before 24.11, struct rte_ipv6_addr since */
+	.hdr.src_addr = { "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" },
+	.hdr.dst_addr = { "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" },
 };
 
 static const struct field_copy ipv6_copies[] = {

@@ -8,6 +8,7 @@
 
 #include <rte_malloc.h>
 
+#include "tally_compat.h"
 #include "tally_flow_tmpl.h"
 #include "tally_logs.h"
 
@@ -388,7 +389,7 @@ table_check_attr(const struct rte_flow_template_table_attr *ta, uint8_t nb_pt,
 	    nb_at == 0 || nb_at > TALLY_TMPL_MAX_PER_TABLE)
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					   ta, "1 to 8 pattern and actions templates per table");
-	return 0;
+	return tally_compat_table_attr_check(ta, err);
 }
 
 static struct rte_flow_template_table *

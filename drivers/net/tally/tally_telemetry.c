@@ -26,6 +26,7 @@
 #include <rte_telemetry.h>
 
 #include "tally_cnt.h"
+#include "tally_compat.h"
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_hal_io.h"
@@ -86,9 +87,9 @@ tally_tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	tally_flow_summary(ad, &sum);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port", ad->eth_dev->data->port_id);
-	rte_tel_data_add_dict_u64(d, "flows", sum.flows);
-	rte_tel_data_add_dict_u64(d, "indirect_counters", sum.indirect_counters);
-	rte_tel_data_add_dict_u64(d, "matchers", sum.matchers);
+	tally_tel_dict_u64(d, "flows", sum.flows);
+	tally_tel_dict_u64(d, "indirect_counters", sum.indirect_counters);
+	tally_tel_dict_u64(d, "matchers", sum.matchers);
 	rte_tel_data_add_dict_int(d, "isolated", sum.isolated);
 	return 0;
 }
@@ -105,10 +106,10 @@ tally_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	tally_cnt_pool_stats(pool, &in_use, &free_now, &pending);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port", ad->eth_dev->data->port_id);
-	rte_tel_data_add_dict_u64(d, "size", pool->num);
-	rte_tel_data_add_dict_u64(d, "in_use", in_use);
-	rte_tel_data_add_dict_u64(d, "free", free_now);
-	rte_tel_data_add_dict_u64(d, "pending_reuse", pending);
+	tally_tel_dict_u64(d, "size", pool->num);
+	tally_tel_dict_u64(d, "in_use", in_use);
+	tally_tel_dict_u64(d, "free", free_now);
+	tally_tel_dict_u64(d, "pending_reuse", pending);
 	return 0;
 }
 
@@ -131,10 +132,10 @@ tally_tel_faults(const char *cmd, const char *params, struct rte_tel_data *d)
 	snprintf(addr, sizeof(addr), "0x%" PRIx64, f.addr);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port", ad->eth_dev->data->port_id);
-	rte_tel_data_add_dict_u64(d, "total", f.count);
-	rte_tel_data_add_dict_u64(d, "dma", st[TALLY_STAT_DMA_FAULTS]);
-	rte_tel_data_add_dict_u64(d, "descriptor", st[TALLY_STAT_DESC_FAULTS]);
-	rte_tel_data_add_dict_u64(d, "other", other);
+	tally_tel_dict_u64(d, "total", f.count);
+	tally_tel_dict_u64(d, "dma", st[TALLY_STAT_DMA_FAULTS]);
+	tally_tel_dict_u64(d, "descriptor", st[TALLY_STAT_DESC_FAULTS]);
+	tally_tel_dict_u64(d, "other", other);
 	rte_tel_data_add_dict_string(d, "last_cause", tally_hal_fault_str(f.cause));
 	rte_tel_data_add_dict_string(d, "last_addr", addr);
 	return 0;
@@ -203,7 +204,7 @@ tally_tel_top_fill(struct rte_tel_data *d, uint16_t port,
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port", port);
-	rte_tel_data_add_dict_u64(d, "rules", t->n);
+	tally_tel_dict_u64(d, "rules", t->n);
 	for (c = 0; c < RTE_DIM(tally_tel_top_cols); c++) {
 		struct rte_tel_data *a = rte_tel_data_alloc();
 
@@ -211,7 +212,7 @@ tally_tel_top_fill(struct rte_tel_data *d, uint16_t port,
 			return -ENOMEM;
 		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
 		for (i = 0; i < t->n; i++)
-			rte_tel_data_add_array_u64(a, tally_tel_top_val(&t->r[i], c));
+			tally_tel_array_u64(a, tally_tel_top_val(&t->r[i], c));
 		rte_tel_data_add_dict_container(d, tally_tel_top_cols[c], a, 0);
 	}
 	return 0;
