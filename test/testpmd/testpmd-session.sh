@@ -72,15 +72,30 @@ feed() {
 		"") ;;
 		*) echo "$line"; sleep 0.2
 		   case "$line" in
-		   start*) [ -z "$nic_pid" ] || kill -USR2 "$nic_pid" ;;
+		   start*) [ -z "$nic_pid" ] || release_wire ;;
 		   esac ;;
 		esac
 	done < "$script"
 }
 
+# The device process: plug the wire in once testpmd has really started
+# forwarding (it may still be working through earlier commands).
+starts=0
+release_wire() {
+	starts=$((starts + 1))
+	for _ in $(seq 200); do
+		[ "$(grep -c 'packet forwarding - ports=' "$nic_dir/out" 2>/dev/null)" -ge "$starts" ] && break
+		sleep 0.05
+	done
+	kill -USR2 "$nic_pid"
+}
+
+out=/dev/null
+[ -z "$nic_pid" ] || out="$nic_dir/out"
 feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
-	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 || true
+	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 |
+	tee "$out" || true
 stop_nic
 # EAL leaves its runtime directory (config and memory maps, ~6 MB here)
 rm -rf "/var/run/dpdk/$prefix"
