@@ -7,25 +7,6 @@
 
 #include "tally_nic.h"
 
-static const char *const nic_stat_names[TALLY_STAT_NUM] = {
-	[TALLY_STAT_RX_PKTS] = "rx_packets",
-	[TALLY_STAT_RX_BYTES] = "rx_bytes",
-	[TALLY_STAT_TX_PKTS] = "tx_packets",
-	[TALLY_STAT_TX_BYTES] = "tx_bytes",
-	[TALLY_STAT_RX_WIRE_PKTS] = "rx_wire_packets",
-	[TALLY_STAT_RX_MISSED] = "rx_missed",
-	[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
-	[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
-	[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
-	[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
-	[TALLY_STAT_RX_FILTERED] = "rx_filtered",
-	[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
-	[TALLY_STAT_TX_ERRORS] = "tx_errors",
-	[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
-	[TALLY_STAT_DMA_FAULTS] = "dma_faults",
-	[TALLY_STAT_DESC_FAULTS] = "desc_faults",
-};
-
 static uint32_t
 rd32(const volatile uint8_t *bar, uint32_t off)
 {
@@ -71,7 +52,7 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	    (unsigned long long)__atomic_load_n(&mb->cons, __ATOMIC_ACQUIRE),
 	    (unsigned long long)__atomic_load_n(&mb->session_ack, __ATOMIC_ACQUIRE));
 	for (i = 0; i < TALLY_STAT_NUM; i++)
-		OUT("%s %llu\n", nic_stat_names[i] ? nic_stat_names[i] : "stat",
+		OUT("%s %llu\n", tally_port_stat_name(i),
 		    (unsigned long long)rd64(bar, TALLY_REG_STAT(i)));
 #undef OUT
 	return used;

@@ -175,6 +175,32 @@ enum tally_port_stat {
 					 * cut short, or caplen > len or beyond any frame) */
 	TALLY_STAT_NUM
 };
+
+/* The name a port statistic is shown under (xstats, the device process). */
+static inline const char *
+tally_port_stat_name(unsigned int s)
+{
+	static const char *const names[TALLY_STAT_NUM] = {
+		[TALLY_STAT_RX_PKTS] = "rx_packets",
+		[TALLY_STAT_RX_BYTES] = "rx_bytes",
+		[TALLY_STAT_TX_PKTS] = "tx_packets",
+		[TALLY_STAT_TX_BYTES] = "tx_bytes",
+		[TALLY_STAT_RX_WIRE_PKTS] = "rx_wire_packets",
+		[TALLY_STAT_RX_MISSED] = "rx_missed",
+		[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
+		[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
+		[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
+		[TALLY_STAT_RX_FILTERED] = "rx_filtered",
+		[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
+		[TALLY_STAT_TX_ERRORS] = "tx_desc_errors",
+		[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
+		[TALLY_STAT_DMA_FAULTS] = "dma_faults",
+		[TALLY_STAT_DESC_FAULTS] = "desc_faults",
+		[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
+	};
+
+	return s < TALLY_STAT_NUM && names[s] != 0 ? names[s] : "?";
+}
 #define TALLY_REG_STAT(s)		(TALLY_STATS_OFF + (s) * 8)
 
 /* ---- queues ------------------------------------------------------------- */

@@ -191,6 +191,16 @@ queue_full(const struct tally_flow_queue *q)
 	return q->tail - q->head + q->npend >= q->size;
 }
 
+/* -EAGAIN with err set when q has no room for one more result. */
+static int
+queue_room(const struct tally_flow_queue *q, struct rte_flow_error *err)
+{
+	if (!queue_full(q))
+		return 0;
+	return rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+				  "flow queue full: pull results first");
+}
+
 static void
 queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_data)
 {
@@ -349,11 +359,8 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 				   "template index beyond the table's templates");
 		goto out;
 	}
-	if (queue_full(q)) {
-		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-				   "flow queue full: pull results first");
+	if (queue_room(q, err) != 0)
 		goto out;
-	}
 	if (pattern == NULL || actions == NULL) {
 		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "NULL pattern or actions");
@@ -417,11 +424,9 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 					  "no such flow on this port (destroyed, or never created)");
 		goto out;
 	}
-	if (queue_full(q)) {
-		ret = rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-					  "flow queue full: pull results first");
+	ret = queue_room(q, err);
+	if (ret != 0)
 		goto out;
-	}
 	tally_flow_destroy_locked(fc, flow);
 	/* the result is released once the device is past the rule */
 	q->fence_ticket = tally_fence_ticket(&fc->fence);
@@ -498,6 +503,23 @@ t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
 
 /* ---- indirect actions through a queue ------------------------------------------- */
 
+/* The queue with room for one more result, its postponed creates run first
+ * so results stay in order; NULL with err set. Takes the lock itself. */
+static struct tally_flow_queue *
+queue_take(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err)
+{
+	struct tally_flow_queue *q;
+
+	pthread_mutex_lock(&fc->lock);
+	q = queue_of(fc, queue, err);
+	if (q != NULL && queue_room(q, err) != 0)
+		q = NULL;
+	if (q != NULL)
+		queue_flush(fc, q);
+	pthread_mutex_unlock(&fc->lock);
+	return q;
+}
+
 static struct rte_flow_action_handle *
 t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
 	    const struct rte_flow_indir_action_conf *conf,
@@ -511,16 +533,7 @@ t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_at
 	RTE_SET_USED(oa);
 	if (fc == NULL)
 		return NULL;
-	pthread_mutex_lock(&fc->lock);
-	q = queue_of(fc, queue, err);
-	if (q != NULL && queue_full(q)) {
-		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-				   "flow queue full: pull results first");
-		q = NULL;
-	}
-	if (q != NULL)
-		queue_flush(fc, q);	/* results stay in order */
-	pthread_mutex_unlock(&fc->lock);
+	q = queue_take(fc, queue, err);
 	if (q == NULL)
 		return NULL;
 	h = tally_flow_handle_create(dev, conf, action, err);
@@ -547,16 +560,7 @@ ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
 
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
-	q = queue_of(fc, queue, err);
-	if (q != NULL && queue_full(q)) {
-		rte_flow_error_set(err, EAGAIN, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-				   "flow queue full: pull results first");
-		q = NULL;
-	}
-	if (q != NULL)
-		queue_flush(fc, q);	/* results stay in order */
-	pthread_mutex_unlock(&fc->lock);
+	q = queue_take(fc, queue, err);
 	if (q == NULL)
 		return -rte_errno;
 	switch (op) {

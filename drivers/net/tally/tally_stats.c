@@ -32,25 +32,6 @@
 #include "tally_flow.h"
 #include "tally_logs.h"
 
-static const char *const tally_port_stat_names[TALLY_STAT_NUM] = {
-	[TALLY_STAT_RX_PKTS] = "rx_packets",
-	[TALLY_STAT_RX_BYTES] = "rx_bytes",
-	[TALLY_STAT_TX_PKTS] = "tx_packets",
-	[TALLY_STAT_TX_BYTES] = "tx_bytes",
-	[TALLY_STAT_RX_WIRE_PKTS] = "rx_wire_packets",
-	[TALLY_STAT_RX_MISSED] = "rx_missed",
-	[TALLY_STAT_RX_ERR_RUNT] = "rx_err_runt",
-	[TALLY_STAT_RX_ERR_OVERSIZE] = "rx_err_oversize",
-	[TALLY_STAT_RX_ERR_TRUNC] = "rx_err_trunc",
-	[TALLY_STAT_RX_FILTERED] = "rx_filtered",
-	[TALLY_STAT_RX_STEER_DROP] = "rx_steer_drop",
-	[TALLY_STAT_TX_ERRORS] = "tx_desc_errors",
-	[TALLY_STAT_TX_WIRE_DROP] = "tx_wire_drop",
-	[TALLY_STAT_DMA_FAULTS] = "dma_faults",
-	[TALLY_STAT_DESC_FAULTS] = "desc_faults",
-	[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
-};
-
 static const char *const tally_q_stat_names[] = {
 	"packets", "bytes", "drops", "errors",
 };
@@ -257,7 +238,7 @@ tally_xstats_get_names(struct rte_eth_dev *dev,
 		return total;
 	for (i = 0; i < TALLY_STAT_NUM; i++, k++)
 		snprintf(names[k].name, sizeof(names[k].name), "%s",
-			 tally_port_stat_names[i]);
+			 tally_port_stat_name(i));
 	snprintf(names[k].name, sizeof(names[k].name), "tx_rejected");
 	k++;
 	snprintf(names[k].name, sizeof(names[k].name), "dev_faults");
