@@ -170,6 +170,7 @@ tally_model_free(struct tally_model *m)
 		m->wire->close(m);
 	if (m->cfg.bar_mem == NULL)
 		tally_free(m->bar);
+	tally_model_cls_free(m);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
 	tally_free(m->pcap_rx);

@@ -59,6 +59,13 @@ void tally_model_steer_classify(struct tally_model *m,
 				const struct tally_model_pkt *pkt,
 				struct tally_model_verdict *v);
 
+/* The same for n frames at once (any n): verdicts v[0..n), the same counter
+ * updates and number of faults as n calls of tally_model_steer_classify()
+ * in order. */
+void tally_model_steer_classify_burst(struct tally_model *m,
+				      const struct tally_model_pkt *const *pkts,
+				      uint32_t n, struct tally_model_verdict *v);
+
 /* Host pointer for [iova, iova+len) if it lies inside one DMA region and
  * translates; else NULL, and a DMA fault is recorded. */
 void *tally_model_dma(struct tally_model *m, uint64_t iova, size_t len);

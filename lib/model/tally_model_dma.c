@@ -10,6 +10,7 @@ tally_model_dma_region_update(struct tally_model *m, unsigned int i)
 	uint64_t len = (uint64_t)tally_model_bar_rd(m, TALLY_REG_DMA_LEN_LO(i)) |
 		       (uint64_t)tally_model_bar_rd(m, TALLY_REG_DMA_LEN_HI(i)) << 32;
 
+	tally_model_cls_invalidate(m);	/* cached pointers were checked against the old regions */
 	m->dma[i].base = base;
 	m->dma[i].len = 0;
 	if (len != 0 && base + len - 1 < base) {

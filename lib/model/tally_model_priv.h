@@ -121,6 +121,8 @@ struct tally_model {
 	uint8_t *tx_buf;		/* max_frame bytes */
 
 	int wire_held;			/* atomic: wire input held back */
+	struct tally_model_cls *cls;	/* classification cache (tally_model_cls.h) */
+	uint32_t cls_gen;		/* atomic: bumped to invalidate the cache */
 	pthread_t thread;
 	bool thread_started;
 	int stop;			/* atomic */
@@ -205,6 +207,10 @@ void tally_model_mbox_init(struct tally_model *m);
 void tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
 			     uint32_t r, uint32_t val);
 void tally_model_queue_reset(struct tally_model *m);
+
+/* tally_model_cls.c */
+void tally_model_cls_free(struct tally_model *m);
+void tally_model_cls_invalidate(struct tally_model *m);
 
 /* tally_model_dma.c */
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);

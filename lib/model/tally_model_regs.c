@@ -166,6 +166,7 @@ tally_model_reset(struct tally_model *m)
 	memset(&m->wr[TALLY_REG_RESET / 4], 0,
 	       sizeof(m->wr) - TALLY_REG_RESET / 4 * sizeof(m->wr[0]));
 	memset(m->dma, 0, sizeof(m->dma));
+	tally_model_cls_invalidate(m);
 	tally_model_queue_reset(m);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_model_bar_wr(m, TALLY_REG_MTU, TALLY_MODEL_MTU_DEFAULT);
@@ -184,7 +185,9 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		return;
 	}
 	if (off == TALLY_REG_FENCE) {
-		/* Every step runs under the lock we hold: none is in flight. */
+		/* Every step runs under the lock we hold: none is in flight.
+		 * Nothing cached before the fence may be trusted after it. */
+		tally_model_cls_invalidate(m);
 		tally_model_bar_wr(m, TALLY_REG_FENCE_DONE, val);
 		return;
 	}

@@ -4,35 +4,36 @@
  *
  * Walks STEER_ROOT -> table 0 -> matchers in list order -> hash probe of
  * (key & mask) -> actions, following JUMPs for at most TALLY_STEER_MAX_HOPS
- * tables. Every host-memory access goes through tally_model_dma(); every
- * count, index and length read from memory is validated before use. A bad
- * address is a DMA fault (recorded by tally_model_dma), a malformed entry or
- * a pointer misaligned for the structure it names (STEER_DMA) a
- * TALLY_FAULT_BAD_STEER fault; all drop the frame.
+ * tables, for a burst of frames at once: the frames at the same table go
+ * through its matchers together, one matcher at a time - hash every
+ * unresolved frame's masked key words and prefetch its slot, then probe and
+ * compare - so the slot loads of a burst overlap. A frame leaves the table
+ * at its first hit (matchers are in priority order); only frames that missed
+ * reach the next matcher. Actions are then applied frame by frame, in burst
+ * order, exactly as for one frame: a burst makes the same verdicts, counter
+ * updates and number of faults as the same frames classified one by one.
  *
- * Published pointers (table mlist, matcher htab) and entry ctrl words are
- * loaded with acquire, pairing with the driver's release stores; an entry is
- * read under its ctrl sequence word and retried if it changed meanwhile.
+ * Root, tables, matcher descriptors and hash array headers come from the
+ * validated cache (tally_model_cls.c); entries are read live under their
+ * ctrl sequence word and retried if it changed meanwhile. A bad address is a
+ * DMA fault (recorded by tally_model_dma), a malformed structure or a
+ * pointer misaligned for the structure it names a TALLY_FAULT_BAD_STEER
+ * fault; all drop the frame.
  */
 #include <stdbool.h>
 #include <string.h>
 
-#include <tally/tally_steer_fmt.h>
-#include "tally_model_dev.h"
+#include "tally_model_cls.h"
+#include "tally_model_priv.h"
 
 #define STEER_ENTRY_RETRIES	16
 
-/* Host pointer for `len` bytes at iova, read as the structure `obj`:
- * checked against the DMA regions (DMA fault) and for that structure's
- * alignment (a misaligned pointer is a malformed entry: BAD_STEER fault). */
-#define STEER_DMA(m, iova, len, obj) \
-	tally_model_dma_obj((m), (iova), (len), __alignof__(obj), \
-			    TALLY_FAULT_BAD_STEER)
-
 enum steer_res {
-	STEER_MISS = 0,
+	STEER_PEND = 0,			/* still walking the current table */
+	STEER_MISS,			/* no hit in the current table */
 	STEER_HIT,
 	STEER_FAULT,
+	STEER_DONE,			/* walk over, verdict final */
 };
 
 struct steer_hit {
@@ -41,19 +42,23 @@ struct steer_hit {
 	uint32_t fate;
 };
 
-static enum steer_res
-steer_bad(struct tally_model *m, uint64_t addr)
-{
-	tally_model_fault(m, TALLY_FAULT_BAD_STEER, addr);
-	return STEER_FAULT;
-}
+/* Walk state of one frame of the burst. */
+struct steer_st {
+	uint32_t table;
+	uint32_t next;			/* first matcher of the table still to try */
+	uint32_t hops;
+	uint32_t hit_mt;		/* matcher index of the hit */
+	enum steer_res res;
+	struct steer_hit hit;
+};
 
-/* Read one entry consistently; true if it is VALID and its key equals w. */
+/* Read one entry consistently: HIT if it is VALID and its key equals the
+ * frame's masked key words; *stop at an EMPTY entry. */
 static enum steer_res
-steer_entry_match(const struct tally_steer_entry *e, const uint32_t *w,
-		  uint32_t n, struct steer_hit *hit, bool *stop)
+steer_entry_match(const struct tally_steer_entry *e, const uint8_t *key,
+		  const struct tally_cls_mt *mt, struct steer_hit *hit, bool *stop)
 {
-	uint32_t c1, c2, i, r;
+	uint32_t c1, c2, i, r, n = mt->nw;
 	bool eq;
 
 	*stop = false;
@@ -71,7 +76,8 @@ steer_entry_match(const struct tally_steer_entry *e, const uint32_t *w,
 		}
 		eq = true;
 		for (i = 0; i < n && eq; i++)
-			eq = __atomic_load_n(&e->key[i], __ATOMIC_RELAXED) == w[i];
+			eq = __atomic_load_n(&e->key[i], __ATOMIC_RELAXED) ==
+			     tally_cls_word(key, mt, i);
 		hit->act = __atomic_load_n(&e->act, __ATOMIC_RELAXED);
 		hit->mark = __atomic_load_n(&e->mark, __ATOMIC_RELAXED);
 		hit->fate = __atomic_load_n(&e->fate, __ATOMIC_RELAXED);
@@ -83,102 +89,85 @@ steer_entry_match(const struct tally_steer_entry *e, const uint32_t *w,
 	return STEER_MISS;	/* rewritten under us repeatedly: not visible yet */
 }
 
-static enum steer_res
-steer_matcher_lookup(struct tally_model *m, uint64_t miova,
-		     const struct tally_match_key *key, struct steer_hit *hit)
+/* Probe mt's hash array from slot s for key. */
+static bool
+steer_probe(const struct tally_cls_mt *mt, const uint8_t *key, uint32_t s,
+	    struct steer_hit *hit)
 {
-	const struct tally_steer_matcher_desc *d;
-	const struct tally_steer_htab *h;
-	uint32_t w[TALLY_STEER_KEY_WORDS], n, i, log2, mask, s, seed;
-	const uint8_t *ent;
-	uint64_t hiova;
-	size_t stride;
+	uint32_t i;
 	bool stop;
 
-	d = STEER_DMA(m, miova, sizeof(*d), *d);
-	if (d == NULL)
-		return STEER_FAULT;
-	n = d->nwords;
-	if (d->magic != TALLY_STEER_MATCHER_MAGIC || n > TALLY_STEER_KEY_WORDS)
-		return steer_bad(m, miova);
-	d = STEER_DMA(m, miova, TALLY_STEER_MATCHER_SIZE(n), *d);
-	if (d == NULL)
-		return STEER_FAULT;
-	for (i = 0; i < n; i++) {
-		uint32_t idx = d->words[i].idx;
+	for (i = 0; i <= mt->smask; i++, s = (s + 1) & mt->smask) {
+		const struct tally_steer_entry *e = (const struct tally_steer_entry *)
+			(const void *)(mt->ent + (size_t)s * mt->stride);
 
-		if (idx >= TALLY_STEER_KEY_WORDS)
-			return steer_bad(m, miova);
-		w[i] = tally_steer_key_word(key, idx) & d->words[i].mask;
-	}
-	/* pairs with the driver's release store when it publishes/grows */
-	hiova = __atomic_load_n(&d->htab, __ATOMIC_ACQUIRE);
-	h = STEER_DMA(m, hiova, sizeof(*h), *h);
-	if (h == NULL)
-		return STEER_FAULT;
-	log2 = h->log2_size;
-	stride = TALLY_STEER_ENTRY_SIZE(n);
-	seed = h->seed;
-	if (h->magic != TALLY_STEER_HTAB_MAGIC || log2 > TALLY_STEER_HTAB_MAX_LOG2 ||
-	    h->nwords != n || h->stride != stride)
-		return steer_bad(m, hiova);
-	h = STEER_DMA(m, hiova, TALLY_STEER_HTAB_SIZE(log2, n), *h);
-	if (h == NULL)
-		return STEER_FAULT;
-	ent = (const uint8_t *)h + sizeof(*h);
-	mask = (1u << log2) - 1;
-	s = tally_steer_hash(w, n, seed) & mask;
-	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
-		const struct tally_steer_entry *e =
-			(const struct tally_steer_entry *)(const void *)(ent + s * stride);
-
-		if (steer_entry_match(e, w, n, hit, &stop) == STEER_HIT)
-			return STEER_HIT;
+		if (steer_entry_match(e, key, mt, hit, &stop) == STEER_HIT)
+			return true;
 		if (stop)
 			break;
 	}
-	return STEER_MISS;
+	return false;
 }
 
-/* Look a key up in one table: first matcher with a hit wins. */
-static enum steer_res
-steer_table_lookup(struct tally_model *m, const struct tally_steer_root *root,
-		   uint32_t table, const struct tally_match_key *key,
-		   struct steer_hit *hit, uint32_t *next)
+/*
+ * Frames sel[0..ns) are at table t (validated, matchers cached). Try the
+ * matchers in list order; each frame from its own `next` on, and only until
+ * its first hit. Results: HIT (with hit_mt), MISS or FAULT.
+ */
+static void
+steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
+		  struct tally_cls_tbl *t, const struct tally_model_pkt *const *pkts,
+		  struct steer_st *st, const uint16_t *sel, uint32_t ns)
 {
-	const struct tally_steer_tbl *t;
-	const struct tally_steer_mlist *ml;
-	uint64_t tiova, mliova;
-	uint32_t n, i;
-	enum steer_res r;
+	const uint8_t *keys[TALLY_CLS_BURST];
+	uint16_t idx[TALLY_CLS_BURST];
+	uint32_t slot[TALLY_CLS_BURST];
+	uint32_t i, j, k, left = ns;
 
-	if (table >= root->num_tables)
-		return steer_bad(m, root->tables_iova);
-	tiova = root->tables_iova + (uint64_t)table * sizeof(*t);
-	t = STEER_DMA(m, tiova, sizeof(*t), *t);
-	if (t == NULL)
-		return STEER_FAULT;
-	/* pairs with the driver's release store of the matcher list */
-	mliova = __atomic_load_n(&t->mlist, __ATOMIC_ACQUIRE);
-	if (mliova == 0)
-		return STEER_MISS;
-	ml = STEER_DMA(m, mliova, sizeof(*ml), *ml);
-	if (ml == NULL)
-		return STEER_FAULT;
-	n = ml->num;
-	if (ml->magic != TALLY_STEER_MLIST_MAGIC || n > TALLY_STEER_MAX_MATCHERS)
-		return steer_bad(m, mliova);
-	ml = STEER_DMA(m, mliova, TALLY_STEER_MLIST_SIZE(n), *ml);
-	if (ml == NULL)
-		return STEER_FAULT;
-	for (i = *next; i < n; i++) {
-		r = steer_matcher_lookup(m, ml->matcher[i], key, hit);
-		if (r != STEER_MISS) {
-			*next = i + 1;
-			return r;
+	for (i = 0; i < t->nm && left > 0; i++) {
+		struct tally_cls_mt *mt = &t->mt[i];
+
+		k = 0;
+		for (j = 0; j < ns; j++) {
+			struct steer_st *s = &st[sel[j]];
+
+			if (s->res == STEER_PEND && s->next <= i) {
+				idx[k] = sel[j];
+				keys[k++] = pkts[sel[j]]->key.b;
+			}
+		}
+		if (k == 0)
+			continue;
+		if (tally_model_cls_matcher(m, mt) != 0) {
+			/* one fault per frame that reached the matcher, as
+			 * when each walks alone (nothing bad is cached) */
+			st[idx[0]].res = STEER_FAULT;
+			for (j = 1; j < k; j++) {
+				if (tally_model_cls_matcher(m, mt) == 0)
+					break;	/* fixed meanwhile: cannot happen here */
+				st[idx[j]].res = STEER_FAULT;
+			}
+			left -= j;
+			if (j == k)
+				continue;
+			memmove(idx, &idx[j], (k - j) * sizeof(idx[0]));
+			memmove(keys, &keys[j], (k - j) * sizeof(keys[0]));
+			k -= j;
+		}
+		tally_model_cls_hash(c, mt, keys, k, slot);
+		for (j = 0; j < k; j++) {
+			struct steer_st *s = &st[idx[j]];
+
+			if (steer_probe(mt, keys[j], slot[j], &s->hit)) {
+				s->res = STEER_HIT;
+				s->hit_mt = i;
+				left--;
+			}
 		}
 	}
-	return STEER_MISS;
+	for (j = 0; j < ns; j++)
+		if (st[sel[j]].res == STEER_PEND)
+			st[sel[j]].res = STEER_MISS;
 }
 
 static bool
@@ -190,7 +179,7 @@ steer_rss(struct tally_model *m, const struct tally_steer_root *root,
 	uint16_t nq, i;
 
 	if (idx >= root->num_rss) {
-		steer_bad(m, root->rss_iova);
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->rss_iova);
 		return false;
 	}
 	r = STEER_DMA(m, iova, sizeof(*r), *r);
@@ -198,7 +187,7 @@ steer_rss(struct tally_model *m, const struct tally_steer_root *root,
 		return false;
 	nq = __atomic_load_n(&r->nq, __ATOMIC_ACQUIRE);
 	if (nq == 0 || nq > TALLY_STEER_RSS_MAX_QUEUES || nq > TALLY_VERDICT_MAX_RSS) {
-		steer_bad(m, iova);
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, iova);
 		return false;
 	}
 	for (i = 0; i < nq; i++)
@@ -209,25 +198,6 @@ steer_rss(struct tally_model *m, const struct tally_steer_root *root,
 	return true;
 }
 
-static const struct tally_steer_root *
-steer_root(struct tally_model *m)
-{
-	const struct tally_steer_root *root;
-	uint64_t iova = (uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_LO) |
-			(uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_HI) << 32;
-
-	root = STEER_DMA(m, iova, sizeof(*root), *root);
-	if (root == NULL)
-		return NULL;
-	if (root->magic != TALLY_STEER_ROOT_MAGIC ||
-	    TALLY_FIELD_GET(root->version, TALLY_STEER_ROOT_VER_MAJOR_M) != TALLY_STEER_FMT_MAJOR ||
-	    root->num_tables > TALLY_STEER_MAX_TABLES || root->num_rss > TALLY_STEER_MAX_RSS) {
-		tally_model_fault(m, TALLY_FAULT_BAD_STEER, iova);
-		return NULL;
-	}
-	return root;
-}
-
 static void
 steer_drop(struct tally_model_verdict *v)
 {
@@ -235,77 +205,166 @@ steer_drop(struct tally_model_verdict *v)
 		   TALLY_VERDICT_DROP;
 }
 
+/* Apply a hit's actions; the frame's walk ends (DONE) or goes on (PEND, at
+ * s->table from s->next). */
+static void
+steer_act(struct tally_model *m, const struct tally_steer_root *root,
+	  const struct tally_model_pkt *pkt, struct steer_st *s,
+	  struct tally_model_verdict *v)
+{
+	const struct steer_hit *hit = &s->hit;
+	uint32_t fate = hit->act & TALLY_STEER_ACT_FATE_M;
+
+	s->res = STEER_DONE;
+	if ((fate & (fate - 1)) || (fate && (hit->act & TALLY_STEER_ACT_CONTINUE))) {
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, s->table);
+		steer_drop(v);
+		return;
+	}
+	if (hit->act & TALLY_STEER_ACT_COUNT)
+		tally_model_cnt_add(m, TALLY_FIELD_GET(hit->act, TALLY_STEER_ACT_CNT_M),
+				    pkt->len);
+	if (hit->act & TALLY_STEER_ACT_MARK) {
+		v->flags |= TALLY_VERDICT_MARK;
+		v->mark = hit->mark;
+	}
+	if (hit->act & TALLY_STEER_ACT_FLAG)
+		v->flags |= TALLY_VERDICT_FLAG;
+	switch (fate) {
+	case TALLY_STEER_ACT_DROP:
+		steer_drop(v);
+		return;
+	case TALLY_STEER_ACT_QUEUE:
+		if (hit->fate > UINT16_MAX) {
+			tally_model_fault(m, TALLY_FAULT_BAD_STEER, hit->fate);
+			steer_drop(v);
+			return;
+		}
+		v->flags |= TALLY_VERDICT_QUEUE;
+		v->queue = (uint16_t)hit->fate;
+		return;
+	case TALLY_STEER_ACT_RSS:
+		if (!steer_rss(m, root, hit->fate, v))
+			steer_drop(v);
+		return;
+	case TALLY_STEER_ACT_JUMP:
+		if (++s->hops == TALLY_STEER_MAX_HOPS) {
+			tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->tables_iova);
+			steer_drop(v);
+			return;
+		}
+		s->table = hit->fate;
+		s->next = 0;
+		s->res = STEER_PEND;
+		return;
+	default:	/* MISS or no fate: default path */
+		if (hit->act & TALLY_STEER_ACT_CONTINUE) {
+			s->next = s->hit_mt + 1;	/* same table, later matchers */
+			s->res = STEER_PEND;
+		}
+		return;
+	}
+}
+
+/* One step of every frame at the table of the first frame still walking:
+ * false when no frame is walking any more. */
+static bool
+steer_step(struct tally_model *m, struct tally_model_cls *c,
+	   const struct tally_steer_root *root,
+	   const struct tally_model_pkt *const *pkts, uint32_t n,
+	   struct steer_st *st, struct tally_model_verdict *v)
+{
+	uint16_t sel[TALLY_CLS_BURST];
+	struct tally_cls_tbl *t;
+	uint32_t i, ns = 0, table = 0;
+
+	for (i = 0; i < n; i++) {
+		if (st[i].res != STEER_PEND || (ns > 0 && st[i].table != table))
+			continue;
+		table = st[i].table;
+		sel[ns++] = (uint16_t)i;
+	}
+	if (ns == 0)
+		return false;
+	for (i = 0; i < ns; i++) {
+		/* a table that fails validation faults once per frame */
+		if (tally_model_cls_table(m, c, table, &t) != 0) {
+			st[sel[i]].res = STEER_DONE;
+			steer_drop(&v[sel[i]]);
+			continue;
+		}
+		if (t == NULL)	/* no matchers: every frame misses */
+			st[sel[i]].res = STEER_MISS;
+		break;
+	}
+	if (i == ns)
+		return true;
+	if (t != NULL)
+		steer_table_burst(m, c, t, pkts, st, &sel[i], ns - i);
+	for (; i < ns; i++) {
+		struct steer_st *s = &st[sel[i]];
+
+		switch (s->res) {
+		case STEER_HIT:
+			steer_act(m, root, pkts[sel[i]], s, &v[sel[i]]);
+			break;
+		case STEER_FAULT:
+			steer_drop(&v[sel[i]]);
+			s->res = STEER_DONE;
+			break;
+		default:
+			s->res = STEER_DONE;	/* miss: the walk ends */
+			break;
+		}
+	}
+	return true;
+}
+
+static void
+steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
+	    uint32_t n, struct tally_model_verdict *v)
+{
+	struct steer_st st[TALLY_CLS_BURST];
+	const struct tally_steer_root *root;
+	struct tally_model_cls *c;
+	uint32_t i;
+
+	memset(v, 0, n * sizeof(*v));
+	if (!(tally_model_reg(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
+		return;
+	c = tally_model_cls_get(m);
+	root = c != NULL ? tally_model_cls_root(m, c) : NULL;
+	if (root == NULL) {
+		/* one fault per frame, as when each is classified alone */
+		steer_drop(&v[0]);
+		for (i = 1; i < n; i++) {
+			if (c != NULL)
+				root = tally_model_cls_root(m, c);
+			steer_drop(&v[i]);
+		}
+		return;
+	}
+	memset(st, 0, n * sizeof(st[0]));
+	while (steer_step(m, c, root, pkts, n, st, v))
+		;
+}
+
+void
+tally_model_steer_classify_burst(struct tally_model *m,
+				 const struct tally_model_pkt *const *pkts,
+				 uint32_t n, struct tally_model_verdict *v)
+{
+	uint32_t k;
+
+	for (; n > 0; n -= k, pkts += k, v += k) {
+		k = TALLY_MIN(n, (uint32_t)TALLY_CLS_BURST);
+		steer_burst(m, pkts, k, v);
+	}
+}
+
 void
 tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *pkt,
 			   struct tally_model_verdict *v)
 {
-	const struct tally_steer_root *root;
-	struct steer_hit hit;
-	uint32_t table = 0, next = 0, hops, fate;
-
-	memset(v, 0, sizeof(*v));
-	if (!(tally_model_reg(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
-		return;
-	root = steer_root(m);
-	if (root == NULL) {
-		steer_drop(v);
-		return;
-	}
-	for (hops = 0;;) {
-		switch (steer_table_lookup(m, root, table, &pkt->key, &hit, &next)) {
-		case STEER_MISS:
-			return;
-		case STEER_FAULT:
-			steer_drop(v);
-			return;
-		case STEER_HIT:
-			break;
-		}
-		fate = hit.act & TALLY_STEER_ACT_FATE_M;
-		if ((fate & (fate - 1)) || (fate && (hit.act & TALLY_STEER_ACT_CONTINUE))) {
-			tally_model_fault(m, TALLY_FAULT_BAD_STEER, table);
-			steer_drop(v);
-			return;
-		}
-		if (hit.act & TALLY_STEER_ACT_COUNT)
-			tally_model_cnt_add(m, TALLY_FIELD_GET(hit.act, TALLY_STEER_ACT_CNT_M),
-					    pkt->len);
-		if (hit.act & TALLY_STEER_ACT_MARK) {
-			v->flags |= TALLY_VERDICT_MARK;
-			v->mark = hit.mark;
-		}
-		if (hit.act & TALLY_STEER_ACT_FLAG)
-			v->flags |= TALLY_VERDICT_FLAG;
-		switch (fate) {
-		case TALLY_STEER_ACT_DROP:
-			steer_drop(v);
-			return;
-		case TALLY_STEER_ACT_QUEUE:
-			if (hit.fate > UINT16_MAX) {
-				tally_model_fault(m, TALLY_FAULT_BAD_STEER, hit.fate);
-				steer_drop(v);
-				return;
-			}
-			v->flags |= TALLY_VERDICT_QUEUE;
-			v->queue = (uint16_t)hit.fate;
-			return;
-		case TALLY_STEER_ACT_RSS:
-			if (!steer_rss(m, root, hit.fate, v))
-				steer_drop(v);
-			return;
-		case TALLY_STEER_ACT_JUMP:
-			if (++hops == TALLY_STEER_MAX_HOPS) {
-				tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->tables_iova);
-				steer_drop(v);
-				return;
-			}
-			table = hit.fate;
-			next = 0;
-			continue;
-		default:	/* MISS or no fate: default path */
-			if (hit.act & TALLY_STEER_ACT_CONTINUE)
-				continue;	/* same table, later matchers */
-			return;
-		}
-	}
+	steer_burst(m, &pkt, 1, v);
 }

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Classification engine: the validated cache of steering structures
+ * (tally_model_cls.h) and the per-matcher burst hash.
+ *
+ * The hash is tally_steer_hash() (CRC32-C). lib/model is built for the
+ * baseline CPU, so the instruction path is a function built for SSE4.2 and
+ * chosen once at run time; the table path gives the same values.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <nmmintrin.h>
+#define CLS_HAVE_X86	1
+#else
+#define CLS_HAVE_X86	0
+#endif
+
+#include "tally_model_cls.h"
+#include "tally_model_priv.h"
+#include "tally_plat.h"
+
+static int
+cls_bad(struct tally_model *m, uint64_t addr)
+{
+	tally_model_fault(m, TALLY_FAULT_BAD_STEER, addr);
+	return -1;
+}
+
+static void
+cls_mt_free(struct tally_cls_mt *mt)
+{
+	tally_free(mt->gidx);
+	tally_free(mt->gmask);
+	mt->gidx = NULL;
+	mt->gmask = NULL;
+	mt->d = NULL;
+	mt->h_ok = false;
+}
+
+static void
+cls_tbl_free(struct tally_cls_tbl *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nm; i++)
+		cls_mt_free(&t->mt[i]);
+	tally_free(t->mt);
+	t->mt = NULL;
+	t->nm = 0;
+	t->ml_ok = false;
+}
+
+static void
+cls_flush(struct tally_model_cls *c)
+{
+	uint32_t i;
+
+	if (c->tbl != NULL) {
+		for (i = 0; i < c->root.num_tables; i++)
+			cls_tbl_free(&c->tbl[i]);
+		tally_free(c->tbl);
+		c->tbl = NULL;
+	}
+	c->root_ok = false;
+}
+
+struct tally_model_cls *
+tally_model_cls_get(struct tally_model *m)
+{
+	struct tally_model_cls *c = m->cls;
+
+	if (c == NULL) {
+		c = tally_zmalloc(sizeof(*c));
+		if (c == NULL)
+			return NULL;
+#if CLS_HAVE_X86
+		c->hw_crc = __builtin_cpu_supports("sse4.2");
+#endif
+		c->gen = __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE);
+		m->cls = c;
+	}
+	if (c->gen != __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE)) {
+		cls_flush(c);
+		c->gen = __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE);
+	}
+	return c;
+}
+
+void
+tally_model_cls_free(struct tally_model *m)
+{
+	if (m->cls == NULL)
+		return;
+	cls_flush(m->cls);
+	tally_free(m->cls);
+	m->cls = NULL;
+}
+
+void
+tally_model_cls_invalidate(struct tally_model *m)
+{
+	__atomic_fetch_add(&m->cls_gen, 1, __ATOMIC_RELEASE);
+}
+
+const struct tally_steer_root *
+tally_model_cls_root(struct tally_model *m, struct tally_model_cls *c)
+{
+	const struct tally_steer_root *root;
+	uint64_t iova = (uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_LO) |
+			(uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_HI) << 32;
+
+	if (c->root_ok && c->root_iova == iova)
+		return &c->root;
+	cls_flush(c);
+	root = STEER_DMA(m, iova, sizeof(*root), *root);
+	if (root == NULL)
+		return NULL;
+	if (root->magic != TALLY_STEER_ROOT_MAGIC ||
+	    TALLY_FIELD_GET(root->version, TALLY_STEER_ROOT_VER_MAJOR_M) != TALLY_STEER_FMT_MAJOR ||
+	    root->num_tables > TALLY_STEER_MAX_TABLES || root->num_rss > TALLY_STEER_MAX_RSS) {
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, iova);
+		return NULL;
+	}
+	c->root = *root;
+	/* the copy is what was validated, whatever the memory says later */
+	if (c->root.num_tables > TALLY_STEER_MAX_TABLES || c->root.num_rss > TALLY_STEER_MAX_RSS) {
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, iova);
+		return NULL;
+	}
+	if (c->root.num_tables > 0) {
+		c->tbl = tally_zmalloc((size_t)c->root.num_tables * sizeof(*c->tbl));
+		if (c->tbl == NULL)
+			return NULL;
+	}
+	c->root_iova = iova;
+	c->root_ok = true;
+	return &c->root;
+}
+
+static int
+cls_mlist(struct tally_model *m, struct tally_cls_tbl *t, uint64_t mliova)
+{
+	const struct tally_steer_mlist *ml;
+	struct tally_cls_mt *mt = NULL;
+	uint32_t n, i;
+
+	ml = STEER_DMA(m, mliova, sizeof(*ml), *ml);
+	if (ml == NULL)
+		return -1;
+	n = ml->num;
+	if (ml->magic != TALLY_STEER_MLIST_MAGIC || n > TALLY_STEER_MAX_MATCHERS)
+		return cls_bad(m, mliova);
+	ml = STEER_DMA(m, mliova, TALLY_STEER_MLIST_SIZE(n), *ml);
+	if (ml == NULL)
+		return -1;
+	if (n > 0) {
+		mt = tally_zmalloc((size_t)n * sizeof(*mt));
+		if (mt == NULL)
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		mt[i].miova = ml->matcher[i];
+	cls_tbl_free(t);
+	t->mt = mt;
+	t->nm = n;
+	t->mliova = mliova;
+	t->ml_ok = true;
+	return 0;
+}
+
+int
+tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
+		      uint32_t table, struct tally_cls_tbl **out)
+{
+	struct tally_cls_tbl *t;
+	uint64_t mliova;
+
+	*out = NULL;
+	if (table >= c->root.num_tables)
+		return cls_bad(m, c->root.tables_iova);
+	t = &c->tbl[table];
+	if (t->hw == NULL) {
+		t->hw = STEER_DMA(m, c->root.tables_iova + (uint64_t)table * sizeof(*t->hw),
+				  sizeof(*t->hw), *t->hw);
+		if (t->hw == NULL)
+			return -1;
+	}
+	/* pairs with the driver's release store of the matcher list */
+	mliova = __atomic_load_n(&t->hw->mlist, __ATOMIC_ACQUIRE);
+	if (mliova == 0)
+		return 0;
+	if (!t->ml_ok || t->mliova != mliova) {
+		if (cls_mlist(m, t, mliova) != 0)
+			return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+static int
+cls_desc(struct tally_model *m, struct tally_cls_mt *mt)
+{
+	const struct tally_steer_matcher_desc *d;
+	uint64_t miova = mt->miova;
+	uint32_t n, i;
+
+	d = STEER_DMA(m, miova, sizeof(*d), *d);
+	if (d == NULL)
+		return -1;
+	n = d->nwords;
+	if (d->magic != TALLY_STEER_MATCHER_MAGIC || n > TALLY_STEER_KEY_WORDS)
+		return cls_bad(m, miova);
+	d = STEER_DMA(m, miova, TALLY_STEER_MATCHER_SIZE(n), *d);
+	if (d == NULL)
+		return -1;
+	if (n > 0) {
+		mt->gidx = tally_zmalloc((size_t)n * sizeof(uint32_t));
+		mt->gmask = tally_zmalloc((size_t)n * sizeof(uint32_t));
+		if (mt->gidx == NULL || mt->gmask == NULL) {
+			cls_mt_free(mt);
+			return -1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		mt->gidx[i] = d->words[i].idx;
+		mt->gmask[i] = d->words[i].mask;
+		if (mt->gidx[i] >= TALLY_STEER_KEY_WORDS) {
+			cls_mt_free(mt);
+			return cls_bad(m, miova);
+		}
+	}
+	mt->nw = n;
+	mt->d = d;
+	return 0;
+}
+
+int
+tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
+{
+	const struct tally_steer_htab *h;
+	uint32_t log2, n, stride, seed, magic;
+	uint64_t hiova;
+
+	if (mt->d == NULL && cls_desc(m, mt) != 0)
+		return -1;
+	/* pairs with the driver's release store when it publishes/grows */
+	hiova = __atomic_load_n(&mt->d->htab, __ATOMIC_ACQUIRE);
+	if (mt->h_ok && mt->hiova == hiova)
+		return 0;
+	mt->h_ok = false;
+	n = mt->nw;
+	h = STEER_DMA(m, hiova, sizeof(*h), *h);
+	if (h == NULL)
+		return -1;
+	magic = h->magic;
+	log2 = h->log2_size;
+	stride = h->stride;
+	seed = h->seed;
+	if (magic != TALLY_STEER_HTAB_MAGIC || log2 > TALLY_STEER_HTAB_MAX_LOG2 ||
+	    h->nwords != n || stride != TALLY_STEER_ENTRY_SIZE(n))
+		return cls_bad(m, hiova);
+	h = STEER_DMA(m, hiova, TALLY_STEER_HTAB_SIZE(log2, n), *h);
+	if (h == NULL)
+		return -1;
+	mt->ent = (const uint8_t *)h + sizeof(*h);
+	mt->smask = (1u << log2) - 1;
+	mt->seed = seed;
+	mt->stride = stride;
+	mt->hiova = hiova;
+	mt->h_ok = true;
+	return 0;
+}
+
+static void
+cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	    uint32_t *slot)
+{
+	uint32_t j, i, h;
+
+	for (j = 0; j < n; j++) {
+		h = mt->seed;
+		for (i = 0; i < mt->nw; i++)
+			h = tally_crc32c_sw_u32(h, tally_cls_word(keys[j], mt, i));
+		slot[j] = h & mt->smask;
+		__builtin_prefetch(mt->ent + (size_t)slot[j] * mt->stride);
+	}
+}
+
+#if CLS_HAVE_X86
+/* The same CRC32-C with the instruction, two key words per step (the byte
+ * stream of two little-endian words is that of one 64-bit word). */
+__attribute__((target("sse4.2")))
+static void
+cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	    uint32_t *slot)
+{
+	uint32_t j, i, nw = mt->nw;
+	uint64_t h, v;
+
+	for (j = 0; j < n; j++) {
+		const uint8_t *k = keys[j];
+
+		h = mt->seed;
+		for (i = 0; i + 2 <= nw; i += 2) {
+			v = (uint64_t)tally_cls_word(k, mt, i) |
+			    (uint64_t)tally_cls_word(k, mt, i + 1) << 32;
+			h = _mm_crc32_u64(h, v);
+		}
+		if (i < nw)
+			h = _mm_crc32_u32((uint32_t)h, tally_cls_word(k, mt, i));
+		slot[j] = (uint32_t)h & mt->smask;
+		__builtin_prefetch(mt->ent + (size_t)slot[j] * mt->stride);
+	}
+}
+#endif
+
+void
+tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
+		     const uint8_t *const *keys, uint32_t n, uint32_t *slot)
+{
+#if CLS_HAVE_X86
+	if (c->hw_crc) {
+		cls_hash_hw(mt, keys, n, slot);
+		return;
+	}
+#endif
+	cls_hash_sw(mt, keys, n, slot);
+}

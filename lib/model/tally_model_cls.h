@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The classification engine's device-side cache of the steering structures
+ * (include/tally/tally_steer_fmt.h). Internal to lib/model.
+ *
+ * What is cached, and when it is validated again
+ *  - The root: validated when STEER_ROOT names a different IOVA than the
+ *    cached one, or after an invalidation (below). The root is immutable
+ *    while published (doc/spec.md, "Steering").
+ *  - A table: the host pointer of its table-array entry, validated at first
+ *    use; its matcher list, validated when the table's mlist word (loaded
+ *    with acquire on every burst) differs from the cached IOVA. Published
+ *    mlists are immutable, so equal pointer = same list.
+ *  - A matcher: its descriptor, validated at first use and copied (the
+ *    gather list: key word indexes and masks, so a later change to the
+ *    descriptor's memory cannot make the device read outside the key); its
+ *    hash array header, validated when the descriptor's htab word (loaded
+ *    with acquire on every burst) differs from the cached IOVA.
+ *  - Entries are never cached: they change in place without a doorbell.
+ *  - Invalidation: a FENCE request, a DMA region change and a device reset
+ *    bump m->cls_gen; the next burst drops every cached structure. After a
+ *    fence the driver may free and reuse memory, so the same IOVA may hold a
+ *    different structure: nothing read before the fence may be trusted.
+ * Whatever fails validation is not cached, so it faults again on every
+ * frame that reaches it, exactly as without the cache.
+ */
+#ifndef TALLY_MODEL_CLS_H
+#define TALLY_MODEL_CLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tally/tally_steer_fmt.h>
+#include "tally_model_dev.h"
+
+#define TALLY_CLS_BURST		64	/* frames classified together */
+
+/* STEER_DMA: host pointer for `len` bytes at iova, read as the structure
+ * `obj`: checked against the DMA regions (DMA fault) and for that
+ * structure's alignment (misaligned: BAD_STEER fault). */
+#define STEER_DMA(m, iova, len, obj) \
+	tally_model_dma_obj((m), (iova), (len), __alignof__(obj), \
+			    TALLY_FAULT_BAD_STEER)
+
+struct tally_cls_mt {
+	uint64_t miova;			/* descriptor IOVA, from the mlist */
+	const struct tally_steer_matcher_desc *d;	/* NULL: not validated */
+	uint32_t nw;			/* key words */
+	uint32_t *gidx;			/* gather: key word index, validated */
+	uint32_t *gmask;		/* gather: mask */
+	bool h_ok;			/* the fields below describe hiova */
+	uint64_t hiova;
+	const uint8_t *ent;		/* entry 0 of the hash array */
+	uint32_t smask;			/* slots - 1 */
+	uint32_t seed;
+	uint32_t stride;
+};
+
+struct tally_cls_tbl {
+	const struct tally_steer_tbl *hw;	/* NULL: not validated */
+	bool ml_ok;			/* mt[] holds the list at mliova */
+	uint64_t mliova;
+	uint32_t nm;
+	struct tally_cls_mt *mt;
+};
+
+struct tally_model_cls {
+	uint32_t gen;			/* m->cls_gen the cache was built under */
+	bool root_ok;
+	uint64_t root_iova;
+	struct tally_steer_root root;	/* validated copy */
+	struct tally_cls_tbl *tbl;	/* root.num_tables entries */
+	bool hw_crc;			/* the CPU has the CRC32-C instruction */
+};
+
+struct tally_model;
+
+/* The cache of m, created on first use; NULL when out of memory. */
+struct tally_model_cls *tally_model_cls_get(struct tally_model *m);
+void tally_model_cls_free(struct tally_model *m);
+/* Drop every cached structure at the next burst (fence, DMA regions, reset). */
+void tally_model_cls_invalidate(struct tally_model *m);
+
+/* Validated root, or NULL after recording a fault (one per call). */
+const struct tally_steer_root *tally_model_cls_root(struct tally_model *m,
+						    struct tally_model_cls *c);
+/* Table `table` with its matcher list; 0 or -1 after recording a fault (one
+ * per call). *out is NULL for a table without matchers. */
+int tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
+			  uint32_t table, struct tally_cls_tbl **out);
+/* Matcher validated for use; 0 or -1 after recording one fault. */
+int tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt);
+
+/* Slot of each key in mt's hash array; prefetches the slot. */
+void tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
+			  const uint8_t *const *keys, uint32_t n, uint32_t *slot);
+
+/* Masked key word i of key (little-endian 32-bit load). */
+static inline uint32_t
+tally_cls_word(const uint8_t *key, const struct tally_cls_mt *mt, uint32_t i)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t w;
+
+	__builtin_memcpy(&w, key + mt->gidx[i] * 4, 4);
+	return w & mt->gmask[i];
+#else
+	return tally_steer_key_word((const struct tally_match_key *)(const void *)key,
+				    mt->gidx[i]) & mt->gmask[i];
+#endif
+}
+
+#endif /* TALLY_MODEL_CLS_H */
