@@ -275,56 +275,71 @@ tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
 
 static void
 cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot)
+	    uint32_t *slot, uint32_t *w)
 {
-	uint32_t j, i, h;
+	uint32_t j, i, h, nw = mt->nw;
 
-	for (j = 0; j < n; j++) {
+	for (j = 0; j < n; j++, w += nw) {
 		h = mt->seed;
-		for (i = 0; i < mt->nw; i++)
-			h = tally_crc32c_sw_u32(h, tally_cls_word(keys[j], mt, i));
+		for (i = 0; i < nw; i++) {
+			w[i] = tally_cls_word(keys[j], mt, i);
+			h = tally_crc32c_sw_u32(h, w[i]);
+		}
 		slot[j] = h & mt->smask;
 		__builtin_prefetch(mt->ent + (size_t)slot[j] * mt->stride);
 	}
 }
 
-#if CLS_HAVE_X86
+#if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The same CRC32-C with the instruction, two key words per step (the byte
  * stream of two little-endian words is that of one 64-bit word). */
 __attribute__((target("sse4.2")))
 static void
 cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot)
+	    uint32_t *slot, uint32_t *restrict w)
 {
-	uint32_t j, i, nw = mt->nw;
+	const uint32_t *restrict gidx = mt->gidx, *restrict gmask = mt->gmask;
+	const uint8_t *ent = mt->ent;
+	uint32_t j, i, nw = mt->nw, smask = mt->smask, seed = mt->seed;
+	size_t stride = mt->stride;
 	uint64_t h, v;
 
-	for (j = 0; j < n; j++) {
+	for (j = 0; j < n; j++, w += nw) {
 		const uint8_t *k = keys[j];
 
-		h = mt->seed;
+		h = seed;
 		for (i = 0; i + 2 <= nw; i += 2) {
-			v = (uint64_t)tally_cls_word(k, mt, i) |
-			    (uint64_t)tally_cls_word(k, mt, i + 1) << 32;
+			uint32_t a, b;
+
+			__builtin_memcpy(&a, k + gidx[i] * 4, 4);
+			__builtin_memcpy(&b, k + gidx[i + 1] * 4, 4);
+			w[i] = a & gmask[i];
+			w[i + 1] = b & gmask[i + 1];
+			v = (uint64_t)w[i] | (uint64_t)w[i + 1] << 32;
 			h = _mm_crc32_u64(h, v);
 		}
-		if (i < nw)
-			h = _mm_crc32_u32((uint32_t)h, tally_cls_word(k, mt, i));
-		slot[j] = (uint32_t)h & mt->smask;
-		__builtin_prefetch(mt->ent + (size_t)slot[j] * mt->stride);
+		if (i < nw) {
+			uint32_t a;
+
+			__builtin_memcpy(&a, k + gidx[i] * 4, 4);
+			w[i] = a & gmask[i];
+			h = _mm_crc32_u32((uint32_t)h, w[i]);
+		}
+		slot[j] = (uint32_t)h & smask;
+		__builtin_prefetch(ent + (size_t)slot[j] * stride);
 	}
 }
 #endif
 
 void
 tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-		     const uint8_t *const *keys, uint32_t n, uint32_t *slot)
+		     const uint8_t *const *keys, uint32_t n, uint32_t *slot, uint32_t *w)
 {
-#if CLS_HAVE_X86
+#if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (c->hw_crc) {
-		cls_hash_hw(mt, keys, n, slot);
+		cls_hash_hw(mt, keys, n, slot, w);
 		return;
 	}
 #endif
-	cls_hash_sw(mt, keys, n, slot);
+	cls_hash_sw(mt, keys, n, slot, w);
 }

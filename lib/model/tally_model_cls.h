@@ -71,6 +71,7 @@ struct tally_model_cls {
 	struct tally_steer_root root;	/* validated copy */
 	struct tally_cls_tbl *tbl;	/* root.num_tables entries */
 	bool hw_crc;			/* the CPU has the CRC32-C instruction */
+	uint32_t w[TALLY_CLS_BURST * TALLY_STEER_KEY_WORDS];	/* masked words of a burst */
 };
 
 struct tally_model;
@@ -91,9 +92,11 @@ int tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
 /* Matcher validated for use; 0 or -1 after recording one fault. */
 int tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt);
 
-/* Slot of each key in mt's hash array; prefetches the slot. */
+/* Masked key words of each key into w[j * mt->nw ..], and its slot in mt's
+ * hash array (prefetched). */
 void tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-			  const uint8_t *const *keys, uint32_t n, uint32_t *slot);
+			  const uint8_t *const *keys, uint32_t n, uint32_t *slot,
+			  uint32_t *w);
 
 /* Masked key word i of key (little-endian 32-bit load). */
 static inline uint32_t

@@ -52,59 +52,52 @@ struct steer_st {
 	struct steer_hit hit;
 };
 
-/* Read one entry consistently: HIT if it is VALID and its key equals the
- * frame's masked key words; *stop at an EMPTY entry. */
-static enum steer_res
-steer_entry_match(const struct tally_steer_entry *e, const uint8_t *key,
-		  const struct tally_cls_mt *mt, struct steer_hit *hit, bool *stop)
+/*
+ * Probe mt's hash array from slot s for the masked key words w. An entry is
+ * read under its ctrl sequence word: ctrl (acquire), then the key; a key
+ * that differs is no hit whatever happened meanwhile (a rule rewritten
+ * under us is being deleted or inserted: either order is correct). A key
+ * that matches is confirmed by reading the actions and then ctrl again; if
+ * ctrl changed, the entry is read again (at most STEER_ENTRY_RETRIES times:
+ * then it is not visible yet).
+ */
+static bool
+steer_probe(const struct tally_cls_mt *mt, const uint32_t *restrict w, uint32_t s,
+	    struct steer_hit *restrict hit)
 {
-	uint32_t c1, c2, i, r, n = mt->nw;
-	bool eq;
+	const uint8_t *ent = mt->ent;
+	uint32_t i, k, n = mt->nw, smask = mt->smask, c1, c2, r = 0, diff;
+	size_t stride = mt->stride;
+	const struct tally_steer_entry *e;
 
-	*stop = false;
-	for (r = 0; r < STEER_ENTRY_RETRIES; r++) {
+	for (i = 0; i <= smask; i++, s = (s + 1) & smask) {
+		e = (const struct tally_steer_entry *)(const void *)(ent + (size_t)s * stride);
+again:
 		/* pairs with the driver's release store of ctrl */
 		c1 = __atomic_load_n(&e->ctrl, __ATOMIC_ACQUIRE);
 		switch (TALLY_FIELD_GET(c1, TALLY_STEER_CTRL_STATE_M)) {
 		case TALLY_STEER_S_EMPTY:
-			*stop = true;
-			return STEER_MISS;
+			return false;
 		case TALLY_STEER_S_VALID:
 			break;
 		default:
-			return STEER_MISS;	/* TOMB/BUSY: keep probing */
+			continue;	/* TOMB/BUSY: keep probing */
 		}
-		eq = true;
-		for (i = 0; i < n && eq; i++)
-			eq = __atomic_load_n(&e->key[i], __ATOMIC_RELAXED) ==
-			     tally_cls_word(key, mt, i);
+		diff = 0;
+		for (k = 0; k < n; k++)
+			diff |= __atomic_load_n(&e->key[k], __ATOMIC_RELAXED) ^ w[k];
+		if (diff != 0)
+			continue;
 		hit->act = __atomic_load_n(&e->act, __ATOMIC_RELAXED);
 		hit->mark = __atomic_load_n(&e->mark, __ATOMIC_RELAXED);
 		hit->fate = __atomic_load_n(&e->fate, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		c2 = __atomic_load_n(&e->ctrl, __ATOMIC_RELAXED);
 		if (c1 == c2)
-			return eq ? STEER_HIT : STEER_MISS;
-	}
-	return STEER_MISS;	/* rewritten under us repeatedly: not visible yet */
-}
-
-/* Probe mt's hash array from slot s for key. */
-static bool
-steer_probe(const struct tally_cls_mt *mt, const uint8_t *key, uint32_t s,
-	    struct steer_hit *hit)
-{
-	uint32_t i;
-	bool stop;
-
-	for (i = 0; i <= mt->smask; i++, s = (s + 1) & mt->smask) {
-		const struct tally_steer_entry *e = (const struct tally_steer_entry *)
-			(const void *)(mt->ent + (size_t)s * mt->stride);
-
-		if (steer_entry_match(e, key, mt, hit, &stop) == STEER_HIT)
 			return true;
-		if (stop)
-			break;
+		if (++r < STEER_ENTRY_RETRIES)
+			goto again;
+		r = 0;	/* rewritten under us repeatedly: not visible yet */
 	}
 	return false;
 }
@@ -122,6 +115,7 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 	const uint8_t *keys[TALLY_CLS_BURST];
 	uint16_t idx[TALLY_CLS_BURST];
 	uint32_t slot[TALLY_CLS_BURST];
+	uint32_t *w = c->w;	/* masked key words, mt->nw per frame */
 	uint32_t i, j, k, left = ns;
 
 	for (i = 0; i < t->nm && left > 0; i++) {
@@ -154,11 +148,11 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 			memmove(keys, &keys[j], (k - j) * sizeof(keys[0]));
 			k -= j;
 		}
-		tally_model_cls_hash(c, mt, keys, k, slot);
+		tally_model_cls_hash(c, mt, keys, k, slot, w);
 		for (j = 0; j < k; j++) {
 			struct steer_st *s = &st[idx[j]];
 
-			if (steer_probe(mt, keys[j], slot[j], &s->hit)) {
+			if (steer_probe(mt, &w[j * mt->nw], slot[j], &s->hit)) {
 				s->res = STEER_HIT;
 				s->hit_mt = i;
 				left--;

@@ -29,6 +29,7 @@
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 #include "tally_logs.h"
+#include "tally_steer_place.h"
 
 /* ---- device-visible memory for lib/steer ---------------------------------- */
 
@@ -547,6 +548,8 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 	}
+	/* TCP and UDP rules with the same port masks share a matcher */
+	tally_steer_merge_ports(&m.mask, &m.value);
 	flow->matcher = matcher_get(fc, attr->group, attr->priority, &m.mask,
 				    error, &ret);
 	if (flow->matcher == NULL)
