@@ -191,6 +191,11 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		tally_model_bar_wr(m, TALLY_REG_FENCE_DONE, val);
 		return;
 	}
+	if (off == TALLY_REG_STEER_ROOT_LO || off == TALLY_REG_STEER_ROOT_HI ||
+	    off == TALLY_REG_STEER_CTRL) {
+		tally_model_cls_invalidate(m);	/* (re)published root */
+		return;
+	}
 	if (off == TALLY_REG_CCNT_CMD) {
 		tally_model_ccnt_cmd(m, val);
 		return;

@@ -11,6 +11,14 @@
  * Then a third of the rules are deleted and the comparison repeats. Some
  * keys come from real frames through the model's parser.
  *
+ * The burst form (tally_model_steer_classify_burst) is compared the same
+ * way, in bursts of 1, 31, 32, 33, 64, 65 and 100 frames (the engine works
+ * in chunks of 64) with hits and misses mixed, and with churn: rules
+ * inserted and deleted between bursts, new matchers (a new matcher list),
+ * hash arrays migrating, and fences after which the freed memory is
+ * poisoned - a device that trusted a stale cached structure would read the
+ * poison.
+ *
  * Runs with a fixed seed and one random seed; the seed is printed on failure.
  */
 #include <stdlib.h>
@@ -26,6 +34,8 @@
 #define NCOUNTERS	200
 #define NRSS		3
 #define NRULES		1500
+#define NRULES_CAP	(2 * NRULES)	/* churn inserts more */
+#define BURST_MAX	100
 #define NKEYS		10000
 #define NFRAMES		1000
 #define ARENA_LEN	(1ull << 30)
@@ -288,7 +298,8 @@ add_rules(struct diff *d, uint32_t n)
 		d->nrules++;
 		d->live++;
 	}
-	printf("  %u rules inserted, %u duplicates refused\n", n - dups, dups);
+	if (n > 16)
+		printf("  %u rules inserted, %u duplicates refused\n", n - dups, dups);
 	return TEST_SUCCESS;
 }
 
@@ -412,6 +423,78 @@ delete_some(struct diff *d)
 	return TEST_SUCCESS;
 }
 
+static const uint32_t burst_sizes[] = { 1, 31, 32, 33, 64, 65, 100 };
+#define NBURST_SIZES	(sizeof(burst_sizes) / sizeof(burst_sizes[0]))
+
+/* Between bursts: a few inserts (sometimes in a new matcher), a few
+ * deletes, sometimes a fence that frees (and poisons) retired memory. */
+static int
+churn(struct diff *d, uint32_t *ins, uint32_t *del)
+{
+	uint32_t k = rnd(d, 4), i, j;
+
+	if (d->nrules + 8 < NRULES_CAP) {
+		TEST_ASSERT_EQ(add_rules(d, k), TEST_SUCCESS, "churn insert");
+		*ins += k;
+	}
+	for (i = rnd(d, 4); i > 0 && d->live > 0; i--) {
+		j = rnd(d, d->nrules);
+		if (!d->rules[j].live)
+			continue;
+		TEST_ASSERT_EQ(tally_steer_rule_delete(d->rules[j].h), 0,
+			       "churn delete (seed %u)", d->seed);
+		d->rules[j].live = false;
+		d->live--;
+		(*del)++;
+	}
+	if (rnd(d, 8) == 0)
+		TEST_ASSERT_EQ(tally_steer_ctx_sync(d->ctx, 1000000), 0, "fence");
+	return TEST_SUCCESS;
+}
+
+static int
+run_bursts(struct diff *d, uint32_t n, bool with_churn)
+{
+	struct tally_model_pkt *pkts = calloc(BURST_MAX, sizeof(*pkts));
+	const struct tally_model_pkt *pp[BURST_MAX];
+	struct tally_model_verdict got[BURST_MAX], exp;
+	uint32_t done = 0, b = 0, i, k, hits = 0, ins = 0, del = 0, nb = 0;
+	int rc = TEST_SUCCESS;
+
+	TEST_ASSERT(pkts != NULL, "");
+	while (done < n && rc == TEST_SUCCESS) {
+		k = TALLY_MIN(burst_sizes[b++ % NBURST_SIZES], n - done);
+		for (i = 0; i < k; i++) {
+			memset(&pkts[i], 0, sizeof(pkts[i]));
+			rand_value(d, &pkts[i].key);
+			pkts[i].len = 60 + rnd(d, 1455);
+			pp[i] = &pkts[i];
+		}
+		memset(got, 0xee, sizeof(got));
+		tally_model_steer_classify_burst(d->m, pp, k, got);
+		for (i = 0; i < k && rc == TEST_SUCCESS; i++) {
+			ref_classify(d, &pkts[i].key, pkts[i].len, &exp);
+			rc = compare_verdicts(d, &got[i], &exp, done + i);
+			hits += exp.flags != 0;
+		}
+		done += k;
+		nb++;
+		if (rc == TEST_SUCCESS && with_churn)
+			rc = churn(d, &ins, &del);
+	}
+	free(pkts);
+	if (rc != TEST_SUCCESS) {
+		fprintf(stderr, "  seed %u: burst verdict differs (burst %u of %u frames)\n",
+			d->seed, nb, k);
+		return rc;
+	}
+	printf("  %u keys in %u bursts, %u with a steering verdict", n, nb, hits);
+	if (with_churn)
+		printf(", %u insertions tried and %u rules deleted between bursts", ins, del);
+	printf("\n");
+	return TEST_SUCCESS;
+}
+
 static int
 diff_setup(struct diff *d)
 {
@@ -450,7 +533,7 @@ diff_setup(struct diff *d)
 		TEST_ASSERT_EQ(tally_steer_table_create(d->ctx, i, &d->t[i]), 0, "");
 	d->bank = 8192;
 	d->ref_cnt = calloc(d->bank, sizeof(*d->ref_cnt));
-	d->rules = calloc(NRULES, sizeof(*d->rules));
+	d->rules = calloc(NRULES_CAP, sizeof(*d->rules));
 	TEST_ASSERT(d->ref_cnt != NULL && d->rules != NULL, "");
 	for (i = 0; i < NCOUNTERS; i++)
 		TEST_ASSERT_EQ(tally_cnt_alloc(d->pool, &d->cnt[i]), 0, "");
@@ -498,11 +581,17 @@ diff_run(unsigned int seed)
 	if (rc == TEST_SUCCESS)
 		rc = run_frames(d, NFRAMES);
 	if (rc == TEST_SUCCESS)
+		rc = run_bursts(d, NKEYS, false);
+	if (rc == TEST_SUCCESS)
 		rc = compare_counters(d);
 	if (rc == TEST_SUCCESS)
 		rc = delete_some(d);
 	if (rc == TEST_SUCCESS)
 		rc = run_keys(d, NKEYS / 2);
+	if (rc == TEST_SUCCESS)
+		rc = compare_counters(d);
+	if (rc == TEST_SUCCESS)
+		rc = run_bursts(d, NKEYS, true);
 	if (rc == TEST_SUCCESS)
 		rc = compare_counters(d);
 	if (rc == TEST_SUCCESS &&
