@@ -108,8 +108,9 @@ const struct tally_steer_root *
 tally_model_cls_root(struct tally_model *m, struct tally_model_cls *c)
 {
 	const struct tally_steer_root *root;
-	uint64_t iova = (uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_LO) |
-			(uint64_t)tally_model_reg(m, TALLY_REG_STEER_ROOT_HI) << 32;
+	/* RW registers: the BAR holds what the driver wrote */
+	uint64_t iova = (uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_LO) |
+			(uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_HI) << 32;
 
 	if (c->root_ok && c->root_iova == iova)
 		return &c->root;
@@ -292,15 +293,17 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The same CRC32-C with the instruction, two key words per step (the byte
- * stream of two little-endian words is that of one 64-bit word). */
-__attribute__((target("sse4.2")))
-static void
-cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot, uint32_t *restrict w)
+ * stream of two little-endian words is that of one 64-bit word). Inlined
+ * with a constant nw for the common sizes, so the gather list stays in
+ * registers and the word loop unrolls. */
+__attribute__((target("sse4.2"), always_inline))
+static inline void
+cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	      uint32_t *slot, uint32_t *restrict w, const uint32_t nw)
 {
 	const uint32_t *restrict gidx = mt->gidx, *restrict gmask = mt->gmask;
 	const uint8_t *ent = mt->ent;
-	uint32_t j, i, nw = mt->nw, smask = mt->smask, seed = mt->seed;
+	uint32_t j, i, smask = mt->smask, seed = mt->seed;
 	size_t stride = mt->stride;
 	uint64_t h, v;
 
@@ -327,6 +330,24 @@ cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 		}
 		slot[j] = (uint32_t)h & smask;
 		__builtin_prefetch(ent + (size_t)slot[j] * stride);
+	}
+}
+
+__attribute__((target("sse4.2")))
+static void
+cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	    uint32_t *slot, uint32_t *w)
+{
+	switch (mt->nw) {
+	case 1: cls_hash_hw_n(mt, keys, n, slot, w, 1); break;
+	case 2: cls_hash_hw_n(mt, keys, n, slot, w, 2); break;
+	case 3: cls_hash_hw_n(mt, keys, n, slot, w, 3); break;
+	case 4: cls_hash_hw_n(mt, keys, n, slot, w, 4); break;
+	case 5: cls_hash_hw_n(mt, keys, n, slot, w, 5); break;
+	case 6: cls_hash_hw_n(mt, keys, n, slot, w, 6); break;
+	case 7: cls_hash_hw_n(mt, keys, n, slot, w, 7); break;
+	case 8: cls_hash_hw_n(mt, keys, n, slot, w, 8); break;
+	default: cls_hash_hw_n(mt, keys, n, slot, w, mt->nw); break;
 	}
 }
 #endif

@@ -61,12 +61,12 @@ struct steer_st {
  * ctrl changed, the entry is read again (at most STEER_ENTRY_RETRIES times:
  * then it is not visible yet).
  */
-static bool
+static inline __attribute__((always_inline)) bool
 steer_probe(const struct tally_cls_mt *mt, const uint32_t *restrict w, uint32_t s,
-	    struct steer_hit *restrict hit)
+	    struct steer_hit *restrict hit, const uint32_t n)
 {
 	const uint8_t *ent = mt->ent;
-	uint32_t i, k, n = mt->nw, smask = mt->smask, c1, c2, r = 0, diff;
+	uint32_t i, k, smask = mt->smask, c1, c2, r = 0, diff;
 	size_t stride = mt->stride;
 	const struct tally_steer_entry *e;
 
@@ -102,6 +102,40 @@ again:
 	return false;
 }
 
+static inline __attribute__((always_inline)) void
+steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
+	      const uint32_t *slot, const uint32_t *w, struct steer_st *st, uint32_t mi,
+	      const uint32_t nw)
+{
+	uint32_t j;
+
+	for (j = 0; j < k; j++) {
+		struct steer_st *s = &st[idx[j]];
+
+		if (steer_probe(mt, &w[j * nw], slot[j], &s->hit, nw)) {
+			s->res = STEER_HIT;
+			s->hit_mt = mi;
+		}
+	}
+}
+
+/* Probe matcher mi for frames idx[0..k) (slots and masked words from
+ * tally_model_cls_hash); the common key sizes get an unrolled compare. */
+static void
+steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
+		const uint32_t *slot, const uint32_t *w, struct steer_st *st, uint32_t mi)
+{
+	switch (mt->nw) {
+	case 1: steer_probe_n(mt, idx, k, slot, w, st, mi, 1); break;
+	case 2: steer_probe_n(mt, idx, k, slot, w, st, mi, 2); break;
+	case 3: steer_probe_n(mt, idx, k, slot, w, st, mi, 3); break;
+	case 4: steer_probe_n(mt, idx, k, slot, w, st, mi, 4); break;
+	case 5: steer_probe_n(mt, idx, k, slot, w, st, mi, 5); break;
+	case 6: steer_probe_n(mt, idx, k, slot, w, st, mi, 6); break;
+	default: steer_probe_n(mt, idx, k, slot, w, st, mi, mt->nw); break;
+	}
+}
+
 /*
  * Frames sel[0..ns) are at table t (validated, matchers cached). Try the
  * matchers in list order; each frame from its own `next` on, and only until
@@ -112,56 +146,64 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 		  struct tally_cls_tbl *t, const struct tally_model_pkt *const *pkts,
 		  struct steer_st *st, const uint16_t *sel, uint32_t ns)
 {
-	const uint8_t *keys[TALLY_CLS_BURST];
-	uint16_t idx[TALLY_CLS_BURST];
+	const uint8_t *pkey[TALLY_CLS_BURST], *skey[TALLY_CLS_BURST], **keys;
+	uint16_t pidx[TALLY_CLS_BURST], sidx[TALLY_CLS_BURST], *idx;
 	uint32_t slot[TALLY_CLS_BURST];
 	uint32_t *w = c->w;	/* masked key words, mt->nw per frame */
-	uint32_t i, j, k, left = ns;
+	uint32_t i, j, k, np = 0, maxnext = 0;
 
-	for (i = 0; i < t->nm && left > 0; i++) {
+	/* pending frames, in burst order */
+	for (j = 0; j < ns; j++) {
+		pidx[np] = sel[j];
+		pkey[np++] = pkts[sel[j]]->key.b;
+		maxnext = TALLY_MAX(maxnext, st[sel[j]].next);
+	}
+	for (i = 0; i < t->nm && np > 0; i++) {
 		struct tally_cls_mt *mt = &t->mt[i];
 
-		k = 0;
-		for (j = 0; j < ns; j++) {
-			struct steer_st *s = &st[sel[j]];
-
-			if (s->res == STEER_PEND && s->next <= i) {
-				idx[k] = sel[j];
-				keys[k++] = pkts[sel[j]]->key.b;
+		idx = pidx;
+		keys = pkey;
+		k = np;
+		if (i < maxnext) {	/* some frames start later (CONTINUE) */
+			for (j = 0, k = 0; j < np; j++) {
+				if (st[pidx[j]].next > i)
+					continue;
+				sidx[k] = pidx[j];
+				skey[k++] = pkey[j];
 			}
+			idx = sidx;
+			keys = skey;
+			if (k == 0)
+				continue;
 		}
-		if (k == 0)
-			continue;
 		if (tally_model_cls_matcher(m, mt) != 0) {
 			/* one fault per frame that reached the matcher, as
 			 * when each walks alone (nothing bad is cached) */
 			st[idx[0]].res = STEER_FAULT;
 			for (j = 1; j < k; j++) {
 				if (tally_model_cls_matcher(m, mt) == 0)
-					break;	/* fixed meanwhile: cannot happen here */
+					break;	/* valid now (memory fixed meanwhile) */
 				st[idx[j]].res = STEER_FAULT;
 			}
-			left -= j;
-			if (j == k)
-				continue;
-			memmove(idx, &idx[j], (k - j) * sizeof(idx[0]));
-			memmove(keys, &keys[j], (k - j) * sizeof(keys[0]));
+			keys += j;
+			idx += j;
 			k -= j;
 		}
-		tally_model_cls_hash(c, mt, keys, k, slot, w);
-		for (j = 0; j < k; j++) {
-			struct steer_st *s = &st[idx[j]];
-
-			if (steer_probe(mt, &w[j * mt->nw], slot[j], &s->hit)) {
-				s->res = STEER_HIT;
-				s->hit_mt = i;
-				left--;
-			}
+		if (k > 0) {
+			tally_model_cls_hash(c, mt, keys, k, slot, w);
+			steer_probe_all(mt, idx, k, slot, w, st, i);
 		}
+		/* drop resolved frames from the pending list */
+		for (j = 0, k = 0; j < np; j++) {
+			if (st[pidx[j]].res != STEER_PEND)
+				continue;
+			pidx[k] = pidx[j];
+			pkey[k++] = pkey[j];
+		}
+		np = k;
 	}
-	for (j = 0; j < ns; j++)
-		if (st[sel[j]].res == STEER_PEND)
-			st[sel[j]].res = STEER_MISS;
+	for (j = 0; j < np; j++)
+		st[pidx[j]].res = STEER_MISS;
 }
 
 static bool
@@ -324,7 +366,7 @@ steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
 	uint32_t i;
 
 	memset(v, 0, n * sizeof(*v));
-	if (!(tally_model_reg(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
+	if (!(tally_model_bar_rd(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
 		return;
 	c = tally_model_cls_get(m);
 	root = c != NULL ? tally_model_cls_root(m, c) : NULL;
