@@ -51,7 +51,14 @@
  *  - A table's mlist pointer and a matcher's htab pointer are published with
  *    release stores after the pointed-to memory is fully written; the device
  *    loads them with acquire. Published mlists, matcher descriptors (except
- *    their htab word) and RSS sets are immutable; a change builds a new copy.
+ *    their htab word), hash array headers and RSS sets are immutable; a
+ *    change builds a new copy. The root is immutable while STEER_ROOT names
+ *    it; write STEER_ROOT/STEER_CTRL again after changing it.
+ *  - The device validates each of those once per publication and caches it
+ *    (doc/spec.md, "Publication and the device's cache"): it compares the
+ *    mlist and htab pointers on every burst, and drops its cache on FENCE,
+ *    DMA region and STEER_ROOT/STEER_CTRL writes and on reset. Entries are
+ *    never cached.
  *  - An entry's ctrl word is a sequence lock: state in bits 1:0, a generation
  *    in bits 31:2 that changes on every state change. The driver writes
  *    ctrl = BUSY, then the fields, then ctrl = VALID with a release store;
