@@ -149,12 +149,26 @@ struct tally_steer_htab {
 	uint32_t nwords;		/* must equal the matcher's nwords */
 	uint32_t stride;		/* bytes per entry = TALLY_STEER_ENTRY_SIZE(nwords) */
 	uint32_t seed;			/* tally_steer_hash() seed */
-	uint32_t rsvd[11];
-	/* entries follow, 64-byte aligned */
+	uint32_t flags;			/* TALLY_STEER_HTAB_F_* */
+#define  TALLY_STEER_HTAB_F_FILTER	TALLY_BIT(0)	/* presence filter follows the entries */
+	uint32_t rsvd[10];
+	/* entries follow, 64-byte aligned; then, with F_FILTER, the filter */
 };
 TALLY_STATIC_SIZE(struct tally_steer_htab, 64);
 #define TALLY_STEER_HTAB_SIZE(log2, nwords) \
 	(sizeof(struct tally_steer_htab) + ((size_t)1 << (log2)) * TALLY_STEER_ENTRY_SIZE(nwords))
+/*
+ * Presence filter (F_FILTER): 2^(log2 + 3) bits (one byte per slot) right
+ * after the entries. The driver sets bit tally_steer_filter_bit(hash) of
+ * every rule it writes into the array before the entry turns VALID, and
+ * never clears one (a rebuilt array starts with a filter of its live rules
+ * only). The device skips the probe of a key whose bit is clear: no rule
+ * of this array can match it. Deleted rules leave their bit set (a false
+ * positive costs the probe, nothing else).
+ */
+#define TALLY_STEER_FILTER_SIZE(log2)	((size_t)1 << (log2))	/* bytes */
+#define TALLY_STEER_HTAB_FSIZE(log2, nwords) \
+	(TALLY_STEER_HTAB_SIZE(log2, nwords) + TALLY_STEER_FILTER_SIZE(log2))
 
 /* ---- hash array entry = rule ----------------------------------------------- */
 enum tally_steer_state {
@@ -197,6 +211,30 @@ struct tally_steer_entry {
 };
 TALLY_STATIC_SIZE(struct tally_steer_entry, 16);
 #define TALLY_STEER_ENTRY_SIZE(nwords)	(sizeof(struct tally_steer_entry) + (size_t)(nwords) * 4)
+
+/* Filter of the array whose entry 0 is at ent (see F_FILTER). */
+static inline uint8_t *
+tally_steer_filter(const void *ent, uint32_t log2, size_t stride)
+{
+	return (uint8_t *)(uintptr_t)ent + (stride << log2);
+}
+
+/* Filter bit of a key of hash `hash` in an array of 2^log2 slots. */
+static inline uint32_t
+tally_steer_filter_bit(uint32_t hash, uint32_t log2)
+{
+	return hash & ((8u << log2) - 1);
+}
+
+/* Driver: mark hash present (before the entry turns VALID). */
+static inline void
+tally_steer_filter_add(void *ent, uint32_t log2, size_t stride, uint32_t hash)
+{
+	uint32_t b = tally_steer_filter_bit(hash, log2);
+
+	__atomic_fetch_or(&tally_steer_filter(ent, log2, stride)[b >> 3],
+			  (uint8_t)(1u << (b & 7)), __ATOMIC_RELAXED);
+}
 
 /* ---- RSS queue set -------------------------------------------------------- */
 #define TALLY_STEER_RSS_MAX_QUEUES	16

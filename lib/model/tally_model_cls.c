@@ -241,7 +241,8 @@ int
 tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
 {
 	const struct tally_steer_htab *h;
-	uint32_t log2, n, stride, seed, magic;
+	uint32_t log2, n, stride, seed, magic, flags;
+	size_t size;
 	uint64_t hiova;
 
 	if (mt->d == NULL && cls_desc(m, mt) != 0)
@@ -259,19 +260,38 @@ tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
 	log2 = h->log2_size;
 	stride = h->stride;
 	seed = h->seed;
+	flags = h->flags;
 	if (magic != TALLY_STEER_HTAB_MAGIC || log2 > TALLY_STEER_HTAB_MAX_LOG2 ||
-	    h->nwords != n || stride != TALLY_STEER_ENTRY_SIZE(n))
+	    h->nwords != n || stride != TALLY_STEER_ENTRY_SIZE(n) ||
+	    (flags & ~TALLY_STEER_HTAB_F_FILTER) != 0)
 		return cls_bad(m, hiova);
-	h = STEER_DMA(m, hiova, TALLY_STEER_HTAB_SIZE(log2, n), *h);
+	size = (flags & TALLY_STEER_HTAB_F_FILTER) ? TALLY_STEER_HTAB_FSIZE(log2, n) :
+						     TALLY_STEER_HTAB_SIZE(log2, n);
+	h = STEER_DMA(m, hiova, size, *h);
 	if (h == NULL)
 		return -1;
 	mt->ent = (const uint8_t *)h + sizeof(*h);
+	mt->filter = NULL;
+	if (flags & TALLY_STEER_HTAB_F_FILTER) {
+		mt->filter = tally_steer_filter(mt->ent, log2, stride);
+		mt->fmask = (8u << log2) - 1;
+	}
 	mt->smask = (1u << log2) - 1;
 	mt->seed = seed;
 	mt->stride = stride;
 	mt->hiova = hiova;
 	mt->h_ok = true;
 	return 0;
+}
+
+/* What the probe of hash h reads first: the filter byte, else the slot. */
+static inline void
+cls_prefetch(const struct tally_cls_mt *mt, uint32_t h)
+{
+	if (mt->filter != NULL)
+		__builtin_prefetch(mt->filter + ((h & mt->fmask) >> 3));
+	else
+		__builtin_prefetch(mt->ent + (size_t)(h & mt->smask) * mt->stride);
 }
 
 static void
@@ -286,8 +306,8 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 			w[i] = tally_cls_word(keys[j], mt, i);
 			h = tally_crc32c_sw_u32(h, w[i]);
 		}
-		slot[j] = h & mt->smask;
-		__builtin_prefetch(mt->ent + (size_t)slot[j] * mt->stride);
+		slot[j] = h;
+		cls_prefetch(mt, h);
 	}
 }
 
@@ -302,9 +322,7 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 	      uint32_t *slot, uint32_t *restrict w, const uint32_t nw)
 {
 	const uint32_t *restrict gidx = mt->gidx, *restrict gmask = mt->gmask;
-	const uint8_t *ent = mt->ent;
-	uint32_t j, i, smask = mt->smask, seed = mt->seed;
-	size_t stride = mt->stride;
+	uint32_t j, i, seed = mt->seed;
 	uint64_t h, v;
 
 	for (j = 0; j < n; j++, w += nw) {
@@ -328,8 +346,8 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 			w[i] = a & gmask[i];
 			h = _mm_crc32_u32((uint32_t)h, w[i]);
 		}
-		slot[j] = (uint32_t)h & smask;
-		__builtin_prefetch(ent + (size_t)slot[j] * stride);
+		slot[j] = (uint32_t)h;
+		cls_prefetch(mt, (uint32_t)h);
 	}
 }
 

@@ -52,6 +52,8 @@ struct tally_cls_mt {
 	uint64_t hiova;
 	const uint8_t *ent;		/* entry 0 of the hash array */
 	uint32_t smask;			/* slots - 1 */
+	const uint8_t *filter;		/* presence filter, NULL: none (F_FILTER) */
+	uint32_t fmask;			/* filter bits - 1 */
 	uint32_t seed;
 	uint32_t stride;
 };
@@ -92,10 +94,10 @@ int tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
 /* Matcher validated for use; 0 or -1 after recording one fault. */
 int tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt);
 
-/* Masked key words of each key into w[j * mt->nw ..], and its slot in mt's
- * hash array (prefetched). */
+/* Masked key words of each key into w[j * mt->nw ..] and their hash into
+ * hv[j]; prefetches the filter byte (or the slot, without a filter). */
 void tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-			  const uint8_t *const *keys, uint32_t n, uint32_t *slot,
+			  const uint8_t *const *keys, uint32_t n, uint32_t *hv,
 			  uint32_t *w);
 
 /* Masked key word i of key (little-endian 32-bit load). */

@@ -103,36 +103,59 @@ again:
 }
 
 static inline __attribute__((always_inline)) void
-steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
-	      const uint32_t *slot, const uint32_t *w, struct steer_st *st, uint32_t mi,
-	      const uint32_t nw)
+steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *sel,
+	      uint32_t k, const uint32_t *hv, const uint32_t *w, struct steer_st *st,
+	      uint32_t mi, const uint32_t nw)
 {
-	uint32_t j;
+	uint32_t j, q;
 
-	for (j = 0; j < k; j++) {
-		struct steer_st *s = &st[idx[j]];
+	for (q = 0; q < k; q++) {
+		struct steer_st *s;
 
-		if (steer_probe(mt, &w[j * nw], slot[j], &s->hit, nw)) {
+		j = sel != NULL ? sel[q] : q;
+		s = &st[idx[j]];
+		if (steer_probe(mt, &w[j * nw], hv[j] & mt->smask, &s->hit, nw)) {
 			s->res = STEER_HIT;
 			s->hit_mt = mi;
 		}
 	}
 }
 
-/* Probe matcher mi for frames idx[0..k) (slots and masked words from
- * tally_model_cls_hash); the common key sizes get an unrolled compare. */
+/*
+ * Probe matcher mi for frames idx[0..k) (hashes and masked words from
+ * tally_model_cls_hash); the common key sizes get an unrolled compare. With
+ * a presence filter, only the frames whose bit is set are probed (their
+ * slots prefetched first); the others miss here.
+ */
 static void
 steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
-		const uint32_t *slot, const uint32_t *w, struct steer_st *st, uint32_t mi)
+		const uint32_t *hv, const uint32_t *w, struct steer_st *st, uint32_t mi)
 {
+	uint8_t live[TALLY_CLS_BURST], *sel = NULL;
+	uint32_t j, b;
+
+	if (mt->filter != NULL) {
+		uint32_t n = 0;
+
+		for (j = 0; j < k; j++) {
+			b = hv[j] & mt->fmask;
+			if (!(__atomic_load_n(&mt->filter[b >> 3], __ATOMIC_RELAXED) &
+			      (1u << (b & 7))))
+				continue;
+			__builtin_prefetch(mt->ent + (size_t)(hv[j] & mt->smask) * mt->stride);
+			live[n++] = (uint8_t)j;
+		}
+		sel = live;
+		k = n;
+	}
 	switch (mt->nw) {
-	case 1: steer_probe_n(mt, idx, k, slot, w, st, mi, 1); break;
-	case 2: steer_probe_n(mt, idx, k, slot, w, st, mi, 2); break;
-	case 3: steer_probe_n(mt, idx, k, slot, w, st, mi, 3); break;
-	case 4: steer_probe_n(mt, idx, k, slot, w, st, mi, 4); break;
-	case 5: steer_probe_n(mt, idx, k, slot, w, st, mi, 5); break;
-	case 6: steer_probe_n(mt, idx, k, slot, w, st, mi, 6); break;
-	default: steer_probe_n(mt, idx, k, slot, w, st, mi, mt->nw); break;
+	case 1: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 1); break;
+	case 2: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 2); break;
+	case 3: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 3); break;
+	case 4: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 4); break;
+	case 5: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 5); break;
+	case 6: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 6); break;
+	default: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, mt->nw); break;
 	}
 }
 

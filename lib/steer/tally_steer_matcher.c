@@ -17,7 +17,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	*shadow = tally_zmalloc(n * sizeof(uint32_t));	/* calloc: fresh pages, no memset */
 	if (*shadow == NULL)
 		return -ENOMEM;
-	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_SIZE(log2, m->nwords), 64, mem);
+	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_FSIZE(log2, m->nwords), 64, mem);
 	if (rc != 0) {
 		tally_free(*shadow);
 		return rc;
@@ -29,6 +29,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	h->nwords = m->nwords;
 	h->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
 	h->seed = m->seed;
+	h->flags = TALLY_STEER_HTAB_F_FILTER;
 	return 0;
 }
 
@@ -71,11 +72,13 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	for (i = 0; i < old_n; i++) {
 		const struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_entry *ne;
-		uint32_t s;
+		uint32_t s, hash;
 
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
-		s = tally_steer_hash(e->key, m->nwords, m->seed) & mask;
+		hash = tally_steer_hash(e->key, m->nwords, m->seed);
+		tally_steer_filter_add(nent, log2, m->stride, hash);
+		s = hash & mask;
 		for (;;) {
 			ne = (struct tally_steer_entry *)(void *)(nent + (size_t)s * m->stride);
 			if (ne->ctrl == 0)

@@ -99,7 +99,7 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 	uint32_t end = 1u << m->log2, npar = m->par ^ STEER_SLOT_PAR;
 
 	while (n-- > 0 && m->mig_cursor < end) {
-		uint32_t i = m->mig_cursor++, s;
+		uint32_t i = m->mig_cursor++, s, h;
 		const struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_rule *r;
 
@@ -108,8 +108,9 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 		r = steer_handle(ctx, m->shadow[i]);
 		if ((r->slot & STEER_SLOT_PAR) == npar)
 			continue;	/* inserted during the migration: already there */
-		s = steer_free_slot(t->ent, t->log2, m->stride,
-				    tally_steer_hash(e->key, m->nwords, m->seed));
+		h = tally_steer_hash(e->key, m->nwords, m->seed);
+		tally_steer_filter_add(t->ent, t->log2, m->stride, h);
+		s = steer_free_slot(t->ent, t->log2, m->stride, h);
 		if (steer_state(steer_entry_at(t->ent, m->stride, s)->ctrl) ==
 		    TALLY_STEER_S_TOMB)
 			t->tombs--;

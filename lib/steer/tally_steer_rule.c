@@ -182,6 +182,7 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		t->tombs--;
+	tally_steer_filter_add(t->ent, t->log2, m->stride, h);
 	memcpy(e, src, m->stride);
 	t->shadow[s] = idx;
 	t->used++;
@@ -232,6 +233,8 @@ tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_st
 	e = steer_entry(m, ins);
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		m->tombs--;
+	/* the filter bit before the entry turns VALID (release) */
+	tally_steer_filter_add(m->ent, m->log2, m->stride, k->hash);
 	steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
 	m->shadow[ins] = r->idx;
 	m->used++;
