@@ -5,7 +5,9 @@
  *    structure is seen as the new structure (the fence drops the cache);
  *  - a structure that fails validation is not cached: it faults on every
  *    frame that reaches it, in a burst as one by one, and works once fixed;
- *  - a burst makes exactly the faults and counter updates of single calls.
+ *  - a burst makes exactly the faults and counter updates of single calls;
+ *  - the presence filter of a hash array is consulted (a clear bit hides a
+ *    VALID entry), is ignored without F_FILTER, and unknown flags fault.
  */
 #include <stdlib.h>
 
@@ -223,7 +225,65 @@ test_cache_bad_not_cached(void)
 	return TEST_SUCCESS;
 }
 
+static int
+test_cache_filter(void)
+{
+	struct cc c;
+	struct tally_steer_matcher *a;
+	struct tally_match_key mk;
+	struct tally_model_pkt p;
+	struct tally_model_verdict v;
+	const struct tally_steer_mlist *ml;
+	const struct tally_steer_matcher_desc *d;
+	struct tally_steer_htab *h;
+	const struct tally_steer_root *root;
+	uint32_t w, hash, bit, f0;
+	uint8_t *filter;
+
+	TEST_ASSERT_EQ(cc_setup(&c), TEST_SUCCESS, "");
+	root = (const void *)(uintptr_t)tally_steer_ctx_root_iova(c.ctx);
+	port_mask(&mk, TALLY_L24_UDP_DPORT);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 0, &mk, &a), 0, "");
+	TEST_ASSERT_EQ(insert(a, TALLY_L24_UDP_DPORT, 80, 5), 0, "");
+	port_pkt(&p, 9, 80);
+	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "hit");
+	ml = (const void *)(uintptr_t)((const struct tally_steer_tbl *)(uintptr_t)
+					root->tables_iova)[0].mlist;
+	d = (const void *)(uintptr_t)ml->matcher[0];
+	h = (void *)(uintptr_t)d->htab;
+	TEST_ASSERT_EQ(h->flags, TALLY_STEER_HTAB_F_FILTER, "lib/steer builds a filter");
+	TEST_ASSERT_EQ(d->nwords, 1, "");
+	w = tally_steer_key_word(&p.key, d->words[0].idx) & d->words[0].mask;
+	hash = tally_steer_hash(&w, 1, h->seed);
+	bit = tally_steer_filter_bit(hash, h->log2_size);
+	filter = tally_steer_filter((uint8_t *)h + sizeof(*h), h->log2_size, h->stride);
+	TEST_ASSERT(filter[bit >> 3] & (1u << (bit & 7)), "the rule's bit is set");
+	filter[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, 0, "a clear bit hides the entry");
+	/* without F_FILTER (seen after a fence) the device probes again */
+	h->flags = 0;
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.ctx, 1000000), 0, "");
+	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "no filter: probed");
+	h->flags = 0x80;
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.ctx, 1000000), 0, "");
+	f0 = faults(&c);
+	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_DROP, "unknown flag");
+	TEST_ASSERT_EQ(faults(&c) - f0, 1, "");
+	TEST_ASSERT_EQ(c.io.ops->read32(c.io.ctx, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_STEER, "");
+	h->flags = TALLY_STEER_HTAB_F_FILTER;
+	filter[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "restored");
+	cc_teardown(&c);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
+	TEST_CASE(test_cache_filter),
 	TEST_CASE(test_cache_reuse_after_fence),
 	TEST_CASE(test_cache_bad_not_cached),
 };
