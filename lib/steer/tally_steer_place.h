@@ -21,7 +21,8 @@
  * matcher cannot both match a frame (their ip_protocol values differ), so
  * no frame changes its verdict because of the merge, except the order
  * between matchers of equal priority, which changes with the set of
- * matchers (rte_flow leaves overlapping rules of equal priority undefined).
+ * matchers (the DPDK flow API leaves overlapping rules of equal priority
+ * undefined).
  */
 #ifndef TALLY_STEER_PLACE_H
 #define TALLY_STEER_PLACE_H
