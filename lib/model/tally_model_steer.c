@@ -403,6 +403,10 @@ steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
 		}
 		return;
 	}
+	/* the outer L2-L4 section is what nearly every matcher reads: start
+	 * fetching it for the whole burst before the first hash needs it */
+	for (i = 0; i < n; i++)
+		__builtin_prefetch(pkts[i]->key.b);
 	memset(st, 0, n * sizeof(st[0]));
 	while (steer_step(m, c, root, pkts, n, st, v))
 		;
