@@ -238,7 +238,7 @@ cls_desc(struct tally_model *m, struct tally_cls_mt *mt)
 }
 
 int
-tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
+tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
 {
 	const struct tally_steer_htab *h;
 	uint32_t log2, n, stride, seed, magic, flags;

@@ -92,7 +92,18 @@ const struct tally_steer_root *tally_model_cls_root(struct tally_model *m,
 int tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
 			  uint32_t table, struct tally_cls_tbl **out);
 /* Matcher validated for use; 0 or -1 after recording one fault. */
-int tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt);
+int tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt);
+
+static inline int
+tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
+{
+	/* cached, and the published hash array is still the cached one
+	 * (acquire: pairs with the driver's release store of htab) */
+	if (mt->d != NULL && mt->h_ok &&
+	    __atomic_load_n(&mt->d->htab, __ATOMIC_ACQUIRE) == mt->hiova)
+		return 0;
+	return tally_model_cls_matcher_slow(m, mt);
+}
 
 /* Masked key words of each key into w[j * mt->nw ..] and their hash into
  * hv[j]; prefetches the filter byte (or the slot, without a filter). */
