@@ -80,7 +80,7 @@
 #include "tally_match.h"
 
 #define TALLY_STEER_FMT_MAJOR		1
-#define TALLY_STEER_FMT_MINOR		0
+#define TALLY_STEER_FMT_MINOR		1	/* 1.1: hash array presence filter (F_FILTER) */
 
 #define TALLY_STEER_KEY_WORDS		(TALLY_MATCH_KEY_LEN / 4)	/* 128 */
 #define TALLY_STEER_MAX_TABLES		65536	/* architectural limit of num_tables */
