@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private structures of lib/steer; the one header its .c files include.
- * All fields are protected by ctx->lock unless noted.
+ * All fields are protected by *ctx->lock unless noted.
  */
 #ifndef TALLY_STEER_INTERNAL_H
 #define TALLY_STEER_INTERNAL_H
@@ -117,7 +117,8 @@ struct steer_rss_sw {
 
 struct tally_steer_ctx {
 	struct tally_steer_config cfg;
-	pthread_mutex_t lock;
+	pthread_mutex_t *lock;		/* own_lock or cfg.lock */
+	pthread_mutex_t own_lock;
 	struct steer_dmem root_mem;
 	struct steer_dmem tbl_mem;	/* struct tally_steer_tbl[max_tables] */
 	struct steer_dmem rss_mem;	/* struct tally_steer_rss[max_rss] */
@@ -155,6 +156,21 @@ steer_handle(const struct tally_steer_ctx *ctx, uint32_t idx)
 			  [idx & ((1u << STEER_HANDLE_CHUNK_LOG2) - 1)];
 }
 void steer_rules_free_all(struct tally_steer_matcher *m);
+
+/* Drop a rule's counter reference (ctx lock held): under the same
+ * acquisition when the pool shares the lock. */
+static inline void
+steer_cnt_put(struct tally_steer_ctx *ctx, uint32_t idx)
+{
+	struct tally_cnt_pool *cnt = ctx->cfg.cnt;
+
+	if (cnt == NULL)
+		return;
+	if (cnt->lock == ctx->lock)
+		tally_cnt_free_locked(cnt, idx);
+	else
+		tally_cnt_free(cnt, idx);
+}
 
 /* actions (tally_steer_action.c) */
 int steer_action_acquire(struct tally_steer_table *tbl,

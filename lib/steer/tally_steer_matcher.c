@@ -130,9 +130,9 @@ steer_matcher_free(struct tally_steer_matcher *m)
 }
 
 int
-tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
-			   const struct tally_match_key *mask,
-			   struct tally_steer_matcher **out)
+tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priority,
+				  const struct tally_match_key *mask,
+				  struct tally_steer_matcher **out)
 {
 	struct tally_steer_ctx *ctx = tbl->ctx;
 	struct tally_steer_matcher *m, *list[TALLY_STEER_MAX_MATCHERS];
@@ -148,7 +148,6 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	m->tbl = tbl;
 	m->priority = priority;
 	steer_matcher_compile(m, mask);
-	pthread_mutex_lock(&ctx->lock);
 	if (tbl->nm == TALLY_STEER_MAX_MATCHERS) {
 		rc = -ENOSPC;
 		goto fail;
@@ -192,17 +191,29 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	tbl->nm++;
 	ctx->host_bytes += sizeof(*m) + ((uint64_t)4 << m->log2);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
 	*out = m;
 	return 0;
 fail:
-	pthread_mutex_unlock(&ctx->lock);
 	tally_free(m);
 	return rc;
 }
 
 int
-tally_steer_matcher_destroy(struct tally_steer_matcher *m)
+tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
+			   const struct tally_match_key *mask,
+			   struct tally_steer_matcher **out)
+{
+	struct tally_steer_ctx *ctx = tbl->ctx;
+	int rc;
+
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_create_locked(tbl, priority, mask, out);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
+}
+
+int
+tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 {
 	struct tally_steer_table *tbl = m->tbl;
 	struct tally_steer_ctx *ctx = tbl->ctx;
@@ -210,19 +221,14 @@ tally_steer_matcher_destroy(struct tally_steer_matcher *m)
 	uint32_t i, n = 0;
 	int rc;
 
-	pthread_mutex_lock(&ctx->lock);
-	if (m->used != 0) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (m->used != 0)
 		return -EBUSY;
-	}
 	for (i = 0; i < tbl->nm; i++)
 		if (tbl->m[i] != m)
 			list[n++] = tbl->m[i];
 	rc = steer_table_publish(tbl, list, n);
-	if (rc != 0) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (rc != 0)
 		return rc;
-	}
 	memcpy(tbl->m, list, n * sizeof(list[0]));
 	tbl->nm = n;
 	/* the device may still walk it until the fence requested above */
@@ -230,8 +236,19 @@ tally_steer_matcher_destroy(struct tally_steer_matcher *m)
 	steer_dmem_defer(ctx, &m->desc);
 	steer_matcher_free(m);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
 	return 0;
+}
+
+int
+tally_steer_matcher_destroy(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	int rc;
+
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_destroy_locked(m);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }
 
 uint32_t
@@ -265,9 +282,8 @@ tally_steer_matcher_migrating(const struct tally_steer_matcher *m)
 }
 
 int
-tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
+tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules)
 {
-	struct tally_steer_ctx *ctx;
 	uint32_t log2 = STEER_HTAB_MIN_LOG2;
 	int rc = 0;
 
@@ -280,14 +296,26 @@ tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 		log2++;
 	if ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2))
 		return -ENOSPC;
-	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	steer_mig_complete(m);
 	if (log2 > m->log2)
 		rc = steer_matcher_rehash(m, log2);
 	if (rc == 0 && log2 > m->min_log2)
 		m->min_log2 = log2;
-	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
+	steer_reclaim_locked(m->tbl->ctx);
+	return rc;
+}
+
+int
+tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_reserve_locked(m, nb_rules);
+	pthread_mutex_unlock(ctx->lock);
 	return rc;
 }

@@ -189,9 +189,10 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 }
 
 int
-tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-			    const struct tally_steer_action *act,
-			    struct tally_steer_rule **out)
+tally_steer_rule_insert_key_locked(struct tally_steer_matcher *m,
+				   const struct tally_steer_key *k,
+				   const struct tally_steer_action *act,
+				   struct tally_steer_rule **out)
 {
 	struct tally_steer_ctx *ctx;
 	uint32_t slot, ins, act_w, fate_w;
@@ -202,7 +203,6 @@ tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_st
 	if (m == NULL || k == NULL || act == NULL || out == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	slot = steer_probe(m, k->w, k->hash, &ins);
 	if (slot != UINT32_MAX) {
 		rc = -EEXIST;
@@ -244,7 +244,23 @@ tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_st
 	}
 	*out = r;
 out:
-	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}
+
+int
+tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+			    const struct tally_steer_action *act,
+			    struct tally_steer_rule **out)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rule_insert_key_locked(m, k, act, out);
+	pthread_mutex_unlock(ctx->lock);
 	return rc;
 }
 
@@ -262,6 +278,20 @@ tally_steer_rule_insert(struct tally_steer_matcher *m,
 	return tally_steer_rule_insert_key(m, &k, act, out);
 }
 
+int
+tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
+			       const struct tally_match_key *value,
+			       const struct tally_steer_action *act,
+			       struct tally_steer_rule **out)
+{
+	struct tally_steer_key k;
+
+	if (m == NULL || value == NULL)
+		return -EINVAL;
+	tally_steer_rule_key(m, value, &k);
+	return tally_steer_rule_insert_key_locked(m, &k, act, out);
+}
+
 /* Tombstone slot s of the published array (one release store). */
 static void
 steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
@@ -275,7 +305,7 @@ steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
 }
 
 int
-tally_steer_rule_delete(struct tally_steer_rule *r)
+tally_steer_rule_delete_locked(struct tally_steer_rule *r)
 {
 	struct tally_steer_matcher *m = r->m;
 	struct tally_steer_ctx *ctx;
@@ -285,7 +315,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	s = r->slot & ~STEER_SLOT_PAR;
 	if ((r->slot & STEER_SLOT_PAR) == m->par) {
 		e = steer_entry(m, s);
@@ -298,7 +327,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 				  &unused);
 		if (old == UINT32_MAX) {	/* cannot happen: both arrays hold it */
 			TALLY_LOG(ERR, "rule %u missing from the published array", r->idx);
-			pthread_mutex_unlock(&ctx->lock);
 			return -EIO;
 		}
 		e->ctrl = steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB);
@@ -316,8 +344,23 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	steer_handle_free(ctx, r);
 	if (m->migrating)
 		steer_mig_step(m, m->mig_step);
-	pthread_mutex_unlock(&ctx->lock);
 	return 0;
+}
+
+int
+tally_steer_rule_delete(struct tally_steer_rule *r)
+{
+	struct tally_steer_matcher *m = r->m;
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rule_delete_locked(r);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }
 
 void
@@ -354,9 +397,8 @@ steer_rules_free_all(struct tally_steer_matcher *m)
 
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
-		if ((e->act & TALLY_STEER_ACT_COUNT) && ctx->cfg.cnt != NULL)
-			tally_cnt_free(ctx->cfg.cnt,
-				       TALLY_FIELD_GET(e->act, TALLY_STEER_ACT_CNT_M));
+		if (e->act & TALLY_STEER_ACT_COUNT)
+			steer_cnt_put(ctx, TALLY_FIELD_GET(e->act, TALLY_STEER_ACT_CNT_M));
 		m->used--;
 	}
 }

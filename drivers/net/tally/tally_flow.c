@@ -71,12 +71,16 @@ tally_flow_init(struct tally_adapter *ad)
 	tally_fence_init(&fc->fence, &ad->hal.io);
 	ccfg.io = &ad->hal.io;
 	ccfg.fence = &fc->fence;
+	/* one lock for the engine, the counter pool and the steering
+	 * context: a create or destroy takes it once */
+	ccfg.lock = &fc->lock;
 	ret = tally_cnt_pool_create(&ccfg, &fc->cnt);
 	if (ret)
 		goto err;
 	scfg.io = &ad->hal.io;
 	scfg.fence = &fc->fence;
 	scfg.cnt = fc->cnt;
+	scfg.lock = &fc->lock;
 	scfg.mem.alloc = flow_mem_alloc;
 	scfg.mem.free = flow_mem_free;
 	scfg.mem.arg = (void *)(uintptr_t)ad->eth_dev->data->numa_node;
@@ -116,7 +120,7 @@ tally_flow_fini(struct tally_adapter *ad)
 	flow_flush_locked(fc);
 	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
 		TAILQ_REMOVE(&fc->handles, h, next);
-		tally_cnt_free(fc->cnt, h->counter);
+		tally_cnt_free_locked(fc->cnt, h->counter);
 		h->magic = 0;
 		rte_free(h);
 	}
@@ -256,7 +260,7 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
 	    need > st.heap_freesz_bytes / 4)
 		return;
-	if (tally_steer_matcher_reserve(m, fc->cnt->num) != 0)
+	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0)
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
 }
 
@@ -282,7 +286,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 	}
 	tbl = tally_steer_table_get(fc->steer, group);
 	if (tbl == NULL) {
-		*ret = tally_steer_table_create(fc->steer, group, &tbl);
+		*ret = tally_steer_table_create_locked(fc->steer, group, &tbl);
 		if (*ret)
 			goto fail;
 	}
@@ -291,7 +295,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 		*ret = -ENOMEM;
 		goto fail;
 	}
-	*ret = tally_steer_matcher_create(tbl, priority, mask, &fm->m);
+	*ret = tally_steer_matcher_create_locked(tbl, priority, mask, &fm->m);
 	if (*ret) {
 		rte_free(fm);
 		goto fail;
@@ -317,7 +321,7 @@ matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 	if (fc->last == fm)
 		fc->last = NULL;
 	TAILQ_REMOVE(&fc->matchers, fm, next);
-	if (tally_steer_matcher_destroy(fm->m) != 0)
+	if (tally_steer_matcher_destroy_locked(fm->m) != 0)
 		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);
 	rte_free(fm);
 }
@@ -340,7 +344,7 @@ rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate, "no memory for an RSS set");
 		return NULL;
 	}
-	*ret = tally_steer_rss_create(fc->steer, a->rss_hf, a->rss_queues,
+	*ret = tally_steer_rss_create_locked(fc->steer, a->rss_hf, a->rss_queues,
 				      a->rss_nq, &r->id);
 	if (*ret) {
 		rte_free(r);
@@ -363,7 +367,7 @@ rss_put(struct tally_flow_ctx *fc, struct tally_flow_rss *r)
 		return;
 	TAILQ_REMOVE(&fc->rss_sets, r, next);
 	fc->rss_by_id[r->id] = NULL;
-	tally_steer_rss_destroy(fc->steer, r->id);
+	tally_steer_rss_destroy_locked(fc->steer, r->id);
 	rte_free(r);
 }
 
@@ -441,7 +445,7 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	pthread_mutex_lock(&fc->lock);
 	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
 	if (ret == 0 && a.count != NULL) {
-		tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+		tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
 		if (free_now == 0 && pending == 0)
 			ret = rte_flow_error_set(error, ENOSPC,
 				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
@@ -504,7 +508,7 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
 		tally_flow_age_detach(fc, flow);
 	if (flow->tbl_id != 0)
 		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
-	if (flow->rule != NULL && tally_steer_rule_delete(flow->rule) != 0)
+	if (flow->rule != NULL && tally_steer_rule_delete_locked(flow->rule) != 0)
 		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
 	if (flow->matcher != NULL)
 		matcher_put(fc, flow->matcher);
@@ -541,7 +545,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	    tally_steer_table_get(fc->steer, a.act.arg) == NULL) {
 		struct tally_steer_table *t;
 
-		ret = tally_steer_table_create(fc->steer, a.act.arg, &t);
+		ret = tally_steer_table_create_locked(fc->steer, a.act.arg, &t);
 		if (ret) {
 			steer_error(ret, error, a.fate, RTE_FLOW_ERROR_TYPE_ACTION);
 			goto fail;
@@ -564,10 +568,10 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		a.act.arg = r->id;
 	}
 	if (a.count != NULL || a.age != NULL) {
-		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		}
 		if (ret) {
 			rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
@@ -583,9 +587,9 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
-	ret = tally_steer_rule_insert_key(flow->matcher->m, &key, &a.act, &flow->rule);
+	ret = tally_steer_rule_insert_key_locked(flow->matcher->m, &key, &a.act, &flow->rule);
 	if (own_counter)	/* the rule holds the counter from here on */
-		tally_cnt_free(fc->cnt, flow->counter);
+		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
 		flow->rule = NULL;
 		/* a loop is the jump's fault; a duplicate, the pattern's */
@@ -605,7 +609,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
 	/* a grown hash array leaves the old one waiting for a fence */
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
 fail:
 	flow_release(fc, flow);
@@ -641,19 +645,19 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	fm->refs++;
 	flow->matcher = fm;
 	if (count) {
-		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		}
 		if (ret)
 			goto fail;
 		flow->flags |= FLOW_F_COUNTED;
 		act->counter = flow->counter;
 	}
-	ret = tally_steer_rule_insert_key(fm->m, key, act, &flow->rule);
+	ret = tally_steer_rule_insert_key_locked(fm->m, key, act, &flow->rule);
 	if (count)	/* the rule holds the counter from here on */
-		tally_cnt_free(fc->cnt, flow->counter);
+		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
 		flow->rule = NULL;
 		goto fail;
@@ -661,7 +665,7 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 fail:
 	flow_release(fc, flow);
@@ -742,7 +746,7 @@ tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 	TAILQ_REMOVE(&fc->flows, flow, next);
 	fc->nb_flows--;
 	flow_release(fc, flow);
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
 static int
@@ -756,7 +760,7 @@ flow_flush_locked(struct tally_flow_ctx *fc)
 		fc->nb_flows--;
 		flow_release(fc, flow);
 	}
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 }
 
@@ -915,8 +919,8 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 		pthread_mutex_unlock(&fc->lock);
 		return 0;
 	}
-	tally_steer_ctx_mem(fc->steer, &ms);
-	tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+	tally_steer_ctx_mem_locked(fc->steer, &ms);
+	tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
 		" host bytes; counters %u in use, %u free, %u pending reuse\n",
@@ -972,10 +976,10 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 		return NULL;
 	}
 	pthread_mutex_lock(&fc->lock);
-	ret = tally_cnt_alloc(fc->cnt, &h->counter);
+	ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	if (ret == -EAGAIN) {
-		tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-		ret = tally_cnt_alloc(fc->cnt, &h->counter);
+		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+		ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	}
 	if (ret) {
 		pthread_mutex_unlock(&fc->lock);
@@ -1015,7 +1019,7 @@ tally_flow_handle_destroy(struct rte_eth_dev *dev,
 			"indirect count still used by rules");
 	}
 	TAILQ_REMOVE(&fc->handles, h, next);
-	tally_cnt_free(fc->cnt, h->counter);
+	tally_cnt_free_locked(fc->cnt, h->counter);
 	h->magic = 0;
 	pthread_mutex_unlock(&fc->lock);
 	rte_free(h);
