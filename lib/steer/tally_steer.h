@@ -128,7 +128,12 @@ struct tally_steer_config {
 	uint32_t max_rss;		/* RSS sets; 0 = 256; <= TALLY_STEER_MAX_RSS */
 	uint32_t max_rules;		/* 0 = unlimited (2^32 - 1) */
 	uint32_t nb_queues;		/* queue bound; 0 = TALLY_MAX_QUEUES */
+	uint32_t rule_priv;		/* bytes of caller data in every rule
+					 * handle (tally_steer_rule_priv), so a
+					 * caller's per-rule object needs no
+					 * allocation of its own; <= RULE_PRIV_MAX */
 };
+#define TALLY_STEER_RULE_PRIV_MAX	256
 
 /* The match description: a masked key in the device's layout. Only bits set
  * in mask matter; value bits outside mask are ignored. */
@@ -221,6 +226,9 @@ int tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m);
  * largest array, -ENOMEM. */
 int tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules);
 int tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules);
+/* A pointer of the caller's kept with the matcher (NULL at creation). */
+void tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata);
+void *tally_steer_matcher_udata(const struct tally_steer_matcher *m);
 /* Key words the mask uses (0..128). */
 uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
 uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);
@@ -272,6 +280,51 @@ int tally_steer_rule_delete_locked(struct tally_steer_rule *r);
  * caller deleting in creation order). Only a hint: takes no lock, changes no
  * state; r must not be deleted concurrently. */
 void tally_steer_rule_prefetch(const struct tally_steer_rule *r);
+
+/*
+ * Rule handles as the caller's objects. Every handle carries cfg.rule_priv
+ * bytes for the caller (zeroed when the handle is handed out), and handles
+ * live in slab chunks that stay mapped until the context is destroyed, so a
+ * stale handle still points at readable memory. A handle is free, reserved
+ * (the caller's, not in a matcher), or in a matcher. All _locked.
+ *
+ * reserve: a reserved handle (-ENOMEM, -ENOSPC). insert_at: insert into a
+ * reserved handle, which stays reserved if it fails (errors as insert).
+ * remove: take the rule out of its matcher; the handle stays reserved.
+ * unreserve: give a reserved handle back. insert_key/insert = reserve +
+ * insert_at; delete = remove + unreserve.
+ */
+int tally_steer_rule_reserve_locked(struct tally_steer_ctx *ctx,
+				    struct tally_steer_rule **out);
+int tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
+				      const struct tally_steer_key *k,
+				      const struct tally_steer_action *act,
+				      struct tally_steer_rule *r);
+int tally_steer_rule_remove_locked(struct tally_steer_rule *r);
+void tally_steer_rule_unreserve_locked(struct tally_steer_ctx *ctx,
+				       struct tally_steer_rule *r);
+static inline void *
+tally_steer_rule_priv(struct tally_steer_rule *r)
+{
+	return (uint8_t *)r + 16;
+}
+static inline struct tally_steer_rule *
+tally_steer_rule_of_priv(void *priv)
+{
+	return (struct tally_steer_rule *)(void *)((uint8_t *)priv - 16);
+}
+/* The matcher of a rule in one, else NULL. */
+struct tally_steer_matcher *tally_steer_rule_matcher(const struct tally_steer_rule *r);
+/* Every handle ever handed out is tally_steer_rule_at(ctx, i) for i below
+ * tally_steer_rule_slots(ctx) (free ones included: check the matcher or the
+ * caller's data); lock held. */
+uint32_t tally_steer_rule_slots(const struct tally_steer_ctx *ctx);
+struct tally_steer_rule *tally_steer_rule_at(const struct tally_steer_ctx *ctx,
+					     uint32_t i);
+/* tally_steer_rule_prefetch() of the handle n places after r in the slab
+ * (the rule created n rules later, when nothing was freed in between). */
+void tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
+				    const struct tally_steer_rule *r, uint32_t n);
 /* The action as stored (for dumps/queries). */
 void tally_steer_rule_action(const struct tally_steer_rule *r,
 			     struct tally_steer_action *act);

@@ -198,7 +198,7 @@ steer_ctx_free(struct tally_steer_ctx *ctx)
 		ctx->dq_len--;
 	}
 	for (i = 0; i < ctx->nchunks; i++)
-		tally_free(ctx->chunk[i]);
+		tally_hmem_free(ctx->chunk[i], steer_chunk_size(ctx));
 	tally_free(ctx->chunk);
 	tally_free(ctx->dq);
 	steer_dmem_free(ctx, &ctx->rss_mem);
@@ -218,6 +218,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	int rc;
 
 	if (cfg == NULL || out == NULL || cfg->io == NULL || cfg->fence == NULL ||
+	    cfg->rule_priv > TALLY_STEER_RULE_PRIV_MAX ||
 	    cfg->mem.alloc == NULL || cfg->mem.free == NULL ||
 	    cfg->max_tables > TALLY_STEER_MAX_TABLES ||
 	    cfg->max_rss > TALLY_STEER_MAX_RSS || cfg->nb_queues > 65536)
@@ -237,6 +238,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	if (ctx->cfg.nb_queues == 0)
 		ctx->cfg.nb_queues = TALLY_MAX_QUEUES;
 	ctx->free_handle = STEER_HANDLE_NONE;
+	ctx->hstride = (uint32_t)((sizeof(struct tally_steer_rule) + cfg->rule_priv + 7) & ~7u);
 	ctx->tables = tally_zmalloc(ctx->cfg.max_tables * sizeof(ctx->tables[0]));
 	ctx->rss_sw = tally_zmalloc(ctx->cfg.max_rss * sizeof(ctx->rss_sw[0]));
 	if (ctx->tables == NULL || ctx->rss_sw == NULL) {

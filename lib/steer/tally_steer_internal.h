@@ -12,10 +12,11 @@
 
 #include <tally/tally_regs.h>
 #include "tally_plat.h"
+#include "tally_hmem.h"
 #include "tally_steer.h"
 
 #define STEER_HTAB_MIN_LOG2	4	/* 16 entries */
-#define STEER_HANDLE_CHUNK_LOG2	14	/* rule handles per slab chunk */
+#define STEER_HANDLE_CHUNK_LOG2	16	/* rule handles per slab chunk */
 #define STEER_HANDLE_NONE	UINT32_MAX
 #define STEER_FENCE_TIMEOUT_US	1000000
 /* Load of a hash array (live + dead entries, eighths): a migration to a new
@@ -46,11 +47,14 @@ struct steer_edge {
 	uint32_t ref;			/* rules with this jump */
 };
 
+/* A rule handle, followed by cfg.rule_priv bytes of the caller's. */
 struct tally_steer_rule {
-	struct tally_steer_matcher *m;	/* NULL when the handle is free */
-	uint32_t slot;			/* entry | STEER_SLOT_PAR parity; next free when free */
+	struct tally_steer_matcher *m;	/* NULL when not in a matcher */
+	uint32_t slot;			/* entry | STEER_SLOT_PAR parity; next free
+					 * when free */
 	uint32_t idx;			/* own handle index */
 };
+_Static_assert(sizeof(struct tally_steer_rule) == 16, "rule handle grew");
 
 /* One hash array with its host shadow (entry -> rule handle index). */
 struct steer_htab_sw {
@@ -64,6 +68,7 @@ struct steer_htab_sw {
 
 struct tally_steer_matcher {
 	struct tally_steer_table *tbl;
+	void *udata;			/* the caller's (set_udata) */
 	uint32_t priority;
 	uint32_t seq;			/* creation order among equal priorities */
 	uint32_t nwords;
@@ -129,9 +134,13 @@ struct tally_steer_ctx {
 	/* deferred frees, FIFO with non-decreasing tickets */
 	struct steer_deferred *dq;
 	uint32_t dq_head, dq_len, dq_cap;
-	/* rule handle slab */
-	struct tally_steer_rule **chunk;
+	/* rule handle slab: chunks of 2^STEER_HANDLE_CHUNK_LOG2 handles of
+	 * hstride bytes, handed out lowest index first (untouched memory
+	 * until then), freed ones reused LIFO */
+	uint8_t **chunk;
 	uint32_t nchunks, chunk_cap;
+	uint32_t hstride;
+	uint32_t handles;		/* [0, handles) were handed out once */
 	uint32_t free_handle;
 	/* accounting */
 	uint64_t dev_bytes, dev_deferred, host_bytes;
@@ -152,8 +161,14 @@ void steer_reclaim_locked(struct tally_steer_ctx *ctx);
 static inline struct tally_steer_rule *
 steer_handle(const struct tally_steer_ctx *ctx, uint32_t idx)
 {
-	return &ctx->chunk[idx >> STEER_HANDLE_CHUNK_LOG2]
-			  [idx & ((1u << STEER_HANDLE_CHUNK_LOG2) - 1)];
+	return (struct tally_steer_rule *)(void *)
+		(ctx->chunk[idx >> STEER_HANDLE_CHUNK_LOG2] +
+		 (size_t)(idx & ((1u << STEER_HANDLE_CHUNK_LOG2) - 1)) * ctx->hstride);
+}
+static inline size_t
+steer_chunk_size(const struct tally_steer_ctx *ctx)
+{
+	return ((size_t)1 << STEER_HANDLE_CHUNK_LOG2) * ctx->hstride;
 }
 void steer_rules_free_all(struct tally_steer_matcher *m);
 

@@ -319,3 +319,15 @@ tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 	pthread_mutex_unlock(ctx->lock);
 	return rc;
 }
+
+void
+tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata)
+{
+	m->udata = udata;
+}
+
+void *
+tally_steer_matcher_udata(const struct tally_steer_matcher *m)
+{
+	return m->udata;
+}

@@ -63,7 +63,6 @@ tally_flow_init(struct tally_adapter *ad)
 	if (fc == NULL)
 		return -ENOMEM;
 	pthread_mutex_init(&fc->lock, NULL);
-	TAILQ_INIT(&fc->flows);
 	TAILQ_INIT(&fc->handles);
 	TAILQ_INIT(&fc->matchers);
 	TAILQ_INIT(&fc->rss_sets);
@@ -87,6 +86,7 @@ tally_flow_init(struct tally_adapter *ad)
 	scfg.max_tables = TALLY_FLOW_GROUPS;
 	scfg.max_rss = TALLY_FLOW_RSS_SETS;
 	scfg.nb_queues = ad->max_rxq;
+	scfg.rule_priv = sizeof(struct rte_flow);
 	ret = tally_steer_ctx_create(&scfg, &fc->steer);
 	if (ret)
 		goto err;
@@ -104,7 +104,36 @@ err:
 }
 
 static int flow_flush_locked(struct tally_flow_ctx *fc);
-static void flow_slabs_free(struct tally_flow_ctx *fc);
+
+/*
+ * Flows by slab position: the flow of handle i with its matcher, NULL if
+ * that handle is not a live flow (free, pending, or a raw rule), FLOW_END
+ * past the last handle. Creation order while nothing was freed.
+ */
+#define FLOW_END	((struct rte_flow *)(uintptr_t)1)
+
+static struct rte_flow *
+flow_at(struct tally_flow_ctx *fc, uint32_t i, struct tally_flow_matcher **fm)
+{
+	struct tally_steer_rule *r = tally_steer_rule_at(fc->steer, i);
+	struct tally_steer_matcher *m;
+	struct rte_flow *f;
+
+	if (r == NULL)
+		return FLOW_END;
+	m = tally_steer_rule_matcher(r);
+	f = tally_steer_rule_priv(r);
+	if (m == NULL || f->magic != TALLY_FLOW_MAGIC)
+		return NULL;
+	*fm = tally_steer_matcher_udata(m);
+	return f;
+}
+
+static struct tally_flow_matcher *
+flow_matcher(struct rte_flow *flow)
+{
+	return tally_steer_matcher_udata(tally_steer_rule_matcher(tally_flow_rule(flow)));
+}
 
 void
 tally_flow_fini(struct tally_adapter *ad)
@@ -139,7 +168,6 @@ tally_flow_fini(struct tally_adapter *ad)
 		rte_free(rss);
 	}
 	tally_steer_ctx_destroy(fc->steer);
-	flow_slabs_free(fc);
 	tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
 	pthread_mutex_destroy(&fc->lock);
@@ -157,18 +185,21 @@ int
 tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 {
 	struct tally_flow_ctx *fc = ad->flow;
+	struct tally_flow_matcher *fm;
 	struct tally_flow_info fi;
 	struct rte_flow *f;
-	uint32_t index = 0;
+	uint32_t index = 0, i;
 	int ret = 0;
 
 	if (fc == NULL)
 		return -ENODEV;
 	pthread_mutex_lock(&fc->lock);
-	TAILQ_FOREACH(f, &fc->flows, next) {
+	for (i = 0; (f = flow_at(fc, i, &fm)) != FLOW_END; i++) {
+		if (f == NULL)
+			continue;
 		fi.index = index++;
-		fi.group = f->matcher->group;
-		fi.priority = f->matcher->priority;
+		fi.group = fm->group;
+		fi.priority = fm->priority;
 		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;
 		fi.shared = (f->flags & FLOW_F_INDIRECT) != 0;
 		fi.counter = fi.counted ? f->counter : 0;
@@ -300,6 +331,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 		rte_free(fm);
 		goto fail;
 	}
+	tally_steer_matcher_set_udata(fm->m, fm);
 	matcher_presize(fc, fm->m);
 	fm->group = group;
 	fm->priority = priority;
@@ -458,63 +490,40 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 static struct rte_flow *
 flow_obj_alloc(struct tally_flow_ctx *fc)
 {
-	struct tally_flow_slab *slab;
-	struct rte_flow *flow;
-	unsigned int i;
+	struct tally_steer_rule *r;
 
-	if (fc->free_flows == NULL) {
-		slab = malloc(sizeof(*slab));
-		if (slab == NULL)
-			return NULL;
-		slab->next = fc->slabs;
-		fc->slabs = slab;
-		for (i = 0; i < TALLY_FLOW_SLAB_N; i++) {
-			slab->obj[i].next.tqe_next =
-				i + 1 < TALLY_FLOW_SLAB_N ? &slab->obj[i + 1] : NULL;
-		}
-		fc->free_flows = &slab->obj[0];
-	}
-	flow = fc->free_flows;
-	fc->free_flows = flow->next.tqe_next;
-	memset(flow, 0, sizeof(*flow));
-	return flow;
+	if (tally_steer_rule_reserve_locked(fc->steer, &r) != 0)
+		return NULL;
+	return tally_steer_rule_priv(r);	/* zeroed */
 }
 
+/*
+ * Release what a flow holds and its object (lock held). fm: the matcher
+ * reference of a flow whose rule is not in it (a failed create); a flow in
+ * a matcher finds its own.
+ */
 static void
-flow_obj_free(struct tally_flow_ctx *fc, struct rte_flow *flow)
+flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
+	     struct tally_flow_matcher *fm)
 {
-	flow->magic = 0;
-	flow->rule = NULL;
-	flow->next.tqe_next = fc->free_flows;
-	fc->free_flows = flow;
-}
+	struct tally_steer_rule *r = tally_flow_rule(flow);
 
-static void
-flow_slabs_free(struct tally_flow_ctx *fc)
-{
-	struct tally_flow_slab *slab;
-
-	while ((slab = fc->slabs) != NULL) {
-		fc->slabs = slab->next;
-		free(slab);
-	}
-	fc->free_flows = NULL;
-}
-
-static void
-flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
-{
 	if (flow->flags & FLOW_F_AGE)
 		tally_flow_age_detach(fc, flow);
 	if (flow->tbl_id != 0)
 		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
-	if (flow->rule != NULL && tally_steer_rule_delete_locked(flow->rule) != 0)
-		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
-	if (flow->matcher != NULL)
-		matcher_put(fc, flow->matcher);
+	if (tally_steer_rule_matcher(r) != NULL) {
+		fm = flow_matcher(flow);
+		if (tally_steer_rule_remove_locked(r) != 0)
+			TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted",
+				       flow->port_id);
+	}
+	if (fm != NULL)
+		matcher_put(fc, fm);
 	if (flow->flags & FLOW_F_RSS)
 		rss_put(fc, fc->rss_by_id[flow->rss_id]);
-	flow_obj_free(fc, flow);
+	flow->magic = 0;
+	tally_steer_rule_unreserve_locked(fc->steer, r);
 }
 
 struct rte_flow *
@@ -524,6 +533,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			 const struct rte_flow_action actions[],
 			 uint16_t age_queue, struct rte_flow_error *error)
 {
+	struct tally_flow_matcher *fm = NULL;
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
 	struct tally_steer_key key;
@@ -551,13 +561,12 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 	}
-	flow->matcher = matcher_get(fc, attr->group, attr->priority, &m.mask,
-				    error, &ret);
-	if (flow->matcher == NULL)
+	fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
+	if (fm == NULL)
 		goto fail;
 	/* the key is hashed once, and the slot's cache miss overlaps with the
 	 * counter allocation below */
-	tally_steer_rule_key(flow->matcher->m, &m.value, &key);
+	tally_steer_rule_key(fm->m, &m.value, &key);
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
@@ -587,11 +596,10 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
-	ret = tally_steer_rule_insert_key_locked(flow->matcher->m, &key, &a.act, &flow->rule);
+	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &a.act, tally_flow_rule(flow));
 	if (own_counter)	/* the rule holds the counter from here on */
 		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
-		flow->rule = NULL;
 		/* a loop is the jump's fault; a duplicate, the pattern's */
 		steer_error(ret, error, ret == -ELOOP ? (const void *)a.fate :
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
@@ -605,14 +613,13 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 	}
-	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
 	/* a grown hash array leaves the old one waiting for a fence */
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
 fail:
-	flow_release(fc, flow);
+	flow_release(fc, flow, fm);
 	return NULL;
 }
 
@@ -643,7 +650,6 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	int ret = 0;
 
 	fm->refs++;
-	flow->matcher = fm;
 	if (count) {
 		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
@@ -655,20 +661,17 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 		flow->flags |= FLOW_F_COUNTED;
 		act->counter = flow->counter;
 	}
-	ret = tally_steer_rule_insert_key_locked(fm->m, key, act, &flow->rule);
+	ret = tally_steer_rule_insert_at_locked(fm->m, key, act, tally_flow_rule(flow));
 	if (count)	/* the rule holds the counter from here on */
 		tally_cnt_free_locked(fc->cnt, flow->counter);
-	if (ret) {
-		flow->rule = NULL;
+	if (ret)
 		goto fail;
-	}
-	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 fail:
-	flow_release(fc, flow);
+	flow_release(fc, flow, fm);
 	return ret;
 }
 
@@ -722,43 +725,35 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 }
 
 /*
- * Rules are often deleted in creation order (aging, flush, bulk removal):
- * start fetching the hash entry of the rule FLOW_AHEAD places further in the
- * list, so its cache miss overlaps with the deletes before it.
+ * Rules are often deleted in creation order (aging, flush, bulk removal),
+ * which is slab order while nothing was freed in between: start fetching
+ * the hash entry of the handle FLOW_AHEAD places further, so its cache miss
+ * overlaps with the deletes before it.
  */
 #define FLOW_AHEAD	4
-
-static void
-flow_prefetch_ahead(struct rte_flow *flow)
-{
-	unsigned int i;
-
-	for (i = 0; i < FLOW_AHEAD && flow != NULL; i++)
-		flow = TAILQ_NEXT(flow, next);
-	if (flow != NULL && flow->rule != NULL)
-		tally_steer_rule_prefetch(flow->rule);
-}
 
 void
 tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
-	flow_prefetch_ahead(flow);
-	TAILQ_REMOVE(&fc->flows, flow, next);
+	tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 	fc->nb_flows--;
-	flow_release(fc, flow);
+	flow_release(fc, flow, NULL);
 	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
 static int
 flow_flush_locked(struct tally_flow_ctx *fc)
 {
+	struct tally_flow_matcher *fm;
 	struct rte_flow *flow;
+	uint32_t i;
 
-	while ((flow = TAILQ_FIRST(&fc->flows)) != NULL) {
-		flow_prefetch_ahead(flow);
-		TAILQ_REMOVE(&fc->flows, flow, next);
+	for (i = 0; (flow = flow_at(fc, i, &fm)) != FLOW_END; i++) {
+		if (flow == NULL)
+			continue;
+		tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 		fc->nb_flows--;
-		flow_release(fc, flow);
+		flow_release(fc, flow, NULL);
 	}
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
@@ -867,15 +862,17 @@ static const char *const fate_names[] = {
 };
 
 static void
-dump_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
+dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 {
 	struct tally_steer_action act;
 	uint64_t pkts = 0, bytes = 0;
 
-	tally_steer_rule_action(flow->rule, &act);
+	struct tally_flow_matcher *fm = flow_matcher(flow);
+
+	tally_steer_rule_action(tally_flow_rule(flow), &act);
 	fprintf(f, "flow %p: group %u priority %u matcher words %u fate %s",
-		(const void *)flow, flow->matcher->group, flow->matcher->priority,
-		tally_steer_matcher_nwords(flow->matcher->m),
+		(const void *)flow, fm->group, fm->priority,
+		tally_steer_matcher_nwords(fm->m),
 		act.fate < RTE_DIM(fate_names) && fate_names[act.fate] ?
 		fate_names[act.fate] : "?");
 	if (act.fate == TALLY_STEER_FATE_QUEUE || act.fate == TALLY_STEER_FATE_JUMP ||
@@ -901,7 +898,8 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct tally_steer_mem_stats ms;
 	struct rte_flow_action_handle *h;
-	uint32_t in_use, free_now, pending;
+	uint32_t in_use, free_now, pending, i;
+	struct tally_flow_matcher *fm;
 	struct rte_flow *it;
 
 	if (fc == NULL)
@@ -927,8 +925,9 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
 		pending);
-	TAILQ_FOREACH(it, &fc->flows, next)
-		dump_flow(fc, it, f);
+	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
+		if (it != NULL)
+			dump_flow(fc, it, f);
 	TAILQ_FOREACH(h, &fc->handles, next) {
 		uint64_t pkts = 0, bytes = 0;
 
