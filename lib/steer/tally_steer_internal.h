@@ -149,6 +149,13 @@ struct tally_steer_ctx {
 	uint32_t visit_epoch;
 };
 
+/* A hash array's shadow (tally_hmem, 4 bytes per entry). */
+static inline void
+steer_shadow_free(uint32_t *shadow, uint32_t log2)
+{
+	tally_hmem_free(shadow, (size_t)4 << log2);
+}
+
 /* memory (tally_steer_ctx.c) */
 int steer_dmem_alloc(struct tally_steer_ctx *ctx, size_t size, size_t align,
 		     struct steer_dmem *out);

@@ -14,12 +14,13 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
-	*shadow = tally_zmalloc(n * sizeof(uint32_t));	/* calloc: fresh pages, no memset */
+	/* random accesses: huge pages where offered (and none touched yet) */
+	*shadow = tally_hmem_alloc(n * sizeof(uint32_t), true);
 	if (*shadow == NULL)
 		return -ENOMEM;
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_SIZE(log2, m->nwords), 64, mem);
 	if (rc != 0) {
-		tally_free(*shadow);
+		steer_shadow_free(*shadow, log2);
 		return rc;
 	}
 	/* mem ops return zeroed memory: every entry reads EMPTY (ctrl 0) */
@@ -89,7 +90,7 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
-	tally_free(m->shadow);
+	steer_shadow_free(m->shadow, m->log2);
 	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
 	m->htab = nmem;
 	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
@@ -125,7 +126,7 @@ steer_matcher_free(struct tally_steer_matcher *m)
 	steer_dmem_free(ctx, &m->htab);
 	steer_dmem_free(ctx, &m->desc);
 	ctx->host_bytes -= sizeof(*m) + ((uint64_t)4 << m->log2);
-	tally_free(m->shadow);
+	steer_shadow_free(m->shadow, m->log2);
 	tally_free(m);
 }
 
@@ -184,7 +185,7 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 	if (rc != 0) {
 		steer_dmem_free(ctx, &m->htab);
 		steer_dmem_free(ctx, &m->desc);
-		tally_free(m->shadow);
+		steer_shadow_free(m->shadow, STEER_HTAB_MIN_LOG2);
 		goto fail;
 	}
 	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
