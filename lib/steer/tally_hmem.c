@@ -15,6 +15,7 @@ void *
 tally_hmem_alloc(size_t size, bool huge)
 {
 	size_t len = hmem_len(size), map;
+	bool sparse = !huge;
 	uintptr_t p, a;
 
 	if (size == 0)
@@ -25,8 +26,15 @@ tally_hmem_alloc(size_t size, bool huge)
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if ((void *)p == MAP_FAILED)
 		return NULL;
-	if (!huge)
+	if (!huge) {
+#ifdef MADV_NOHUGEPAGE
+		/* sparse arrays: a written byte costs a 4 KiB page, not 2 MiB,
+		 * even where transparent huge pages are always on */
+		if (sparse)
+			(void)madvise((void *)p, len, MADV_NOHUGEPAGE);
+#endif
 		return (void *)p;
+	}
 	/* keep the 2 MiB aligned part, so every huge page can be a whole one */
 	a = (p + TALLY_HMEM_HUGE_SZ - 1) & ~(uintptr_t)(TALLY_HMEM_HUGE_SZ - 1);
 	if (a > p)

@@ -18,7 +18,8 @@
 #define TALLY_HMEM_HUGE_SZ	((size_t)2 << 20)
 
 /* size bytes reading zero, or NULL. huge: 2 MiB aligned and advised as
- * huge-page memory (sizes below 2 MiB are never huge). */
+ * huge-page memory (sizes below 2 MiB are never huge); otherwise advised
+ * never to be huge (for sparsely written arrays). */
 void *tally_hmem_alloc(size_t size, bool huge);
 /* p from tally_hmem_alloc() with the same size (NULL is ignored). */
 void tally_hmem_free(void *p, size_t size);

@@ -104,7 +104,10 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	uint32_t a = 0;
 	int rc = 0;
 
-	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG |
+			   TALLY_STEER_A_CNT_HELD))
+		return -EINVAL;
+	if ((act->flags & TALLY_STEER_A_CNT_HELD) && !(act->flags & TALLY_STEER_A_COUNT))
 		return -EINVAL;
 	if ((act->flags & TALLY_STEER_A_COUNT) && act->counter >= TALLY_CNT_MAX)
 		return -EINVAL;
@@ -139,7 +142,7 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	if (rc != 0)
 		return rc;
 	if (act->flags & TALLY_STEER_A_COUNT) {
-		if (ctx->cfg.cnt != NULL)
+		if (ctx->cfg.cnt != NULL && !(act->flags & TALLY_STEER_A_CNT_HELD))
 			rc = tally_cnt_ref(ctx->cfg.cnt, act->counter);
 		if (rc != 0) {
 			steer_action_release(tbl, a, act->arg);

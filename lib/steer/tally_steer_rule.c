@@ -234,7 +234,9 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 		return rc;
 	rc = steer_make_room(m);
 	if (rc < 0) {
-		steer_action_release(m->tbl, act_w, fate_w);
+		/* a held counter reference stays the caller's */
+		steer_action_release(m->tbl, (act->flags & TALLY_STEER_A_CNT_HELD) ?
+				     act_w & ~TALLY_STEER_ACT_COUNT : act_w, fate_w);
 		return rc;
 	}
 	if (rc == 1)

@@ -596,8 +596,10 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a.act.counter = flow->counter;
+	if (own_counter)	/* our reference becomes the rule's */
+		a.act.flags |= TALLY_STEER_A_CNT_HELD;
 	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &a.act, tally_flow_rule(flow));
-	if (own_counter)	/* the rule holds the counter from here on */
+	if (ret && own_counter)
 		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
 		/* a loop is the jump's fault; a duplicate, the pattern's */
@@ -660,9 +662,12 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			goto fail;
 		flow->flags |= FLOW_F_COUNTED;
 		act->counter = flow->counter;
+		act->flags |= TALLY_STEER_A_CNT_HELD;	/* our reference becomes the rule's */
 	}
 	ret = tally_steer_rule_insert_at_locked(fm->m, key, act, tally_flow_rule(flow));
-	if (count)	/* the rule holds the counter from here on */
+	if (count)
+		act->flags &= ~TALLY_STEER_A_CNT_HELD;
+	if (ret && count)
 		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret)
 		goto fail;
