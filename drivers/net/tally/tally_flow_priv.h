@@ -7,7 +7,10 @@
  *
  * Locking: `lock` serialises every control operation of the port - sync
  * create/destroy/flush, template and table life cycle, flow-queue
- * operations, the aging scan. Counter reads never take it.
+ * operations, the aging scan. It is also the lock of the steering context
+ * and of the counter pool (their config `lock`): code holding it calls the
+ * _locked functions of lib/steer and tally_cnt, so an operation takes one
+ * lock. Counter reads never take it.
  */
 #ifndef TALLY_FLOW_PRIV_H
 #define TALLY_FLOW_PRIV_H
