@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Matchers: mask compilation, priority order, hash array (re)building. */
+#include <sys/mman.h>
+
 #include "tally_steer_internal.h"
 
 /* Allocate a hash array of 2^log2 entries (all EMPTY) and its shadow. */
@@ -34,13 +36,25 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 }
 
 /* Write every page of [p, p + len) once, so that filling a pre-sized array
- * takes no page faults (the memory reads zero already). */
+ * takes no page faults (the memory reads zero already). One madvise call
+ * populates the whole pages where the kernel can (no fault per page). */
 static void
 steer_prefault(void *p, size_t len)
 {
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
 	volatile uint8_t *b = p;
 	size_t off;
 
+	if (len == 0)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+		b[0] = 0;		/* the partial pages at both ends */
+		b[len - 1] = 0;
+		return;
+	}
+#endif
 	for (off = 0; off < len; off += 4096)
 		b[off] = 0;
 }
