@@ -426,26 +426,36 @@ flow_limits(struct rte_eth_dev *dev, struct tally_flow_limits *lim)
 	lim->rss_key = ad->rss_key;
 }
 
-/* Everything that can be checked without taking resources. */
+/* The first half of flow_check(): attributes and pattern. */
 static int
-flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
-	   const struct rte_flow_item pattern[],
-	   const struct rte_flow_action actions[], struct tally_flow_match *m,
-	   struct tally_flow_acts *a, struct rte_flow_error *error)
+flow_check_match(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		 const struct rte_flow_item pattern[], struct tally_flow_match *m,
+		 struct tally_flow_limits *lim, struct rte_flow_error *error)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
-	struct tally_flow_limits lim;
 	int ret;
 
 	if (ad->flow == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	flow_limits(dev, &lim);
-	ret = tally_flow_parse_attr(attr, &lim, error);
+	flow_limits(dev, lim);
+	ret = tally_flow_parse_attr(attr, lim, error);
 	if (ret == 0)
 		ret = tally_flow_parse_pattern(pattern, m, error);
-	if (ret == 0)
-		ret = tally_flow_parse_actions(actions, &lim, a, error);
+	return ret;
+}
+
+/* The second half: actions, and what they name. */
+static int
+flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		   const struct rte_flow_action actions[],
+		   const struct tally_flow_limits *lim, struct tally_flow_acts *a,
+		   struct rte_flow_error *error)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	int ret;
+
+	ret = tally_flow_parse_actions(actions, lim, a, error);
 	if (ret)
 		return ret;
 	if (a->act.fate == TALLY_STEER_FATE_JUMP && a->act.arg == attr->group)
@@ -457,6 +467,22 @@ flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, a->indirect,
 			"unknown indirect action handle");
 	return 0;
+}
+
+/* Everything that can be checked without taking resources. */
+static int
+flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+	   const struct rte_flow_item pattern[],
+	   const struct rte_flow_action actions[], struct tally_flow_match *m,
+	   struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	struct tally_flow_limits lim;
+	int ret;
+
+	ret = flow_check_match(dev, attr, pattern, m, &lim, error);
+	if (ret == 0)
+		ret = flow_check_actions(dev, attr, actions, &lim, a, error);
+	return ret;
 }
 
 static int
@@ -533,7 +559,8 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			 const struct rte_flow_action actions[],
 			 uint16_t age_queue, struct rte_flow_error *error)
 {
-	struct tally_flow_matcher *fm = NULL;
+	struct tally_flow_matcher *fm = NULL, *last;
+	struct tally_flow_limits lim;
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
 	struct tally_steer_key key;
@@ -541,7 +568,19 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	bool own_counter = false;
 	int ret;
 
-	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
+	ret = flow_check_match(dev, attr, pattern, &m, &lim, error);
+	if (ret)
+		return NULL;
+	/* Most rules go to the matcher of the previous one: then hash the key
+	 * and start fetching its slot now, so that the TLB and cache misses
+	 * overlap with checking the actions and taking the counter. */
+	last = fc->last;
+	if (last != NULL && last->group == attr->group && last->priority == attr->priority &&
+	    memcmp(&last->mask, &m.mask, sizeof(m.mask)) == 0)
+		tally_steer_rule_key(last->m, &m.value, &key);
+	else
+		last = NULL;
+	ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
 	if (ret)
 		return NULL;
 	flow = flow_obj_alloc(fc);
@@ -561,12 +600,17 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 	}
-	fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
-	if (fm == NULL)
-		goto fail;
-	/* the key is hashed once, and the slot's cache miss overlaps with the
-	 * counter allocation below */
-	tally_steer_rule_key(fm->m, &m.value, &key);
+	if (last != NULL) {
+		fm = last;		/* still the last matcher: nothing ran in between */
+		fm->refs++;
+	} else {
+		fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
+		if (fm == NULL)
+			goto fail;
+		/* the key is hashed once, and the slot's cache miss overlaps
+		 * with the counter allocation below */
+		tally_steer_rule_key(fm->m, &m.value, &key);
+	}
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
