@@ -65,6 +65,7 @@ tally_steer_table_get(struct tally_steer_ctx *ctx, uint32_t id)
 {
 	if (id >= ctx->cfg.max_tables)
 		return NULL;
+	/* pairs with the release store in tally_steer_table_create_locked() */
 	return __atomic_load_n(&ctx->tables[id], __ATOMIC_ACQUIRE);
 }
 

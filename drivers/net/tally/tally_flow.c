@@ -552,6 +552,54 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	tally_steer_rule_unreserve_locked(fc->steer, r);
 }
 
+/* The last matcher used, if the rule's group, priority and mask are its. */
+static struct tally_flow_matcher *
+matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *attr,
+	     const struct tally_match_key *mask)
+{
+	struct tally_flow_matcher *fm = fc->last;
+
+	if (fm != NULL && fm->group == attr->group && fm->priority == attr->priority &&
+	    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
+		return fm;
+	return NULL;
+}
+
+/*
+ * The rule's counter: a new one for COUNT or AGE (returns 1: the caller's
+ * reference, handed to the rule with TALLY_STEER_A_CNT_HELD), the handle's
+ * for an indirect COUNT, none otherwise (0); -errno with the error set.
+ */
+static int
+flow_counter_take(struct tally_flow_ctx *fc, struct rte_flow *flow,
+		  struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	int ret;
+
+	if (a->count != NULL || a->age != NULL) {
+		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
+		if (ret == -EAGAIN) {
+			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
+		}
+		if (ret)
+			return rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
+						  a->count != NULL ? a->count : a->age,
+						  "counter bank exhausted");
+		if (a->count != NULL)
+			flow->flags |= FLOW_F_COUNTED;
+		a->act.counter = flow->counter;
+		a->act.flags |= TALLY_STEER_A_CNT_HELD;	/* our reference becomes the rule's */
+		return 1;
+	}
+	if (a->indirect != NULL) {
+		flow->counter = handle_check(fc, a->indirect->conf)->counter;
+		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
+	}
+	a->act.counter = flow->counter;
+	return 0;
+}
+
 struct rte_flow *
 tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			 const struct rte_flow_attr *attr,
@@ -574,12 +622,9 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	/* Most rules go to the matcher of the previous one: then hash the key
 	 * and start fetching its slot now, so that the TLB and cache misses
 	 * overlap with checking the actions and taking the counter. */
-	last = fc->last;
-	if (last != NULL && last->group == attr->group && last->priority == attr->priority &&
-	    memcmp(&last->mask, &m.mask, sizeof(m.mask)) == 0)
+	last = matcher_last(fc, attr, &m.mask);
+	if (last != NULL)
 		tally_steer_rule_key(last->m, &m.value, &key);
-	else
-		last = NULL;
 	ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
 	if (ret)
 		return NULL;
@@ -620,28 +665,10 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_RSS;
 		a.act.arg = r->id;
 	}
-	if (a.count != NULL || a.age != NULL) {
-		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		}
-		if (ret) {
-			rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
-					   a.count != NULL ? a.count : a.age,
-					   "counter bank exhausted");
-			goto fail;
-		}
-		own_counter = true;
-		if (a.count != NULL)
-			flow->flags |= FLOW_F_COUNTED;
-	} else if (a.indirect != NULL) {
-		flow->counter = handle_check(fc, a.indirect->conf)->counter;
-		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
-	}
-	a.act.counter = flow->counter;
-	if (own_counter)	/* our reference becomes the rule's */
-		a.act.flags |= TALLY_STEER_A_CNT_HELD;
+	ret = flow_counter_take(fc, flow, &a, error);
+	if (ret < 0)
+		goto fail;
+	own_counter = ret == 1;
 	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &a.act, tally_flow_rule(flow));
 	if (ret && own_counter)
 		tally_cnt_free_locked(fc->cnt, flow->counter);
