@@ -4,7 +4,12 @@
 #include <string.h>
 
 #include "tally_plat.h"
+#include "tally_hmem.h"
 #include "tally_cnt.h"
+
+#define CNT_FREE	(1u << 31)	/* state: free or pending, next in low bits */
+#define CNT_NIL		(CNT_FREE - 1)	/* end of a list */
+#define CNT_REF_MAX	(CNT_FREE - 2)
 
 int
 tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
@@ -31,21 +36,24 @@ tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 	pool = tally_zmalloc(sizeof(*pool));
 	if (pool == NULL)
 		return -ENOMEM;
-	pthread_mutex_init(&pool->lock, NULL);
-	pool->slot = tally_zmalloc((size_t)num * sizeof(pool->slot[0]));
-	pool->free_stack = tally_zmalloc((size_t)num * sizeof(uint32_t));
-	pool->ring = tally_zmalloc((size_t)num * sizeof(pool->ring[0]));
-	if (pool->slot == NULL || pool->free_stack == NULL || pool->ring == NULL) {
+	pthread_mutex_init(&pool->own_lock, NULL);
+	pool->lock = cfg->lock != NULL ? cfg->lock : &pool->own_lock;
+	pool->num = num;
+	/* baselines: 4 KiB pages, touched only where one is not zero; state:
+	 * filled densely in allocation order */
+	pool->slot = tally_hmem_alloc((size_t)num * sizeof(pool->slot[0]), false);
+	pool->state = tally_hmem_alloc((size_t)num * sizeof(uint32_t), true);
+	if (pool->slot == NULL || pool->state == NULL) {
 		tally_cnt_pool_destroy(pool);
 		return -ENOMEM;
 	}
 	pool->bank = (const volatile struct tally_cnt_entry *)
 		(const volatile void *)(io->bar + bank_off) + cfg->first;
 	pool->first = cfg->first;
-	pool->num = num;
 	pool->fence = cfg->fence;
 	/* low indices first: [fresh, num) were never handed out, so a large
-	 * bank costs no start-up time and untouched stack memory */
+	 * bank costs no start-up time and no memory until used */
+	pool->free_head = CNT_NIL;
 	pool->nfree = 0;
 	pool->fresh = 0;
 	*out = pool;
@@ -57,24 +65,34 @@ tally_cnt_pool_destroy(struct tally_cnt_pool *pool)
 {
 	if (pool == NULL)
 		return;
-	pthread_mutex_destroy(&pool->lock);
-	tally_free(pool->slot);
-	tally_free(pool->free_stack);
-	tally_free(pool->ring);
+	pthread_mutex_destroy(&pool->own_lock);
+	tally_hmem_free(pool->slot, (size_t)pool->num * sizeof(pool->slot[0]));
+	tally_hmem_free(pool->state, (size_t)pool->num * sizeof(uint32_t));
 	tally_free(pool);
 }
 
 /* Sequence-locked baseline write; concurrent writers exclude each other.
  * With dp/db, also returns what the new baseline removes (new - old), read
- * from the same bank load, so a read-and-reset loses no frame. */
+ * from the same bank load, so a read-and-reset loses no frame. Without
+ * (allocation), a baseline that would not change is not written, so a
+ * counter never reused leaves its baseline page untouched. */
 static void
 cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
 		 uint64_t *db)
 {
 	struct tally_cnt_slot *s = &pool->slot[i];
-	uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	uint32_t seq;
 	uint64_t p, b;
 
+	if (dp == NULL) {
+		/* allocation: nobody resets or reads a free counter, and the
+		 * device no longer adds to it (its fence completed) */
+		tally_cnt_bank_read(&pool->bank[i], &p, &b);
+		if (__atomic_load_n(&s->base_pkts, __ATOMIC_RELAXED) == p &&
+		    __atomic_load_n(&s->base_bytes, __ATOMIC_RELAXED) == b)
+			return;
+	}
+	seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 	for (;;) {
 		if (!(seq & 1) &&
 		    __atomic_compare_exchange_n(&s->seq, &seq, seq + 1, 0,
@@ -95,20 +113,24 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
 	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
-static unsigned int
-cnt_reclaim_locked(struct tally_cnt_pool *pool)
+unsigned int
+tally_cnt_reclaim_locked(struct tally_cnt_pool *pool)
 {
 	unsigned int n = 0;
 
-	while (pool->ring_len > 0) {
-		struct tally_cnt_pending *e = &pool->ring[pool->ring_head];
+	while (pool->nbatch > 0) {
+		struct tally_cnt_batch *bt = &pool->batch[pool->batch_head];
 
-		if (!tally_fence_done(pool->fence, e->ticket))
+		if (!tally_fence_done(pool->fence, bt->ticket))
 			break;
-		pool->free_stack[pool->nfree++] = e->idx;
-		pool->ring_head = (pool->ring_head + 1) % pool->num;
-		pool->ring_len--;
-		n++;
+		/* the whole batch goes on top of the free list at once */
+		pool->state[bt->tail] = CNT_FREE | pool->free_head;
+		pool->free_head = bt->head;
+		pool->nfree += bt->n;
+		pool->npending -= bt->n;
+		n += bt->n;
+		pool->batch_head = (pool->batch_head + 1) % TALLY_CNT_BATCHES;
+		pool->nbatch--;
 	}
 	return n;
 }
@@ -118,40 +140,57 @@ tally_cnt_reclaim(struct tally_cnt_pool *pool)
 {
 	unsigned int n;
 
-	pthread_mutex_lock(&pool->lock);
-	n = cnt_reclaim_locked(pool);
-	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_lock(pool->lock);
+	n = tally_cnt_reclaim_locked(pool);
+	pthread_mutex_unlock(pool->lock);
 	return n;
 }
 
 int
-tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
+tally_cnt_alloc_locked(struct tally_cnt_pool *pool, uint32_t *idx)
 {
 	uint32_t i;
 
-	pthread_mutex_lock(&pool->lock);
-	if (pool->nfree == 0 && pool->fresh == pool->num && pool->ring_len > 0) {
-		uint32_t t = pool->ring[pool->ring_head].ticket;
+	if (pool->nfree == 0 && pool->fresh == pool->num && pool->nbatch > 0) {
+		uint32_t t = pool->batch[pool->batch_head].ticket;
 
 		if (!tally_fence_done(pool->fence, t)) {
 			if ((int32_t)(tally_fence_ticket(pool->fence) - t) <= 0)
 				tally_fence_request(pool->fence);
 		}
-		cnt_reclaim_locked(pool);
+		tally_cnt_reclaim_locked(pool);
 	}
-	if (pool->nfree == 0 && pool->fresh == pool->num) {
-		int rc = pool->ring_len > 0 ? -EAGAIN : -ENOSPC;
-
-		pthread_mutex_unlock(&pool->lock);
-		return rc;
+	if (pool->nfree == 0 && pool->fresh == pool->num)
+		return pool->nbatch > 0 ? -EAGAIN : -ENOSPC;
+	if (pool->nfree > 0) {
+		i = pool->free_head;
+		pool->free_head = pool->state[i] & ~CNT_FREE;
+		pool->nfree--;
+	} else {
+		i = pool->fresh++;
 	}
-	i = pool->nfree > 0 ? pool->free_stack[--pool->nfree] : pool->fresh++;
 	cnt_set_baseline(pool, i, NULL, NULL);
 	/* pairs with the acquire CAS in tally_cnt_ref() */
-	__atomic_store_n(&pool->slot[i].ref, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&pool->lock);
+	__atomic_store_n(&pool->state[i], 1, __ATOMIC_RELEASE);
 	*idx = pool->first + i;
 	return 0;
+}
+
+int
+tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
+{
+	int rc;
+
+	pthread_mutex_lock(pool->lock);
+	rc = tally_cnt_alloc_locked(pool, idx);
+	pthread_mutex_unlock(pool->lock);
+	return rc;
+}
+
+static bool
+cnt_allocated(uint32_t st)
+{
+	return st != 0 && !(st & CNT_FREE);
 }
 
 int
@@ -161,62 +200,124 @@ tally_cnt_ref(struct tally_cnt_pool *pool, uint32_t idx)
 
 	if (i >= pool->num)
 		return -EINVAL;
-	ref = __atomic_load_n(&pool->slot[i].ref, __ATOMIC_ACQUIRE);
+	ref = __atomic_load_n(&pool->state[i], __ATOMIC_ACQUIRE);
 	do {
-		if (ref == 0)
+		if (!cnt_allocated(ref))
 			return -ENOENT;
-		if (ref == UINT32_MAX)
+		if (ref == CNT_REF_MAX)
 			return -EOVERFLOW;
-	} while (!__atomic_compare_exchange_n(&pool->slot[i].ref, &ref, ref + 1,
+	} while (!__atomic_compare_exchange_n(&pool->state[i], &ref, ref + 1,
 					      1, __ATOMIC_ACQUIRE,
 					      __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+/* Append counter i to the pending batch of the current fence ticket. */
+static void
+cnt_pend_locked(struct tally_cnt_pool *pool, uint32_t i)
+{
+	uint32_t t = tally_fence_ticket(pool->fence);
+	struct tally_cnt_batch *bt = NULL;
+
+	if (pool->nbatch > 0)
+		bt = &pool->batch[(pool->batch_head + pool->nbatch - 1) %
+				  TALLY_CNT_BATCHES];
+	pool->state[i] = CNT_FREE | CNT_NIL;
+	if (bt != NULL && (bt->ticket == t || pool->nbatch == TALLY_CNT_BATCHES)) {
+		/* a full ring merges into the last batch under the newer
+		 * ticket: later reuse, never earlier */
+		bt->ticket = t;
+		pool->state[bt->tail] = CNT_FREE | i;
+		bt->tail = i;
+		bt->n++;
+	} else {
+		bt = &pool->batch[(pool->batch_head + pool->nbatch) % TALLY_CNT_BATCHES];
+		bt->ticket = t;
+		bt->head = i;
+		bt->tail = i;
+		bt->n = 1;
+		pool->nbatch++;
+	}
+	pool->npending++;
+}
+
+/* Drop one reference without the lock if others remain. Returns 1 when the
+ * caller holds the last one (still counted), 0 when done, or -errno. */
+static int
+cnt_unref(struct tally_cnt_pool *pool, uint32_t i)
+{
+	uint32_t ref = __atomic_load_n(&pool->state[i], __ATOMIC_ACQUIRE);
+
+	do {
+		if (!cnt_allocated(ref))
+			return -ENOENT;
+		if (ref == 1)
+			return 1;
+	} while (!__atomic_compare_exchange_n(&pool->state[i], &ref, ref - 1,
+					      1, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+/* The last reference, pool lock held: 0, or 1 if a concurrent ref won. */
+static int
+cnt_release_locked(struct tally_cnt_pool *pool, uint32_t i)
+{
+	uint32_t ref = 1;
+
+	/* concurrent ref attempts fail once the state is CNT_FREE */
+	if (!__atomic_compare_exchange_n(&pool->state[i], &ref, CNT_FREE | CNT_NIL, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 1;
+	cnt_pend_locked(pool, i);
+	return 0;
+}
+
+int
+tally_cnt_free_locked(struct tally_cnt_pool *pool, uint32_t idx)
+{
+	uint32_t i = idx - pool->first;
+	int rc;
+
+	if (i >= pool->num)
+		return -EINVAL;
+	do {
+		rc = cnt_unref(pool, i);
+		if (rc <= 0)
+			return rc;
+	} while (cnt_release_locked(pool, i) != 0);
 	return 0;
 }
 
 int
 tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx)
 {
-	uint32_t i = idx - pool->first, ref;
-	struct tally_cnt_pending *e;
+	uint32_t i = idx - pool->first;
+	int rc;
 
 	if (i >= pool->num)
 		return -EINVAL;
-	ref = __atomic_load_n(&pool->slot[i].ref, __ATOMIC_ACQUIRE);
-	do {
-		if (ref == 0)
-			return -ENOENT;
-		if (ref == 1)
-			break;
-	} while (!__atomic_compare_exchange_n(&pool->slot[i].ref, &ref, ref - 1,
-					      1, __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
-	if (ref != 1)
-		return 0;
-	/* Last reference: drop it under the lock so the ring stays consistent
-	 * with concurrent ref attempts (which fail once ref is 0). */
-	pthread_mutex_lock(&pool->lock);
-	ref = 1;
-	if (!__atomic_compare_exchange_n(&pool->slot[i].ref, &ref, 0, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_unlock(&pool->lock);
-		return tally_cnt_free(pool, idx);	/* raced with a ref */
+	for (;;) {
+		rc = cnt_unref(pool, i);
+		if (rc <= 0)
+			return rc;
+		pthread_mutex_lock(pool->lock);
+		rc = cnt_release_locked(pool, i);
+		pthread_mutex_unlock(pool->lock);
+		if (rc == 0)
+			return 0;
 	}
-	e = &pool->ring[(pool->ring_head + pool->ring_len) % pool->num];
-	e->idx = i;
-	e->ticket = tally_fence_ticket(pool->fence);
-	pool->ring_len++;
-	pthread_mutex_unlock(&pool->lock);
-	return 0;
 }
 
 uint32_t
 tally_cnt_refcnt(const struct tally_cnt_pool *pool, uint32_t idx)
 {
-	uint32_t i = idx - pool->first;
+	uint32_t i = idx - pool->first, st;
 
 	if (i >= pool->num)
 		return 0;
-	return __atomic_load_n(&pool->slot[i].ref, __ATOMIC_ACQUIRE);
+	st = __atomic_load_n(&pool->state[i], __ATOMIC_ACQUIRE);
+	return cnt_allocated(st) ? st : 0;
 }
 
 int
@@ -224,10 +325,11 @@ tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 		     uint64_t *bytes)
 {
 	uint32_t i = idx - pool->first;
+	uint64_t p, b;
 
 	if (i >= pool->num)
 		return -EINVAL;
-	cnt_set_baseline(pool, i, pkts, bytes);
+	cnt_set_baseline(pool, i, pkts != NULL ? pkts : &p, bytes != NULL ? bytes : &b);
 	return 0;
 }
 
@@ -238,15 +340,22 @@ tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx)
 }
 
 void
-tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
-		     uint32_t *free_now, uint32_t *pending)
+tally_cnt_pool_stats_locked(struct tally_cnt_pool *pool, uint32_t *in_use,
+			    uint32_t *free_now, uint32_t *pending)
 {
-	pthread_mutex_lock(&pool->lock);
 	if (in_use != NULL)
-		*in_use = pool->fresh - pool->nfree - pool->ring_len;
+		*in_use = pool->fresh - pool->nfree - pool->npending;
 	if (free_now != NULL)
 		*free_now = pool->nfree + (pool->num - pool->fresh);
 	if (pending != NULL)
-		*pending = pool->ring_len;
-	pthread_mutex_unlock(&pool->lock);
+		*pending = pool->npending;
+}
+
+void
+tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
+		     uint32_t *free_now, uint32_t *pending)
+{
+	pthread_mutex_lock(pool->lock);
+	tally_cnt_pool_stats_locked(pool, in_use, free_now, pending);
+	pthread_mutex_unlock(pool->lock);
 }

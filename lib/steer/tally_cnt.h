@@ -22,8 +22,11 @@
  * ticket; it is handed out again only after FENCE_DONE reaches that ticket,
  * i.e. after the device provably stopped adding to it on behalf of the old
  * rules. So a new owner never inherits a stale increment.
- * Alloc/free/ref are O(1): a LIFO stack of freed indices (then the never-used
- * ones, lowest first) plus a FIFO ring of pending ones.
+ * Alloc/free/ref are O(1): a LIFO list of reusable indices (then the
+ * never-used ones, lowest first) plus a FIFO of pending batches (one per
+ * fence ticket; a whole batch becomes reusable at once). Both lists are
+ * linked through the per-counter state word, so the pool keeps 4 bytes per
+ * counter plus a reset baseline that only counters that need one touch.
  *
  * Reading (tally_cnt_read) - the contract:
  *  - Lock-free, no register access: plain aligned 64-bit atomic loads of the
@@ -46,7 +49,9 @@
  * Thread-safety: tally_cnt_read/reset may run on any thread concurrently with
  * everything, without locks. alloc/free/ref/reclaim take the pool lock
  * (ref and free of a counter with other references are lock-free atomics).
- * create/destroy are not concurrent with anything.
+ * The pool lock may be a lock of its user (config `lock`): a user holding it
+ * calls the _locked variants, so that one acquisition covers its own state
+ * and the pool's. create/destroy are not concurrent with anything.
  */
 #ifndef TALLY_CNT_H
 #define TALLY_CNT_H
@@ -65,35 +70,53 @@ struct tally_cnt_pool_config {
 	struct tally_fence *fence;	/* the device's fence sequencer */
 	uint32_t first;			/* first bank index managed */
 	uint32_t num;			/* 0 = up to the end of the bank */
+	pthread_mutex_t *lock;		/* optional: a lock shared with the pool's
+					 * user (the steering context's), so one
+					 * acquisition covers both; NULL = own */
 };
 
-/* Per-counter software state (private). */
+/* Per-counter reset baseline (private). Written only when it changes (a
+ * reset, or a counter handed out again with a non-zero bank value): the
+ * array is reserved for the whole range but a counter whose baseline stays
+ * zero - every never-reused counter - costs no memory. */
 struct tally_cnt_slot {
 	uint64_t base_pkts;		/* baseline, under seq */
 	uint64_t base_bytes;
 	uint32_t seq;			/* odd while a reset writes the baseline */
-	uint32_t ref;			/* 0 = free or pending reuse */
+	uint32_t rsvd;
 };
 
-struct tally_cnt_pending {
-	uint32_t idx;
+/* Counters freed while one fence ticket was current, linked through their
+ * state words, oldest first. */
+struct tally_cnt_batch {
 	uint32_t ticket;
+	uint32_t head;
+	uint32_t tail;
+	uint32_t n;
 };
+
+#define TALLY_CNT_BATCHES	64	/* pending batches; more merge into the last */
 
 /* The pool (fields private; visible for the inline read). */
 struct tally_cnt_pool {
 	const volatile struct tally_cnt_entry *bank;	/* bank entry `first` */
 	uint32_t first;
 	uint32_t num;
-	struct tally_cnt_slot *slot;	/* [num] */
+	struct tally_cnt_slot *slot;	/* [num], touched only when non-zero */
+	/* [num]: the reference count of an allocated counter (1..2^31 - 2);
+	 * CNT_FREE | next of a free or pending one (lists below); 0 never
+	 * handed out. 4 bytes per counter is all the pool touches per rule. */
+	uint32_t *state;
 	struct tally_fence *fence;
-	pthread_mutex_t lock;
-	uint32_t *free_stack;		/* [num] */
-	uint32_t nfree;			/* entries of free_stack */
+	pthread_mutex_t *lock;		/* own_lock or the configured one */
+	pthread_mutex_t own_lock;
+	uint32_t free_head;		/* LIFO of reusable counters */
+	uint32_t nfree;
 	uint32_t fresh;			/* [fresh, num) never handed out */
-	struct tally_cnt_pending *ring;	/* [num], FIFO */
-	uint32_t ring_head;		/* next to reclaim */
-	uint32_t ring_len;
+	uint32_t npending;		/* in batches */
+	struct tally_cnt_batch batch[TALLY_CNT_BATCHES];	/* FIFO ring */
+	uint32_t batch_head;
+	uint32_t nbatch;
 };
 
 int tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
@@ -104,18 +127,24 @@ void tally_cnt_pool_destroy(struct tally_cnt_pool *pool);
  * pending; -EAGAIN: only counters still waiting for a fence (one was
  * requested; retry later). */
 int tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx);
+/* The same with the pool lock held by the caller. */
+int tally_cnt_alloc_locked(struct tally_cnt_pool *pool, uint32_t *idx);
 /* One more reference to an allocated counter. -EINVAL out of range,
  * -ENOENT not allocated. */
 int tally_cnt_ref(struct tally_cnt_pool *pool, uint32_t idx);
 /* Drop one reference; the last one sends the index to deferred reuse. */
 int tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx);
+int tally_cnt_free_locked(struct tally_cnt_pool *pool, uint32_t idx);
 /* References held (0 = free or pending). */
 uint32_t tally_cnt_refcnt(const struct tally_cnt_pool *pool, uint32_t idx);
 /* Move every pending index whose fence completed back to the free stack.
  * Returns the number moved. */
 unsigned int tally_cnt_reclaim(struct tally_cnt_pool *pool);
+unsigned int tally_cnt_reclaim_locked(struct tally_cnt_pool *pool);
 void tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
 			  uint32_t *free_now, uint32_t *pending);
+void tally_cnt_pool_stats_locked(struct tally_cnt_pool *pool, uint32_t *in_use,
+				 uint32_t *free_now, uint32_t *pending);
 
 /* Set the software baseline to the current value (the counter reads 0). */
 int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);

@@ -70,13 +70,25 @@
  * =============
  * Every function here may be called from any thread; all control operations
  * of one context are serialised by the context lock (one writer at a time).
- * The device reads concurrently at all times, without locks. Handles
+ * The device reads concurrently at all times, without locks.
+ *
+ * The context lock may be the caller's own (config `lock`), also given to
+ * the counter pool: a caller that keeps state of its own next to the
+ * context (the PMD's flow engine) takes that one lock once per operation
+ * and calls the _locked variants below, which expect it held; the plain
+ * functions take it themselves and must not be called with it held. Rules
+ * dropping a counter reference use the pool's _locked calls when the pool
+ * shares the lock, so a create or a destroy is one lock acquisition in all.
+ * tally_steer_rule_key(), tally_steer_rule_prefetch(),
+ * tally_steer_table_get() and tally_steer_ctx_reclaim() with nothing to
+ * reclaim take no lock at all. Handles
  * (tables, matchers, rules) stay valid until destroyed; destroying an object
  * while another thread still uses its handle is the caller's bug.
  */
 #ifndef TALLY_STEER_H
 #define TALLY_STEER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -108,12 +120,20 @@ struct tally_steer_config {
 	const struct tally_io *io;	/* the device (STEER_ROOT, STEER_CTRL) */
 	struct tally_fence *fence;	/* the device's fence sequencer */
 	struct tally_cnt_pool *cnt;	/* optional: COUNT takes references */
+	pthread_mutex_t *lock;		/* optional: the context lock is this
+					 * caller-owned mutex (see Thread-safety);
+					 * NULL = the context's own */
 	struct tally_steer_mem_ops mem;
 	uint32_t max_tables;		/* 0 = 256; <= TALLY_STEER_MAX_TABLES */
 	uint32_t max_rss;		/* RSS sets; 0 = 256; <= TALLY_STEER_MAX_RSS */
 	uint32_t max_rules;		/* 0 = unlimited (2^32 - 1) */
 	uint32_t nb_queues;		/* queue bound; 0 = TALLY_MAX_QUEUES */
+	uint32_t rule_priv;		/* bytes of caller data in every rule
+					 * handle (tally_steer_rule_priv), so a
+					 * caller's per-rule object needs no
+					 * allocation of its own; <= RULE_PRIV_MAX */
 };
+#define TALLY_STEER_RULE_PRIV_MAX	256
 
 /* The match description: a masked key in the device's layout. Only bits set
  * in mask matter; value bits outside mask are ignored. */
@@ -140,6 +160,11 @@ enum tally_steer_fate {
 #define TALLY_STEER_A_COUNT	(1u << 0)	/* count into `counter` */
 #define TALLY_STEER_A_MARK	(1u << 1)	/* set `mark` */
 #define TALLY_STEER_A_FLAG	(1u << 2)	/* set the flag */
+/* With A_COUNT: the caller holds a reference on `counter` for the rule
+ * (e.g. it just allocated it) and hands it over: an insert that succeeds
+ * takes no reference of its own; one that fails leaves it with the caller.
+ * Saves two atomic operations per counted rule. */
+#define TALLY_STEER_A_CNT_HELD	(1u << 3)
 
 struct tally_steer_action {
 	uint32_t flags;			/* TALLY_STEER_A_* */
@@ -166,19 +191,25 @@ int tally_steer_ctx_create(const struct tally_steer_config *cfg,
 void tally_steer_ctx_destroy(struct tally_steer_ctx *ctx);
 /* Free device memory whose fence completed. Cheap when nothing is pending. */
 void tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx);
+void tally_steer_ctx_reclaim_locked(struct tally_steer_ctx *ctx);
 /* Fence and wait (<= timeout_us), then reclaim everything. 0 or -ETIMEDOUT. */
 int tally_steer_ctx_sync(struct tally_steer_ctx *ctx, uint64_t timeout_us);
+int tally_steer_ctx_sync_locked(struct tally_steer_ctx *ctx, uint64_t timeout_us);
 void tally_steer_ctx_mem(struct tally_steer_ctx *ctx,
 			 struct tally_steer_mem_stats *st);
+void tally_steer_ctx_mem_locked(struct tally_steer_ctx *ctx,
+				struct tally_steer_mem_stats *st);
 uint64_t tally_steer_ctx_root_iova(const struct tally_steer_ctx *ctx);
 
 /* ---- tables ---------------------------------------------------------------- */
 /* -EINVAL id >= max_tables, -EEXIST exists. */
 int tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
 			     struct tally_steer_table **out);
+int tally_steer_table_create_locked(struct tally_steer_ctx *ctx, uint32_t id,
+				    struct tally_steer_table **out);
 /* -EBUSY while it has matchers or rules jump to it. */
 int tally_steer_table_destroy(struct tally_steer_table *tbl);
-/* NULL if absent. */
+/* NULL if absent. Takes no lock. */
 struct tally_steer_table *tally_steer_table_get(struct tally_steer_ctx *ctx,
 						uint32_t id);
 uint32_t tally_steer_table_id(const struct tally_steer_table *tbl);
@@ -189,12 +220,20 @@ uint32_t tally_steer_table_id(const struct tally_steer_table *tbl);
 int tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 			       const struct tally_match_key *mask,
 			       struct tally_steer_matcher **out);
+int tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priority,
+				      const struct tally_match_key *mask,
+				      struct tally_steer_matcher **out);
 /* -EBUSY while it holds rules. */
 int tally_steer_matcher_destroy(struct tally_steer_matcher *m);
+int tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m);
 /* Size the hash array for nb_rules now, so inserting up to that many never
  * grows it, and never shrink it below that. Finishes a running migration. -ENOSPC beyond the
  * largest array, -ENOMEM. */
 int tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules);
+int tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules);
+/* A pointer of the caller's kept with the matcher (NULL at creation). */
+void tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata);
+void *tally_steer_matcher_udata(const struct tally_steer_matcher *m);
 /* Key words the mask uses (0..128). */
 uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
 uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);
@@ -227,16 +266,70 @@ int tally_steer_rule_insert_key(struct tally_steer_matcher *m,
 				const struct tally_steer_key *k,
 				const struct tally_steer_action *act,
 				struct tally_steer_rule **out);
+int tally_steer_rule_insert_key_locked(struct tally_steer_matcher *m,
+				       const struct tally_steer_key *k,
+				       const struct tally_steer_action *act,
+				       struct tally_steer_rule **out);
 /* tally_steer_rule_key() + tally_steer_rule_insert_key(). */
 int tally_steer_rule_insert(struct tally_steer_matcher *m,
 			    const struct tally_match_key *value,
 			    const struct tally_steer_action *act,
 			    struct tally_steer_rule **out);
+int tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
+				   const struct tally_match_key *value,
+				   const struct tally_steer_action *act,
+				   struct tally_steer_rule **out);
 int tally_steer_rule_delete(struct tally_steer_rule *r);
+int tally_steer_rule_delete_locked(struct tally_steer_rule *r);
 /* Start fetching the entry of r ahead of its delete (e.g. the next rule of a
  * caller deleting in creation order). Only a hint: takes no lock, changes no
  * state; r must not be deleted concurrently. */
 void tally_steer_rule_prefetch(const struct tally_steer_rule *r);
+
+/*
+ * Rule handles as the caller's objects. Every handle carries cfg.rule_priv
+ * bytes for the caller (zeroed when the handle is handed out), and handles
+ * live in slab chunks that stay mapped until the context is destroyed, so a
+ * stale handle still points at readable memory. A handle is free, reserved
+ * (the caller's, not in a matcher), or in a matcher. All _locked.
+ *
+ * reserve: a reserved handle (-ENOMEM, -ENOSPC). insert_at: insert into a
+ * reserved handle, which stays reserved if it fails (errors as insert).
+ * remove: take the rule out of its matcher; the handle stays reserved.
+ * unreserve: give a reserved handle back. insert_key/insert = reserve +
+ * insert_at; delete = remove + unreserve.
+ */
+int tally_steer_rule_reserve_locked(struct tally_steer_ctx *ctx,
+				    struct tally_steer_rule **out);
+int tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
+				      const struct tally_steer_key *k,
+				      const struct tally_steer_action *act,
+				      struct tally_steer_rule *r);
+int tally_steer_rule_remove_locked(struct tally_steer_rule *r);
+void tally_steer_rule_unreserve_locked(struct tally_steer_ctx *ctx,
+				       struct tally_steer_rule *r);
+static inline void *
+tally_steer_rule_priv(struct tally_steer_rule *r)
+{
+	return (uint8_t *)r + 16;
+}
+static inline struct tally_steer_rule *
+tally_steer_rule_of_priv(void *priv)
+{
+	return (struct tally_steer_rule *)(void *)((uint8_t *)priv - 16);
+}
+/* The matcher of a rule in one, else NULL. */
+struct tally_steer_matcher *tally_steer_rule_matcher(const struct tally_steer_rule *r);
+/* Every handle ever handed out is tally_steer_rule_at(ctx, i) for i below
+ * tally_steer_rule_slots(ctx) (free ones included: check the matcher or the
+ * caller's data); lock held. */
+uint32_t tally_steer_rule_slots(const struct tally_steer_ctx *ctx);
+struct tally_steer_rule *tally_steer_rule_at(const struct tally_steer_ctx *ctx,
+					     uint32_t i);
+/* tally_steer_rule_prefetch() of the handle n places after r in the slab
+ * (the rule created n rules later, when nothing was freed in between). */
+void tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
+				    const struct tally_steer_rule *r, uint32_t n);
 /* The action as stored (for dumps/queries). */
 void tally_steer_rule_action(const struct tally_steer_rule *r,
 			     struct tally_steer_action *act);
@@ -246,7 +339,10 @@ void tally_steer_rule_action(const struct tally_steer_rule *r,
  * (0 = port setting). -ENOSPC no free id, -EINVAL bad queues. */
 int tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 			   const uint16_t *queues, uint16_t nq, uint32_t *id);
+int tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
+				  const uint16_t *queues, uint16_t nq, uint32_t *id);
 /* -EBUSY while rules use it, -ENOENT unknown. */
 int tally_steer_rss_destroy(struct tally_steer_ctx *ctx, uint32_t id);
+int tally_steer_rss_destroy_locked(struct tally_steer_ctx *ctx, uint32_t id);
 
 #endif /* TALLY_STEER_H */

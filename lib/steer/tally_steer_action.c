@@ -104,7 +104,10 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	uint32_t a = 0;
 	int rc = 0;
 
-	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG |
+			   TALLY_STEER_A_CNT_HELD))
+		return -EINVAL;
+	if ((act->flags & TALLY_STEER_A_CNT_HELD) && !(act->flags & TALLY_STEER_A_COUNT))
 		return -EINVAL;
 	if ((act->flags & TALLY_STEER_A_COUNT) && act->counter >= TALLY_CNT_MAX)
 		return -EINVAL;
@@ -139,7 +142,7 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	if (rc != 0)
 		return rc;
 	if (act->flags & TALLY_STEER_A_COUNT) {
-		if (ctx->cfg.cnt != NULL)
+		if (ctx->cfg.cnt != NULL && !(act->flags & TALLY_STEER_A_CNT_HELD))
 			rc = tally_cnt_ref(ctx->cfg.cnt, act->counter);
 		if (rc != 0) {
 			steer_action_release(tbl, a, act->arg);
@@ -166,8 +169,8 @@ steer_action_release(struct tally_steer_table *tbl, uint32_t a, uint32_t fate)
 		ctx->rss_sw[fate].ref--;
 	if (a & TALLY_STEER_ACT_JUMP)
 		steer_edge_put(tbl, fate);
-	if ((a & TALLY_STEER_ACT_COUNT) && ctx->cfg.cnt != NULL)
-		tally_cnt_free(ctx->cfg.cnt, TALLY_FIELD_GET(a, TALLY_STEER_ACT_CNT_M));
+	if (a & TALLY_STEER_ACT_COUNT)
+		steer_cnt_put(ctx, TALLY_FIELD_GET(a, TALLY_STEER_ACT_CNT_M));
 }
 
 void
@@ -203,8 +206,8 @@ steer_action_decode(uint32_t a, uint32_t mark, uint32_t fate,
 }
 
 int
-tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
-		       const uint16_t *queues, uint16_t nq, uint32_t *id)
+tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
+			      const uint16_t *queues, uint16_t nq, uint32_t *id)
 {
 	struct tally_steer_rss *r;
 	uint32_t i;
@@ -214,7 +217,6 @@ tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 	for (i = 0; i < nq; i++)
 		if (queues[i] >= ctx->cfg.nb_queues)
 			return -EINVAL;
-	pthread_mutex_lock(&ctx->lock);
 	for (i = 0; i < ctx->cfg.max_rss; i++) {
 		struct steer_rss_sw *s = &ctx->rss_sw[i];
 
@@ -227,10 +229,8 @@ tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 		}
 		break;
 	}
-	if (i == ctx->cfg.max_rss) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (i == ctx->cfg.max_rss)
 		return -ENOSPC;
-	}
 	r = &ctx->rss_hw[i];
 	memset(r, 0, sizeof(*r));
 	r->hf = hf;
@@ -239,32 +239,48 @@ tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 	__atomic_store_n(&r->nq, nq, __ATOMIC_RELEASE);
 	ctx->rss_sw[i].used = 1;
 	ctx->rss_sw[i].ref = 0;
-	pthread_mutex_unlock(&ctx->lock);
 	*id = i;
+	return 0;
+}
+
+int
+tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
+		       const uint16_t *queues, uint16_t nq, uint32_t *id)
+{
+	int rc;
+
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rss_create_locked(ctx, hf, queues, nq, id);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
+}
+
+int
+tally_steer_rss_destroy_locked(struct tally_steer_ctx *ctx, uint32_t id)
+{
+	struct steer_rss_sw *s;
+
+	if (id >= ctx->cfg.max_rss)
+		return -ENOENT;
+	s = &ctx->rss_sw[id];
+	if (!s->used)
+		return -ENOENT;
+	if (s->ref != 0)
+		return -EBUSY;
+	s->used = 0;
+	s->pending = 1;
+	s->ticket = tally_fence_ticket(ctx->cfg.fence);
+	tally_fence_request(ctx->cfg.fence);
 	return 0;
 }
 
 int
 tally_steer_rss_destroy(struct tally_steer_ctx *ctx, uint32_t id)
 {
-	struct steer_rss_sw *s;
+	int rc;
 
-	if (id >= ctx->cfg.max_rss)
-		return -ENOENT;
-	pthread_mutex_lock(&ctx->lock);
-	s = &ctx->rss_sw[id];
-	if (!s->used) {
-		pthread_mutex_unlock(&ctx->lock);
-		return -ENOENT;
-	}
-	if (s->ref != 0) {
-		pthread_mutex_unlock(&ctx->lock);
-		return -EBUSY;
-	}
-	s->used = 0;
-	s->pending = 1;
-	s->ticket = tally_fence_ticket(ctx->cfg.fence);
-	tally_fence_request(ctx->cfg.fence);
-	pthread_mutex_unlock(&ctx->lock);
-	return 0;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rss_destroy_locked(ctx, id);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }

@@ -89,9 +89,33 @@ tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx)
 	 * is reclaimed by a later call. Keeps the common case lock-free. */
 	if (__atomic_load_n(&ctx->dq_len, __ATOMIC_RELAXED) == 0)
 		return;
-	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_lock(ctx->lock);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_unlock(ctx->lock);
+}
+
+void
+tally_steer_ctx_reclaim_locked(struct tally_steer_ctx *ctx)
+{
+	if (ctx->dq_len > 0)
+		steer_reclaim_locked(ctx);
+}
+
+int
+tally_steer_ctx_sync_locked(struct tally_steer_ctx *ctx, uint64_t timeout_us)
+{
+	int rc;
+
+	rc = tally_fence_wait(ctx->cfg.fence, tally_fence_ticket(ctx->cfg.fence),
+			      timeout_us);
+	steer_reclaim_locked(ctx);
+	if (ctx->cfg.cnt != NULL) {
+		if (ctx->cfg.cnt->lock == ctx->lock)
+			tally_cnt_reclaim_locked(ctx->cfg.cnt);
+		else
+			tally_cnt_reclaim(ctx->cfg.cnt);
+	}
+	return rc;
 }
 
 int
@@ -99,13 +123,9 @@ tally_steer_ctx_sync(struct tally_steer_ctx *ctx, uint64_t timeout_us)
 {
 	int rc;
 
-	pthread_mutex_lock(&ctx->lock);
-	rc = tally_fence_wait(ctx->cfg.fence, tally_fence_ticket(ctx->cfg.fence),
-			      timeout_us);
-	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
-	if (ctx->cfg.cnt != NULL)
-		tally_cnt_reclaim(ctx->cfg.cnt);
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_ctx_sync_locked(ctx, timeout_us);
+	pthread_mutex_unlock(ctx->lock);
 	return rc;
 }
 
@@ -178,7 +198,7 @@ steer_ctx_free(struct tally_steer_ctx *ctx)
 		ctx->dq_len--;
 	}
 	for (i = 0; i < ctx->nchunks; i++)
-		tally_free(ctx->chunk[i]);
+		tally_hmem_free(ctx->chunk[i], steer_chunk_size(ctx));
 	tally_free(ctx->chunk);
 	tally_free(ctx->dq);
 	steer_dmem_free(ctx, &ctx->rss_mem);
@@ -186,7 +206,7 @@ steer_ctx_free(struct tally_steer_ctx *ctx)
 	steer_dmem_free(ctx, &ctx->root_mem);
 	tally_free(ctx->tables);
 	tally_free(ctx->rss_sw);
-	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->own_lock);
 	tally_free(ctx);
 }
 
@@ -198,6 +218,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	int rc;
 
 	if (cfg == NULL || out == NULL || cfg->io == NULL || cfg->fence == NULL ||
+	    cfg->rule_priv > TALLY_STEER_RULE_PRIV_MAX ||
 	    cfg->mem.alloc == NULL || cfg->mem.free == NULL ||
 	    cfg->max_tables > TALLY_STEER_MAX_TABLES ||
 	    cfg->max_rss > TALLY_STEER_MAX_RSS || cfg->nb_queues > 65536)
@@ -205,7 +226,8 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	ctx = tally_zmalloc(sizeof(*ctx));
 	if (ctx == NULL)
 		return -ENOMEM;
-	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->own_lock, NULL);
+	ctx->lock = cfg->lock != NULL ? cfg->lock : &ctx->own_lock;
 	ctx->cfg = *cfg;
 	if (ctx->cfg.max_tables == 0)
 		ctx->cfg.max_tables = 256;
@@ -216,6 +238,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	if (ctx->cfg.nb_queues == 0)
 		ctx->cfg.nb_queues = TALLY_MAX_QUEUES;
 	ctx->free_handle = STEER_HANDLE_NONE;
+	ctx->hstride = (uint32_t)((sizeof(struct tally_steer_rule) + cfg->rule_priv + 7) & ~7u);
 	ctx->tables = tally_zmalloc(ctx->cfg.max_tables * sizeof(ctx->tables[0]));
 	ctx->rss_sw = tally_zmalloc(ctx->cfg.max_rss * sizeof(ctx->rss_sw[0]));
 	if (ctx->tables == NULL || ctx->rss_sw == NULL) {
@@ -248,14 +271,20 @@ tally_steer_ctx_destroy(struct tally_steer_ctx *ctx)
 }
 
 void
-tally_steer_ctx_mem(struct tally_steer_ctx *ctx, struct tally_steer_mem_stats *st)
+tally_steer_ctx_mem_locked(struct tally_steer_ctx *ctx, struct tally_steer_mem_stats *st)
 {
-	pthread_mutex_lock(&ctx->lock);
 	st->dev_bytes = ctx->dev_bytes;
 	st->dev_deferred = ctx->dev_deferred;
 	st->host_bytes = ctx->host_bytes;
 	st->rules = ctx->nrules;
-	pthread_mutex_unlock(&ctx->lock);
+}
+
+void
+tally_steer_ctx_mem(struct tally_steer_ctx *ctx, struct tally_steer_mem_stats *st)
+{
+	pthread_mutex_lock(ctx->lock);
+	tally_steer_ctx_mem_locked(ctx, st);
+	pthread_mutex_unlock(ctx->lock);
 }
 
 uint64_t

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private structures of lib/steer; the one header its .c files include.
- * All fields are protected by ctx->lock unless noted.
+ * All fields are protected by *ctx->lock unless noted.
  */
 #ifndef TALLY_STEER_INTERNAL_H
 #define TALLY_STEER_INTERNAL_H
@@ -12,10 +12,11 @@
 
 #include <tally/tally_regs.h>
 #include "tally_plat.h"
+#include "tally_hmem.h"
 #include "tally_steer.h"
 
 #define STEER_HTAB_MIN_LOG2	4	/* 16 entries */
-#define STEER_HANDLE_CHUNK_LOG2	14	/* rule handles per slab chunk */
+#define STEER_HANDLE_CHUNK_LOG2	16	/* rule handles per slab chunk */
 #define STEER_HANDLE_NONE	UINT32_MAX
 #define STEER_FENCE_TIMEOUT_US	1000000
 /* Load of a hash array (live + dead entries, eighths): a migration to a new
@@ -46,11 +47,14 @@ struct steer_edge {
 	uint32_t ref;			/* rules with this jump */
 };
 
+/* A rule handle, followed by cfg.rule_priv bytes of the caller's. */
 struct tally_steer_rule {
-	struct tally_steer_matcher *m;	/* NULL when the handle is free */
-	uint32_t slot;			/* entry | STEER_SLOT_PAR parity; next free when free */
+	struct tally_steer_matcher *m;	/* NULL when not in a matcher */
+	uint32_t slot;			/* entry | STEER_SLOT_PAR parity; next free
+					 * when free */
 	uint32_t idx;			/* own handle index */
 };
+_Static_assert(sizeof(struct tally_steer_rule) == 16, "rule handle grew");
 
 /* One hash array with its host shadow (entry -> rule handle index). */
 struct steer_htab_sw {
@@ -64,6 +68,7 @@ struct steer_htab_sw {
 
 struct tally_steer_matcher {
 	struct tally_steer_table *tbl;
+	void *udata;			/* the caller's (set_udata) */
 	uint32_t priority;
 	uint32_t seq;			/* creation order among equal priorities */
 	uint32_t nwords;
@@ -117,7 +122,8 @@ struct steer_rss_sw {
 
 struct tally_steer_ctx {
 	struct tally_steer_config cfg;
-	pthread_mutex_t lock;
+	pthread_mutex_t *lock;		/* own_lock or cfg.lock */
+	pthread_mutex_t own_lock;
 	struct steer_dmem root_mem;
 	struct steer_dmem tbl_mem;	/* struct tally_steer_tbl[max_tables] */
 	struct steer_dmem rss_mem;	/* struct tally_steer_rss[max_rss] */
@@ -128,9 +134,13 @@ struct tally_steer_ctx {
 	/* deferred frees, FIFO with non-decreasing tickets */
 	struct steer_deferred *dq;
 	uint32_t dq_head, dq_len, dq_cap;
-	/* rule handle slab */
-	struct tally_steer_rule **chunk;
+	/* rule handle slab: chunks of 2^STEER_HANDLE_CHUNK_LOG2 handles of
+	 * hstride bytes, handed out lowest index first (untouched memory
+	 * until then), freed ones reused LIFO */
+	uint8_t **chunk;
 	uint32_t nchunks, chunk_cap;
+	uint32_t hstride;
+	uint32_t handles;		/* [0, handles) were handed out once */
 	uint32_t free_handle;
 	/* accounting */
 	uint64_t dev_bytes, dev_deferred, host_bytes;
@@ -138,6 +148,13 @@ struct tally_steer_ctx {
 	uint32_t matcher_seq;
 	uint32_t visit_epoch;
 };
+
+/* A hash array's shadow (tally_hmem, 4 bytes per entry). */
+static inline void
+steer_shadow_free(uint32_t *shadow, uint32_t log2)
+{
+	tally_hmem_free(shadow, (size_t)4 << log2);
+}
 
 /* memory (tally_steer_ctx.c) */
 int steer_dmem_alloc(struct tally_steer_ctx *ctx, size_t size, size_t align,
@@ -151,10 +168,31 @@ void steer_reclaim_locked(struct tally_steer_ctx *ctx);
 static inline struct tally_steer_rule *
 steer_handle(const struct tally_steer_ctx *ctx, uint32_t idx)
 {
-	return &ctx->chunk[idx >> STEER_HANDLE_CHUNK_LOG2]
-			  [idx & ((1u << STEER_HANDLE_CHUNK_LOG2) - 1)];
+	return (struct tally_steer_rule *)(void *)
+		(ctx->chunk[idx >> STEER_HANDLE_CHUNK_LOG2] +
+		 (size_t)(idx & ((1u << STEER_HANDLE_CHUNK_LOG2) - 1)) * ctx->hstride);
+}
+static inline size_t
+steer_chunk_size(const struct tally_steer_ctx *ctx)
+{
+	return ((size_t)1 << STEER_HANDLE_CHUNK_LOG2) * ctx->hstride;
 }
 void steer_rules_free_all(struct tally_steer_matcher *m);
+
+/* Drop a rule's counter reference (ctx lock held): under the same
+ * acquisition when the pool shares the lock. */
+static inline void
+steer_cnt_put(struct tally_steer_ctx *ctx, uint32_t idx)
+{
+	struct tally_cnt_pool *cnt = ctx->cfg.cnt;
+
+	if (cnt == NULL)
+		return;
+	if (cnt->lock == ctx->lock)
+		tally_cnt_free_locked(cnt, idx);
+	else
+		tally_cnt_free(cnt, idx);
+}
 
 /* actions (tally_steer_action.c) */
 int steer_action_acquire(struct tally_steer_table *tbl,

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Matchers: mask compilation, priority order, hash array (re)building. */
+#include <sys/mman.h>
+
 #include "tally_steer_internal.h"
 
 /* Allocate a hash array of 2^log2 entries (all EMPTY) and its shadow. */
@@ -14,12 +16,13 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
-	*shadow = tally_zmalloc(n * sizeof(uint32_t));	/* calloc: fresh pages, no memset */
+	/* random accesses: huge pages where offered (and none touched yet) */
+	*shadow = tally_hmem_alloc(n * sizeof(uint32_t), true);
 	if (*shadow == NULL)
 		return -ENOMEM;
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_FSIZE(log2, m->nwords), 64, mem);
 	if (rc != 0) {
-		tally_free(*shadow);
+		steer_shadow_free(*shadow, log2);
 		return rc;
 	}
 	/* mem ops return zeroed memory: every entry reads EMPTY (ctrl 0) */
@@ -34,13 +37,25 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 }
 
 /* Write every page of [p, p + len) once, so that filling a pre-sized array
- * takes no page faults (the memory reads zero already). */
+ * takes no page faults (the memory reads zero already). One madvise call
+ * populates the whole pages where the kernel can (no fault per page). */
 static void
 steer_prefault(void *p, size_t len)
 {
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
 	volatile uint8_t *b = p;
 	size_t off;
 
+	if (len == 0)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+		b[0] = 0;		/* the partial pages at both ends */
+		b[len - 1] = 0;
+		return;
+	}
+#endif
 	for (off = 0; off < len; off += 4096)
 		b[off] = 0;
 }
@@ -92,7 +107,7 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
-	tally_free(m->shadow);
+	steer_shadow_free(m->shadow, m->log2);
 	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
 	m->htab = nmem;
 	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
@@ -128,14 +143,14 @@ steer_matcher_free(struct tally_steer_matcher *m)
 	steer_dmem_free(ctx, &m->htab);
 	steer_dmem_free(ctx, &m->desc);
 	ctx->host_bytes -= sizeof(*m) + ((uint64_t)4 << m->log2);
-	tally_free(m->shadow);
+	steer_shadow_free(m->shadow, m->log2);
 	tally_free(m);
 }
 
 int
-tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
-			   const struct tally_match_key *mask,
-			   struct tally_steer_matcher **out)
+tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priority,
+				  const struct tally_match_key *mask,
+				  struct tally_steer_matcher **out)
 {
 	struct tally_steer_ctx *ctx = tbl->ctx;
 	struct tally_steer_matcher *m, *list[TALLY_STEER_MAX_MATCHERS];
@@ -151,7 +166,6 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	m->tbl = tbl;
 	m->priority = priority;
 	steer_matcher_compile(m, mask);
-	pthread_mutex_lock(&ctx->lock);
 	if (tbl->nm == TALLY_STEER_MAX_MATCHERS) {
 		rc = -ENOSPC;
 		goto fail;
@@ -188,24 +202,36 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	if (rc != 0) {
 		steer_dmem_free(ctx, &m->htab);
 		steer_dmem_free(ctx, &m->desc);
-		tally_free(m->shadow);
+		steer_shadow_free(m->shadow, STEER_HTAB_MIN_LOG2);
 		goto fail;
 	}
 	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
 	tbl->nm++;
 	ctx->host_bytes += sizeof(*m) + ((uint64_t)4 << m->log2);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
 	*out = m;
 	return 0;
 fail:
-	pthread_mutex_unlock(&ctx->lock);
 	tally_free(m);
 	return rc;
 }
 
 int
-tally_steer_matcher_destroy(struct tally_steer_matcher *m)
+tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
+			   const struct tally_match_key *mask,
+			   struct tally_steer_matcher **out)
+{
+	struct tally_steer_ctx *ctx = tbl->ctx;
+	int rc;
+
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_create_locked(tbl, priority, mask, out);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
+}
+
+int
+tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 {
 	struct tally_steer_table *tbl = m->tbl;
 	struct tally_steer_ctx *ctx = tbl->ctx;
@@ -213,19 +239,14 @@ tally_steer_matcher_destroy(struct tally_steer_matcher *m)
 	uint32_t i, n = 0;
 	int rc;
 
-	pthread_mutex_lock(&ctx->lock);
-	if (m->used != 0) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (m->used != 0)
 		return -EBUSY;
-	}
 	for (i = 0; i < tbl->nm; i++)
 		if (tbl->m[i] != m)
 			list[n++] = tbl->m[i];
 	rc = steer_table_publish(tbl, list, n);
-	if (rc != 0) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (rc != 0)
 		return rc;
-	}
 	memcpy(tbl->m, list, n * sizeof(list[0]));
 	tbl->nm = n;
 	/* the device may still walk it until the fence requested above */
@@ -233,8 +254,19 @@ tally_steer_matcher_destroy(struct tally_steer_matcher *m)
 	steer_dmem_defer(ctx, &m->desc);
 	steer_matcher_free(m);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
 	return 0;
+}
+
+int
+tally_steer_matcher_destroy(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	int rc;
+
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_destroy_locked(m);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }
 
 uint32_t
@@ -268,9 +300,8 @@ tally_steer_matcher_migrating(const struct tally_steer_matcher *m)
 }
 
 int
-tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
+tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules)
 {
-	struct tally_steer_ctx *ctx;
 	uint32_t log2 = STEER_HTAB_MIN_LOG2;
 	int rc = 0;
 
@@ -283,14 +314,38 @@ tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 		log2++;
 	if ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2))
 		return -ENOSPC;
-	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	steer_mig_complete(m);
 	if (log2 > m->log2)
 		rc = steer_matcher_rehash(m, log2);
 	if (rc == 0 && log2 > m->min_log2)
 		m->min_log2 = log2;
-	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
+	steer_reclaim_locked(m->tbl->ctx);
 	return rc;
+}
+
+int
+tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_matcher_reserve_locked(m, nb_rules);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
+}
+
+void
+tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata)
+{
+	m->udata = udata;
+}
+
+void *
+tally_steer_matcher_udata(const struct tally_steer_matcher *m)
+{
+	return m->udata;
 }

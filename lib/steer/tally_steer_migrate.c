@@ -78,7 +78,7 @@ steer_mig_publish(struct tally_steer_matcher *m)
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, t->mem.iova, __ATOMIC_RELEASE);
 	ctx->host_bytes -= (uint64_t)4 << m->log2;
-	tally_free(m->shadow);
+	steer_shadow_free(m->shadow, m->log2);
 	__atomic_store_n(&m->shadow, t->shadow, __ATOMIC_RELAXED);
 	m->htab = t->mem;
 	__atomic_store_n(&m->ent, t->ent, __ATOMIC_RELAXED);
@@ -139,7 +139,7 @@ steer_mig_abort(struct tally_steer_matcher *m)
 		return;
 	steer_dmem_free(ctx, &m->mig.mem);
 	ctx->host_bytes -= (uint64_t)4 << m->mig.log2;
-	tally_free(m->mig.shadow);
+	steer_shadow_free(m->mig.shadow, m->mig.log2);
 	memset(&m->mig, 0, sizeof(m->mig));
 	m->migrating = false;
 }

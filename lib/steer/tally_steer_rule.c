@@ -7,39 +7,46 @@
 static int
 steer_handle_alloc(struct tally_steer_ctx *ctx, struct tally_steer_rule **out)
 {
-	struct tally_steer_rule *r, *c;
-	uint32_t i, base;
+	struct tally_steer_rule *r;
+	uint32_t idx;
 
-	if (ctx->free_handle == STEER_HANDLE_NONE) {
-		if (ctx->nchunks == ctx->chunk_cap) {
-			uint32_t cap = ctx->chunk_cap ? ctx->chunk_cap * 2 : 16;
-			struct tally_steer_rule **n = tally_zmalloc(cap * sizeof(*n));
+	if (ctx->free_handle != STEER_HANDLE_NONE) {
+		r = steer_handle(ctx, ctx->free_handle);
+		ctx->free_handle = r->slot;
+	} else {
+		if (ctx->handles == ctx->nchunks * CHUNK_N) {
+			uint8_t *c;
 
-			if (n == NULL)
+			if ((uint64_t)(ctx->nchunks + 1) * CHUNK_N > UINT32_MAX)
+				return -ENOSPC;
+			if (ctx->nchunks == ctx->chunk_cap) {
+				uint32_t cap = ctx->chunk_cap ? ctx->chunk_cap * 2 : 16;
+				uint8_t **n = tally_zmalloc(cap * sizeof(*n));
+
+				if (n == NULL)
+					return -ENOMEM;
+				if (ctx->nchunks)
+					memcpy(n, ctx->chunk, ctx->nchunks * sizeof(*n));
+				tally_free(ctx->chunk);
+				ctx->host_bytes += (cap - ctx->chunk_cap) * sizeof(*n);
+				ctx->chunk = n;
+				ctx->chunk_cap = cap;
+			}
+			/* pages are touched as handles are first handed out */
+			c = tally_hmem_alloc(steer_chunk_size(ctx), true);
+			if (c == NULL)
 				return -ENOMEM;
-			if (ctx->nchunks)
-				memcpy(n, ctx->chunk, ctx->nchunks * sizeof(*n));
-			tally_free(ctx->chunk);
-			ctx->host_bytes += (cap - ctx->chunk_cap) * sizeof(*n);
-			ctx->chunk = n;
-			ctx->chunk_cap = cap;
+			ctx->chunk[ctx->nchunks++] = c;
+			ctx->host_bytes += steer_chunk_size(ctx);
 		}
-		if ((uint64_t)(ctx->nchunks + 1) * CHUNK_N > UINT32_MAX)
-			return -ENOSPC;
-		c = tally_zmalloc_aligned(CHUNK_N * sizeof(*c), 64);
-		if (c == NULL)
-			return -ENOMEM;
-		base = ctx->nchunks * CHUNK_N;
-		for (i = 0; i < CHUNK_N; i++) {
-			c[i].idx = base + i;
-			c[i].slot = i + 1 < CHUNK_N ? base + i + 1 : STEER_HANDLE_NONE;
-		}
-		ctx->chunk[ctx->nchunks++] = c;
-		ctx->free_handle = base;
-		ctx->host_bytes += CHUNK_N * sizeof(*c);
+		idx = ctx->handles++;
+		r = steer_handle(ctx, idx);
+		r->idx = idx;
 	}
-	r = steer_handle(ctx, ctx->free_handle);
-	ctx->free_handle = r->slot;
+	r->m = NULL;
+	r->slot = STEER_HANDLE_NONE;
+	if (ctx->hstride > sizeof(*r))
+		memset(r + 1, 0, ctx->hstride - sizeof(*r));
 	*out = r;
 	return 0;
 }
@@ -50,6 +57,21 @@ steer_handle_free(struct tally_steer_ctx *ctx, struct tally_steer_rule *r)
 	r->m = NULL;
 	r->slot = ctx->free_handle;
 	ctx->free_handle = r->idx;
+}
+
+int
+tally_steer_rule_reserve_locked(struct tally_steer_ctx *ctx, struct tally_steer_rule **out)
+{
+	if (ctx == NULL || out == NULL)
+		return -EINVAL;
+	return steer_handle_alloc(ctx, out);
+}
+
+void
+tally_steer_rule_unreserve_locked(struct tally_steer_ctx *ctx, struct tally_steer_rule *r)
+{
+	if (r != NULL && r->m == NULL)
+		steer_handle_free(ctx, r);
 }
 
 static bool
@@ -190,46 +212,36 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 }
 
 int
-tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-			    const struct tally_steer_action *act,
-			    struct tally_steer_rule **out)
+tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
+				  const struct tally_steer_key *k,
+				  const struct tally_steer_action *act,
+				  struct tally_steer_rule *r)
 {
 	struct tally_steer_ctx *ctx;
 	uint32_t slot, ins, act_w, fate_w;
 	struct tally_steer_entry *e;
-	struct tally_steer_rule *r;
 	int rc;
 
-	if (m == NULL || k == NULL || act == NULL || out == NULL)
+	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	slot = steer_probe(m, k->w, k->hash, &ins);
-	if (slot != UINT32_MAX) {
-		rc = -EEXIST;
-		goto out;
-	}
-	if (ctx->nrules >= ctx->cfg.max_rules) {
-		rc = -ENOSPC;
-		goto out;
-	}
-	rc = steer_handle_alloc(ctx, &r);
-	if (rc != 0)
-		goto out;
+	if (slot != UINT32_MAX)
+		return -EEXIST;
+	if (ctx->nrules >= ctx->cfg.max_rules)
+		return -ENOSPC;
 	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
-	if (rc != 0) {
-		steer_handle_free(ctx, r);
-		goto out;
-	}
+	if (rc != 0)
+		return rc;
 	rc = steer_make_room(m);
 	if (rc < 0) {
-		steer_action_release(m->tbl, act_w, fate_w);
-		steer_handle_free(ctx, r);
-		goto out;
+		/* a held counter reference stays the caller's */
+		steer_action_release(m->tbl, (act->flags & TALLY_STEER_A_CNT_HELD) ?
+				     act_w & ~TALLY_STEER_ACT_COUNT : act_w, fate_w);
+		return rc;
 	}
 	if (rc == 1)
 		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
-	rc = 0;
 	e = steer_entry(m, ins);
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		m->tombs--;
@@ -245,9 +257,46 @@ tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_st
 		r->slot = steer_mig_insert(m, e, k->hash, r->idx);
 		steer_mig_step(m, m->mig_step);
 	}
+	return 0;
+}
+
+int
+tally_steer_rule_insert_key_locked(struct tally_steer_matcher *m,
+				   const struct tally_steer_key *k,
+				   const struct tally_steer_action *act,
+				   struct tally_steer_rule **out)
+{
+	struct tally_steer_rule *r;
+	int rc;
+
+	if (m == NULL || k == NULL || act == NULL || out == NULL)
+		return -EINVAL;
+	rc = steer_handle_alloc(m->tbl->ctx, &r);
+	if (rc != 0)
+		return rc;
+	rc = tally_steer_rule_insert_at_locked(m, k, act, r);
+	if (rc != 0) {
+		steer_handle_free(m->tbl->ctx, r);
+		return rc;
+	}
 	*out = r;
-out:
-	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+int
+tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+			    const struct tally_steer_action *act,
+			    struct tally_steer_rule **out)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rule_insert_key_locked(m, k, act, out);
+	pthread_mutex_unlock(ctx->lock);
 	return rc;
 }
 
@@ -265,6 +314,20 @@ tally_steer_rule_insert(struct tally_steer_matcher *m,
 	return tally_steer_rule_insert_key(m, &k, act, out);
 }
 
+int
+tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
+			       const struct tally_match_key *value,
+			       const struct tally_steer_action *act,
+			       struct tally_steer_rule **out)
+{
+	struct tally_steer_key k;
+
+	if (m == NULL || value == NULL)
+		return -EINVAL;
+	tally_steer_rule_key(m, value, &k);
+	return tally_steer_rule_insert_key_locked(m, &k, act, out);
+}
+
 /* Tombstone slot s of the published array (one release store). */
 static void
 steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
@@ -278,7 +341,7 @@ steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
 }
 
 int
-tally_steer_rule_delete(struct tally_steer_rule *r)
+tally_steer_rule_remove_locked(struct tally_steer_rule *r)
 {
 	struct tally_steer_matcher *m = r->m;
 	struct tally_steer_ctx *ctx;
@@ -288,7 +351,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(&ctx->lock);
 	s = r->slot & ~STEER_SLOT_PAR;
 	if ((r->slot & STEER_SLOT_PAR) == m->par) {
 		e = steer_entry(m, s);
@@ -301,7 +363,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 				  &unused);
 		if (old == UINT32_MAX) {	/* cannot happen: both arrays hold it */
 			TALLY_LOG(ERR, "rule %u missing from the published array", r->idx);
-			pthread_mutex_unlock(&ctx->lock);
 			return -EIO;
 		}
 		e->ctrl = steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB);
@@ -316,11 +377,41 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	steer_entry_unpublish(m, old);
 	ctx->nrules--;
 	steer_action_release(m->tbl, a, fate);
-	steer_handle_free(ctx, r);
+	r->m = NULL;
 	if (m->migrating)
 		steer_mig_step(m, m->mig_step);
-	pthread_mutex_unlock(&ctx->lock);
 	return 0;
+}
+
+int
+tally_steer_rule_delete_locked(struct tally_steer_rule *r)
+{
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (r->m == NULL)
+		return -EINVAL;
+	ctx = r->m->tbl->ctx;
+	rc = tally_steer_rule_remove_locked(r);
+	if (rc == 0)
+		steer_handle_free(ctx, r);
+	return rc;
+}
+
+int
+tally_steer_rule_delete(struct tally_steer_rule *r)
+{
+	struct tally_steer_matcher *m = r->m;
+	struct tally_steer_ctx *ctx;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	ctx = m->tbl->ctx;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_rule_delete_locked(r);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }
 
 void
@@ -357,9 +448,37 @@ steer_rules_free_all(struct tally_steer_matcher *m)
 
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
-		if ((e->act & TALLY_STEER_ACT_COUNT) && ctx->cfg.cnt != NULL)
-			tally_cnt_free(ctx->cfg.cnt,
-				       TALLY_FIELD_GET(e->act, TALLY_STEER_ACT_CNT_M));
+		if (e->act & TALLY_STEER_ACT_COUNT)
+			steer_cnt_put(ctx, TALLY_FIELD_GET(e->act, TALLY_STEER_ACT_CNT_M));
 		m->used--;
 	}
+}
+
+struct tally_steer_matcher *
+tally_steer_rule_matcher(const struct tally_steer_rule *r)
+{
+	return r->m;
+}
+
+uint32_t
+tally_steer_rule_slots(const struct tally_steer_ctx *ctx)
+{
+	return ctx->handles;
+}
+
+struct tally_steer_rule *
+tally_steer_rule_at(const struct tally_steer_ctx *ctx, uint32_t i)
+{
+	return i < ctx->handles ? steer_handle(ctx, i) : NULL;
+}
+
+void
+tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
+			       const struct tally_steer_rule *r, uint32_t n)
+{
+	uint32_t i = r->idx + n;
+
+	if (i < r->idx || i >= ctx->handles)
+		return;
+	tally_steer_rule_prefetch(steer_handle(ctx, i));
 }

@@ -3,31 +3,40 @@
 #include "tally_steer_internal.h"
 
 int
-tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
-			 struct tally_steer_table **out)
+tally_steer_table_create_locked(struct tally_steer_ctx *ctx, uint32_t id,
+				struct tally_steer_table **out)
 {
 	struct tally_steer_table *t;
 
 	if (ctx == NULL || id >= ctx->cfg.max_tables)
 		return -EINVAL;
-	pthread_mutex_lock(&ctx->lock);
-	if (ctx->tables[id] != NULL) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (ctx->tables[id] != NULL)
 		return -EEXIST;
-	}
 	t = tally_zmalloc(sizeof(*t));
-	if (t == NULL) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (t == NULL)
 		return -ENOMEM;
-	}
 	t->ctx = ctx;
 	t->id = id;
-	ctx->tables[id] = t;
+	/* pairs with the acquire load in tally_steer_table_get() */
+	__atomic_store_n(&ctx->tables[id], t, __ATOMIC_RELEASE);
 	ctx->host_bytes += sizeof(*t);
-	pthread_mutex_unlock(&ctx->lock);
 	if (out != NULL)
 		*out = t;
 	return 0;
+}
+
+int
+tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
+			 struct tally_steer_table **out)
+{
+	int rc;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(ctx->lock);
+	rc = tally_steer_table_create_locked(ctx, id, out);
+	pthread_mutex_unlock(ctx->lock);
+	return rc;
 }
 
 int
@@ -35,31 +44,29 @@ tally_steer_table_destroy(struct tally_steer_table *t)
 {
 	struct tally_steer_ctx *ctx = t->ctx;
 
-	pthread_mutex_lock(&ctx->lock);
+	pthread_mutex_lock(ctx->lock);
 	if (t->nm != 0 || t->in_refs != 0) {
-		pthread_mutex_unlock(&ctx->lock);
+		pthread_mutex_unlock(ctx->lock);
 		return -EBUSY;
 	}
-	ctx->tables[t->id] = NULL;
+	__atomic_store_n(&ctx->tables[t->id], NULL, __ATOMIC_RELEASE);
 	ctx->host_bytes -= sizeof(*t) + t->out_cap * sizeof(t->out[0]);
 	tally_free(t->out);
 	tally_free(t);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_unlock(ctx->lock);
 	return 0;
 }
 
+/* No lock: a table pointer is one atomic load; a table being destroyed
+ * concurrently is the caller's bug, as for every handle. */
 struct tally_steer_table *
 tally_steer_table_get(struct tally_steer_ctx *ctx, uint32_t id)
 {
-	struct tally_steer_table *t;
-
 	if (id >= ctx->cfg.max_tables)
 		return NULL;
-	pthread_mutex_lock(&ctx->lock);
-	t = ctx->tables[id];
-	pthread_mutex_unlock(&ctx->lock);
-	return t;
+	/* pairs with the release store in tally_steer_table_create_locked() */
+	return __atomic_load_n(&ctx->tables[id], __ATOMIC_ACQUIRE);
 }
 
 uint32_t

@@ -64,7 +64,6 @@ tally_flow_init(struct tally_adapter *ad)
 	if (fc == NULL)
 		return -ENOMEM;
 	pthread_mutex_init(&fc->lock, NULL);
-	TAILQ_INIT(&fc->flows);
 	TAILQ_INIT(&fc->handles);
 	TAILQ_INIT(&fc->matchers);
 	TAILQ_INIT(&fc->rss_sets);
@@ -72,18 +71,23 @@ tally_flow_init(struct tally_adapter *ad)
 	tally_fence_init(&fc->fence, &ad->hal.io);
 	ccfg.io = &ad->hal.io;
 	ccfg.fence = &fc->fence;
+	/* one lock for the engine, the counter pool and the steering
+	 * context: a create or destroy takes it once */
+	ccfg.lock = &fc->lock;
 	ret = tally_cnt_pool_create(&ccfg, &fc->cnt);
 	if (ret)
 		goto err;
 	scfg.io = &ad->hal.io;
 	scfg.fence = &fc->fence;
 	scfg.cnt = fc->cnt;
+	scfg.lock = &fc->lock;
 	scfg.mem.alloc = flow_mem_alloc;
 	scfg.mem.free = flow_mem_free;
 	scfg.mem.arg = (void *)(uintptr_t)ad->eth_dev->data->numa_node;
 	scfg.max_tables = TALLY_FLOW_GROUPS;
 	scfg.max_rss = TALLY_FLOW_RSS_SETS;
 	scfg.nb_queues = ad->max_rxq;
+	scfg.rule_priv = sizeof(struct rte_flow);
 	ret = tally_steer_ctx_create(&scfg, &fc->steer);
 	if (ret)
 		goto err;
@@ -101,7 +105,36 @@ err:
 }
 
 static int flow_flush_locked(struct tally_flow_ctx *fc);
-static void flow_slabs_free(struct tally_flow_ctx *fc);
+
+/*
+ * Flows by slab position: the flow of handle i with its matcher, NULL if
+ * that handle is not a live flow (free, pending, or a raw rule), FLOW_END
+ * past the last handle. Creation order while nothing was freed.
+ */
+#define FLOW_END	((struct rte_flow *)(uintptr_t)1)
+
+static struct rte_flow *
+flow_at(struct tally_flow_ctx *fc, uint32_t i, struct tally_flow_matcher **fm)
+{
+	struct tally_steer_rule *r = tally_steer_rule_at(fc->steer, i);
+	struct tally_steer_matcher *m;
+	struct rte_flow *f;
+
+	if (r == NULL)
+		return FLOW_END;
+	m = tally_steer_rule_matcher(r);
+	f = tally_steer_rule_priv(r);
+	if (m == NULL || f->magic != TALLY_FLOW_MAGIC)
+		return NULL;
+	*fm = tally_steer_matcher_udata(m);
+	return f;
+}
+
+static struct tally_flow_matcher *
+flow_matcher(struct rte_flow *flow)
+{
+	return tally_steer_matcher_udata(tally_steer_rule_matcher(tally_flow_rule(flow)));
+}
 
 void
 tally_flow_fini(struct tally_adapter *ad)
@@ -117,7 +150,7 @@ tally_flow_fini(struct tally_adapter *ad)
 	flow_flush_locked(fc);
 	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
 		TAILQ_REMOVE(&fc->handles, h, next);
-		tally_cnt_free(fc->cnt, h->counter);
+		tally_cnt_free_locked(fc->cnt, h->counter);
 		h->magic = 0;
 		rte_free(h);
 	}
@@ -136,7 +169,6 @@ tally_flow_fini(struct tally_adapter *ad)
 		rte_free(rss);
 	}
 	tally_steer_ctx_destroy(fc->steer);
-	flow_slabs_free(fc);
 	tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
 	pthread_mutex_destroy(&fc->lock);
@@ -154,18 +186,21 @@ int
 tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 {
 	struct tally_flow_ctx *fc = ad->flow;
+	struct tally_flow_matcher *fm;
 	struct tally_flow_info fi;
 	struct rte_flow *f;
-	uint32_t index = 0;
+	uint32_t index = 0, i;
 	int ret = 0;
 
 	if (fc == NULL)
 		return -ENODEV;
 	pthread_mutex_lock(&fc->lock);
-	TAILQ_FOREACH(f, &fc->flows, next) {
+	for (i = 0; (f = flow_at(fc, i, &fm)) != FLOW_END; i++) {
+		if (f == NULL)
+			continue;
 		fi.index = index++;
-		fi.group = f->matcher->group;
-		fi.priority = f->matcher->priority;
+		fi.group = fm->group;
+		fi.priority = fm->priority;
 		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;
 		fi.shared = (f->flags & FLOW_F_INDIRECT) != 0;
 		fi.counter = fi.counted ? f->counter : 0;
@@ -257,7 +292,7 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
 	    need > st.heap_freesz_bytes / 4)
 		return;
-	if (tally_steer_matcher_reserve(m, fc->cnt->num) != 0)
+	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0)
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
 }
 
@@ -283,7 +318,7 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 	}
 	tbl = tally_steer_table_get(fc->steer, group);
 	if (tbl == NULL) {
-		*ret = tally_steer_table_create(fc->steer, group, &tbl);
+		*ret = tally_steer_table_create_locked(fc->steer, group, &tbl);
 		if (*ret)
 			goto fail;
 	}
@@ -292,11 +327,12 @@ matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
 		*ret = -ENOMEM;
 		goto fail;
 	}
-	*ret = tally_steer_matcher_create(tbl, priority, mask, &fm->m);
+	*ret = tally_steer_matcher_create_locked(tbl, priority, mask, &fm->m);
 	if (*ret) {
 		rte_free(fm);
 		goto fail;
 	}
+	tally_steer_matcher_set_udata(fm->m, fm);
 	matcher_presize(fc, fm->m);
 	fm->group = group;
 	fm->priority = priority;
@@ -318,7 +354,7 @@ matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 	if (fc->last == fm)
 		fc->last = NULL;
 	TAILQ_REMOVE(&fc->matchers, fm, next);
-	if (tally_steer_matcher_destroy(fm->m) != 0)
+	if (tally_steer_matcher_destroy_locked(fm->m) != 0)
 		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);
 	rte_free(fm);
 }
@@ -341,7 +377,7 @@ rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate, "no memory for an RSS set");
 		return NULL;
 	}
-	*ret = tally_steer_rss_create(fc->steer, a->rss_hf, a->rss_queues,
+	*ret = tally_steer_rss_create_locked(fc->steer, a->rss_hf, a->rss_queues,
 				      a->rss_nq, &r->id);
 	if (*ret) {
 		rte_free(r);
@@ -364,7 +400,7 @@ rss_put(struct tally_flow_ctx *fc, struct tally_flow_rss *r)
 		return;
 	TAILQ_REMOVE(&fc->rss_sets, r, next);
 	fc->rss_by_id[r->id] = NULL;
-	tally_steer_rss_destroy(fc->steer, r->id);
+	tally_steer_rss_destroy_locked(fc->steer, r->id);
 	rte_free(r);
 }
 
@@ -391,26 +427,36 @@ flow_limits(struct rte_eth_dev *dev, struct tally_flow_limits *lim)
 	lim->rss_key = ad->rss_key;
 }
 
-/* Everything that can be checked without taking resources. */
+/* The first half of flow_check(): attributes and pattern. */
 static int
-flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
-	   const struct rte_flow_item pattern[],
-	   const struct rte_flow_action actions[], struct tally_flow_match *m,
-	   struct tally_flow_acts *a, struct rte_flow_error *error)
+flow_check_match(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		 const struct rte_flow_item pattern[], struct tally_flow_match *m,
+		 struct tally_flow_limits *lim, struct rte_flow_error *error)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
-	struct tally_flow_limits lim;
 	int ret;
 
 	if (ad->flow == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	flow_limits(dev, &lim);
-	ret = tally_flow_parse_attr(attr, &lim, error);
+	flow_limits(dev, lim);
+	ret = tally_flow_parse_attr(attr, lim, error);
 	if (ret == 0)
 		ret = tally_flow_parse_pattern(pattern, m, error);
-	if (ret == 0)
-		ret = tally_flow_parse_actions(actions, &lim, a, error);
+	return ret;
+}
+
+/* The second half: actions, and what they name. */
+static int
+flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+		   const struct rte_flow_action actions[],
+		   const struct tally_flow_limits *lim, struct tally_flow_acts *a,
+		   struct rte_flow_error *error)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	int ret;
+
+	ret = tally_flow_parse_actions(actions, lim, a, error);
 	if (ret)
 		return ret;
 	if (a->act.fate == TALLY_STEER_FATE_JUMP && a->act.arg == attr->group)
@@ -422,6 +468,22 @@ flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, a->indirect,
 			"unknown indirect action handle");
 	return 0;
+}
+
+/* Everything that can be checked without taking resources. */
+static int
+flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+	   const struct rte_flow_item pattern[],
+	   const struct rte_flow_action actions[], struct tally_flow_match *m,
+	   struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	struct tally_flow_limits lim;
+	int ret;
+
+	ret = flow_check_match(dev, attr, pattern, m, &lim, error);
+	if (ret == 0)
+		ret = flow_check_actions(dev, attr, actions, &lim, a, error);
+	return ret;
 }
 
 static int
@@ -442,7 +504,7 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	pthread_mutex_lock(&fc->lock);
 	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
 	if (ret == 0 && a.count != NULL) {
-		tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+		tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
 		if (free_now == 0 && pending == 0)
 			ret = rte_flow_error_set(error, ENOSPC,
 				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
@@ -455,63 +517,88 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 static struct rte_flow *
 flow_obj_alloc(struct tally_flow_ctx *fc)
 {
-	struct tally_flow_slab *slab;
-	struct rte_flow *flow;
-	unsigned int i;
+	struct tally_steer_rule *r;
 
-	if (fc->free_flows == NULL) {
-		slab = malloc(sizeof(*slab));
-		if (slab == NULL)
-			return NULL;
-		slab->next = fc->slabs;
-		fc->slabs = slab;
-		for (i = 0; i < TALLY_FLOW_SLAB_N; i++) {
-			slab->obj[i].next.tqe_next =
-				i + 1 < TALLY_FLOW_SLAB_N ? &slab->obj[i + 1] : NULL;
-		}
-		fc->free_flows = &slab->obj[0];
-	}
-	flow = fc->free_flows;
-	fc->free_flows = flow->next.tqe_next;
-	memset(flow, 0, sizeof(*flow));
-	return flow;
+	if (tally_steer_rule_reserve_locked(fc->steer, &r) != 0)
+		return NULL;
+	return tally_steer_rule_priv(r);	/* zeroed */
 }
 
+/*
+ * Release what a flow holds and its object (lock held). fm: the matcher
+ * reference of a flow whose rule is not in it (a failed create); a flow in
+ * a matcher finds its own.
+ */
 static void
-flow_obj_free(struct tally_flow_ctx *fc, struct rte_flow *flow)
+flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
+	     struct tally_flow_matcher *fm)
 {
-	flow->magic = 0;
-	flow->rule = NULL;
-	flow->next.tqe_next = fc->free_flows;
-	fc->free_flows = flow;
-}
+	struct tally_steer_rule *r = tally_flow_rule(flow);
 
-static void
-flow_slabs_free(struct tally_flow_ctx *fc)
-{
-	struct tally_flow_slab *slab;
-
-	while ((slab = fc->slabs) != NULL) {
-		fc->slabs = slab->next;
-		free(slab);
-	}
-	fc->free_flows = NULL;
-}
-
-static void
-flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow)
-{
 	if (flow->flags & FLOW_F_AGE)
 		tally_flow_age_detach(fc, flow);
 	if (flow->tbl_id != 0)
 		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
-	if (flow->rule != NULL && tally_steer_rule_delete(flow->rule) != 0)
-		TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted", flow->port_id);
-	if (flow->matcher != NULL)
-		matcher_put(fc, flow->matcher);
+	if (tally_steer_rule_matcher(r) != NULL) {
+		fm = flow_matcher(flow);
+		if (tally_steer_rule_remove_locked(r) != 0)
+			TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted",
+				       flow->port_id);
+	}
+	if (fm != NULL)
+		matcher_put(fc, fm);
 	if (flow->flags & FLOW_F_RSS)
 		rss_put(fc, fc->rss_by_id[flow->rss_id]);
-	flow_obj_free(fc, flow);
+	flow->magic = 0;
+	tally_steer_rule_unreserve_locked(fc->steer, r);
+}
+
+/* The last matcher used, if the rule's group, priority and mask are its. */
+static struct tally_flow_matcher *
+matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *attr,
+	     const struct tally_match_key *mask)
+{
+	struct tally_flow_matcher *fm = fc->last;
+
+	if (fm != NULL && fm->group == attr->group && fm->priority == attr->priority &&
+	    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
+		return fm;
+	return NULL;
+}
+
+/*
+ * The rule's counter: a new one for COUNT or AGE (returns 1: the caller's
+ * reference, handed to the rule with TALLY_STEER_A_CNT_HELD), the handle's
+ * for an indirect COUNT, none otherwise (0); -errno with the error set.
+ */
+static int
+flow_counter_take(struct tally_flow_ctx *fc, struct rte_flow *flow,
+		  struct tally_flow_acts *a, struct rte_flow_error *error)
+{
+	int ret;
+
+	if (a->count != NULL || a->age != NULL) {
+		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
+		if (ret == -EAGAIN) {
+			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
+		}
+		if (ret)
+			return rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
+						  a->count != NULL ? a->count : a->age,
+						  "counter bank exhausted");
+		if (a->count != NULL)
+			flow->flags |= FLOW_F_COUNTED;
+		a->act.counter = flow->counter;
+		a->act.flags |= TALLY_STEER_A_CNT_HELD;	/* our reference becomes the rule's */
+		return 1;
+	}
+	if (a->indirect != NULL) {
+		flow->counter = handle_check(fc, a->indirect->conf)->counter;
+		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
+	}
+	a->act.counter = flow->counter;
+	return 0;
 }
 
 struct rte_flow *
@@ -521,6 +608,8 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			 const struct rte_flow_action actions[],
 			 uint16_t age_queue, struct rte_flow_error *error)
 {
+	struct tally_flow_matcher *fm = NULL, *last;
+	struct tally_flow_limits lim;
 	struct tally_flow_match m;
 	struct tally_flow_acts a;
 	struct tally_steer_key key;
@@ -528,7 +617,18 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	bool own_counter = false;
 	int ret;
 
-	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
+	ret = flow_check_match(dev, attr, pattern, &m, &lim, error);
+	if (ret)
+		return NULL;
+	/* TCP and UDP rules with the same port masks share a matcher */
+	tally_steer_merge_ports(&m.mask, &m.value);
+	/* Most rules go to the matcher of the previous one: then hash the key
+	 * and start fetching its slot now, so that the TLB and cache misses
+	 * overlap with checking the actions and taking the counter. */
+	last = matcher_last(fc, attr, &m.mask);
+	if (last != NULL)
+		tally_steer_rule_key(last->m, &m.value, &key);
+	ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
 	if (ret)
 		return NULL;
 	flow = flow_obj_alloc(fc);
@@ -542,21 +642,23 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	    tally_steer_table_get(fc->steer, a.act.arg) == NULL) {
 		struct tally_steer_table *t;
 
-		ret = tally_steer_table_create(fc->steer, a.act.arg, &t);
+		ret = tally_steer_table_create_locked(fc->steer, a.act.arg, &t);
 		if (ret) {
 			steer_error(ret, error, a.fate, RTE_FLOW_ERROR_TYPE_ACTION);
 			goto fail;
 		}
 	}
-	/* TCP and UDP rules with the same port masks share a matcher */
-	tally_steer_merge_ports(&m.mask, &m.value);
-	flow->matcher = matcher_get(fc, attr->group, attr->priority, &m.mask,
-				    error, &ret);
-	if (flow->matcher == NULL)
-		goto fail;
-	/* the key is hashed once, and the slot's cache miss overlaps with the
-	 * counter allocation below */
-	tally_steer_rule_key(flow->matcher->m, &m.value, &key);
+	if (last != NULL) {
+		fm = last;		/* still the last matcher: nothing ran in between */
+		fm->refs++;
+	} else {
+		fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
+		if (fm == NULL)
+			goto fail;
+		/* the key is hashed once, and the slot's cache miss overlaps
+		 * with the counter allocation below */
+		tally_steer_rule_key(fm->m, &m.value, &key);
+	}
 	if (a.act.fate == TALLY_STEER_FATE_RSS) {
 		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
 
@@ -566,31 +668,14 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		flow->flags |= FLOW_F_RSS;
 		a.act.arg = r->id;
 	}
-	if (a.count != NULL || a.age != NULL) {
-		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
-		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
-		}
-		if (ret) {
-			rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
-					   a.count != NULL ? a.count : a.age,
-					   "counter bank exhausted");
-			goto fail;
-		}
-		own_counter = true;
-		if (a.count != NULL)
-			flow->flags |= FLOW_F_COUNTED;
-	} else if (a.indirect != NULL) {
-		flow->counter = handle_check(fc, a.indirect->conf)->counter;
-		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
-	}
-	a.act.counter = flow->counter;
-	ret = tally_steer_rule_insert_key(flow->matcher->m, &key, &a.act, &flow->rule);
-	if (own_counter)	/* the rule holds the counter from here on */
-		tally_cnt_free(fc->cnt, flow->counter);
+	ret = flow_counter_take(fc, flow, &a, error);
+	if (ret < 0)
+		goto fail;
+	own_counter = ret == 1;
+	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &a.act, tally_flow_rule(flow));
+	if (ret && own_counter)
+		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
-		flow->rule = NULL;
 		/* a loop is the jump's fault; a duplicate, the pattern's */
 		steer_error(ret, error, ret == -ELOOP ? (const void *)a.fate :
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
@@ -604,14 +689,13 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			goto fail;
 		}
 	}
-	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
 	/* a grown hash array leaves the old one waiting for a fence */
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
 fail:
-	flow_release(fc, flow);
+	flow_release(fc, flow, fm);
 	return NULL;
 }
 
@@ -642,32 +726,31 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	int ret = 0;
 
 	fm->refs++;
-	flow->matcher = fm;
 	if (count) {
-		ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc(fc->cnt, &flow->counter);
+			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		}
 		if (ret)
 			goto fail;
 		flow->flags |= FLOW_F_COUNTED;
 		act->counter = flow->counter;
+		act->flags |= TALLY_STEER_A_CNT_HELD;	/* our reference becomes the rule's */
 	}
-	ret = tally_steer_rule_insert_key(fm->m, key, act, &flow->rule);
-	if (count)	/* the rule holds the counter from here on */
-		tally_cnt_free(fc->cnt, flow->counter);
-	if (ret) {
-		flow->rule = NULL;
+	ret = tally_steer_rule_insert_at_locked(fm->m, key, act, tally_flow_rule(flow));
+	if (count)
+		act->flags &= ~TALLY_STEER_A_CNT_HELD;
+	if (ret && count)
+		tally_cnt_free_locked(fc->cnt, flow->counter);
+	if (ret)
 		goto fail;
-	}
-	TAILQ_INSERT_TAIL(&fc->flows, flow, next);
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 fail:
-	flow_release(fc, flow);
+	flow_release(fc, flow, fm);
 	return ret;
 }
 
@@ -721,45 +804,37 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 }
 
 /*
- * Rules are often deleted in creation order (aging, flush, bulk removal):
- * start fetching the hash entry of the rule FLOW_AHEAD places further in the
- * list, so its cache miss overlaps with the deletes before it.
+ * Rules are often deleted in creation order (aging, flush, bulk removal),
+ * which is slab order while nothing was freed in between: start fetching
+ * the hash entry of the handle FLOW_AHEAD places further, so its cache miss
+ * overlaps with the deletes before it.
  */
 #define FLOW_AHEAD	4
-
-static void
-flow_prefetch_ahead(struct rte_flow *flow)
-{
-	unsigned int i;
-
-	for (i = 0; i < FLOW_AHEAD && flow != NULL; i++)
-		flow = TAILQ_NEXT(flow, next);
-	if (flow != NULL && flow->rule != NULL)
-		tally_steer_rule_prefetch(flow->rule);
-}
 
 void
 tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
-	flow_prefetch_ahead(flow);
-	TAILQ_REMOVE(&fc->flows, flow, next);
+	tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 	fc->nb_flows--;
-	flow_release(fc, flow);
-	tally_steer_ctx_reclaim(fc->steer);
+	flow_release(fc, flow, NULL);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
 static int
 flow_flush_locked(struct tally_flow_ctx *fc)
 {
+	struct tally_flow_matcher *fm;
 	struct rte_flow *flow;
+	uint32_t i;
 
-	while ((flow = TAILQ_FIRST(&fc->flows)) != NULL) {
-		flow_prefetch_ahead(flow);
-		TAILQ_REMOVE(&fc->flows, flow, next);
+	for (i = 0; (flow = flow_at(fc, i, &fm)) != FLOW_END; i++) {
+		if (flow == NULL)
+			continue;
+		tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 		fc->nb_flows--;
-		flow_release(fc, flow);
+		flow_release(fc, flow, NULL);
 	}
-	tally_steer_ctx_reclaim(fc->steer);
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 }
 
@@ -866,15 +941,17 @@ static const char *const fate_names[] = {
 };
 
 static void
-dump_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
+dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 {
 	struct tally_steer_action act;
 	uint64_t pkts = 0, bytes = 0;
 
-	tally_steer_rule_action(flow->rule, &act);
+	struct tally_flow_matcher *fm = flow_matcher(flow);
+
+	tally_steer_rule_action(tally_flow_rule(flow), &act);
 	fprintf(f, "flow %p: group %u priority %u matcher words %u fate %s",
-		(const void *)flow, flow->matcher->group, flow->matcher->priority,
-		tally_steer_matcher_nwords(flow->matcher->m),
+		(const void *)flow, fm->group, fm->priority,
+		tally_steer_matcher_nwords(fm->m),
 		act.fate < RTE_DIM(fate_names) && fate_names[act.fate] ?
 		fate_names[act.fate] : "?");
 	if (act.fate == TALLY_STEER_FATE_QUEUE || act.fate == TALLY_STEER_FATE_JUMP ||
@@ -900,7 +977,8 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct tally_steer_mem_stats ms;
 	struct rte_flow_action_handle *h;
-	uint32_t in_use, free_now, pending;
+	uint32_t in_use, free_now, pending, i;
+	struct tally_flow_matcher *fm;
 	struct rte_flow *it;
 
 	if (fc == NULL)
@@ -918,16 +996,17 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 		pthread_mutex_unlock(&fc->lock);
 		return 0;
 	}
-	tally_steer_ctx_mem(fc->steer, &ms);
-	tally_cnt_pool_stats(fc->cnt, &in_use, &free_now, &pending);
+	tally_steer_ctx_mem_locked(fc->steer, &ms);
+	tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
 		" host bytes; counters %u in use, %u free, %u pending reuse\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
 		pending);
-	TAILQ_FOREACH(it, &fc->flows, next)
-		dump_flow(fc, it, f);
+	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
+		if (it != NULL)
+			dump_flow(fc, it, f);
 	TAILQ_FOREACH(h, &fc->handles, next) {
 		uint64_t pkts = 0, bytes = 0;
 
@@ -975,10 +1054,10 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 		return NULL;
 	}
 	pthread_mutex_lock(&fc->lock);
-	ret = tally_cnt_alloc(fc->cnt, &h->counter);
+	ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	if (ret == -EAGAIN) {
-		tally_steer_ctx_sync(fc->steer, TALLY_FLOW_SYNC_US);
-		ret = tally_cnt_alloc(fc->cnt, &h->counter);
+		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+		ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	}
 	if (ret) {
 		pthread_mutex_unlock(&fc->lock);
@@ -1018,7 +1097,7 @@ tally_flow_handle_destroy(struct rte_eth_dev *dev,
 			"indirect count still used by rules");
 	}
 	TAILQ_REMOVE(&fc->handles, h, next);
-	tally_cnt_free(fc->cnt, h->counter);
+	tally_cnt_free_locked(fc->cnt, h->counter);
 	h->magic = 0;
 	pthread_mutex_unlock(&fc->lock);
 	rte_free(h);

@@ -7,7 +7,10 @@
  *
  * Locking: `lock` serialises every control operation of the port - sync
  * create/destroy/flush, template and table life cycle, flow-queue
- * operations, the aging scan. Counter reads never take it.
+ * operations, the aging scan. It is also the lock of the steering context
+ * and of the counter pool (their config `lock`): code holding it calls the
+ * _locked functions of lib/steer and tally_cnt, so an operation takes one
+ * lock. Counter reads never take it.
  */
 #ifndef TALLY_FLOW_PRIV_H
 #define TALLY_FLOW_PRIV_H
@@ -53,11 +56,14 @@ struct rte_flow_action_handle {
 	uint32_t counter;
 };
 
-/* A flow is live while magic is TALLY_FLOW_MAGIC: destroy, query and dump
- * check it (and the port), so a destroyed flow, a double destroy or another
- * port's flow get EINVAL instead of corrupting the list. Flow objects stay
- * in the slab until the engine is released, so the check reads valid
- * memory. */
+/* A flow is the caller data of its steering rule handle (config rule_priv):
+ * one object per rule, 16 bytes after the handle's 16, in the steering
+ * context's handle slab; no list - flush, walk and dump go over the slab,
+ * and the matcher is the steering matcher's udata. A flow is live while
+ * magic is TALLY_FLOW_MAGIC: destroy, query and dump check it (and the
+ * port), so a destroyed flow, a double destroy or another port's flow get
+ * EINVAL. Handles stay mapped until the engine is released, so the check
+ * reads valid memory. */
 #define TALLY_FLOW_MAGIC	0x7a11
 
 #define FLOW_F_COUNTED		(1u << 0)	/* counter is valid */
@@ -66,41 +72,33 @@ struct rte_flow_action_handle {
 #define FLOW_F_AGE		(1u << 3)	/* aging watches `counter` */
 
 struct rte_flow {
-	TAILQ_ENTRY(rte_flow) next;
-	struct tally_steer_rule *rule;
-	struct tally_flow_matcher *matcher;	/* group, priority */
 	uint32_t counter;
 	uint16_t magic;
 	uint16_t port_id;
 	uint16_t rss_id;			/* fc->rss_by_id[] */
-	uint8_t flags;				/* FLOW_F_* */
 	uint16_t tbl_id;			/* template table id + 1, or 0 */
+	uint8_t flags;				/* FLOW_F_* */
+	uint8_t rsvd[3];
 };
-/* memory per rule: keep the object at 48 bytes */
-_Static_assert(sizeof(struct rte_flow) <= 48, "struct rte_flow grew");
+/* memory per rule: with the handle, 32 bytes */
+_Static_assert(sizeof(struct rte_flow) == 16, "struct rte_flow grew");
 
-/* Flow objects live in host memory the device never reads: slabs of
- * TALLY_FLOW_SLAB_N, recycled through a free list, released at fini. */
-#define TALLY_FLOW_SLAB_N	4096
-
-struct tally_flow_slab {
-	struct tally_flow_slab *next;
-	struct rte_flow obj[TALLY_FLOW_SLAB_N];
-};
+static inline struct tally_steer_rule *
+tally_flow_rule(struct rte_flow *flow)
+{
+	return tally_steer_rule_of_priv(flow);
+}
 
 struct tally_flow_ctx {
 	pthread_mutex_t lock;
 	struct tally_fence fence;
 	struct tally_cnt_pool *cnt;
 	struct tally_steer_ctx *steer;
-	TAILQ_HEAD(, rte_flow) flows;
 	TAILQ_HEAD(, rte_flow_action_handle) handles;
 	TAILQ_HEAD(, tally_flow_matcher) matchers;
 	TAILQ_HEAD(, tally_flow_rss) rss_sets;
 	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
-	struct tally_flow_slab *slabs;
 	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
-	struct rte_flow *free_flows;		/* linked through next.tqe_next */
 	uint32_t nb_flows;
 	bool isolated;
 	bool presized;				/* the first sync matcher was pre-sized */
@@ -140,7 +138,7 @@ int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			     struct tally_flow_matcher *fm,
 			     const struct tally_steer_key *key,
 			     struct tally_steer_action *act, bool count);
-/* Unlink and release a live rule (lock held). */
+/* Release a live rule (lock held). */
 void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
 bool tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow);
 struct rte_flow_action_handle *

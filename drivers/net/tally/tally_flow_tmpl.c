@@ -456,8 +456,8 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 						       tb->attr.priority,
 						       &pts[i]->mask, &ret);
 		if (tb->fm[i] == NULL ||
-		    (ret = tally_steer_matcher_reserve(tally_flow_matcher_steer(tb->fm[i]),
-						       ta->nb_flows)) != 0) {
+		    (ret = tally_steer_matcher_reserve_locked(tally_flow_matcher_steer(tb->fm[i]),
+							      ta->nb_flows)) != 0) {
 			rte_flow_error_set(err, -ret, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, ta,
 					   ret == -ENOSPC ? "rule count beyond the largest hash array" :
 					   "steering resources for the table");

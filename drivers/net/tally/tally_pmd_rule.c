@@ -108,8 +108,8 @@ rte_pmd_tally_rule_create(uint16_t port_id, const uint8_t *mask,
 	}
 	r->fm = tally_flow_matcher_acquire(ad, attr->group, attr->priority, &km, &ret);
 	if (r->fm != NULL) {
-		ret = tally_steer_rule_insert(tally_flow_matcher_steer(r->fm), &kv,
-					      &act, &r->rule);
+		ret = tally_steer_rule_insert_locked(tally_flow_matcher_steer(r->fm),
+						     &kv, &act, &r->rule);
 		if (ret)
 			tally_flow_matcher_release(ad, r->fm);
 	}
@@ -136,10 +136,10 @@ rte_pmd_tally_rule_destroy(uint16_t port_id, struct rte_pmd_tally_rule *r)
 	ret = tally_flow_lock(ad);
 	if (ret)
 		return ret;
-	ret = tally_steer_rule_delete(r->rule);
+	ret = tally_steer_rule_delete_locked(r->rule);
 	if (ret == 0)
 		tally_flow_matcher_release(ad, r->fm);
-	tally_steer_ctx_reclaim(tally_flow_steer(ad));
+	tally_steer_ctx_reclaim_locked(tally_flow_steer(ad));
 	tally_flow_unlock(ad);
 	if (ret == 0)
 		rte_free(r);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Flow counter pool: allocation at scale, deferred reuse, sharing, reads. */
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "tally_test.h"
 #include "steer_test_util.h"
@@ -211,6 +213,116 @@ test_alloc_free_churn(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Pending reuse in batches, one per fence ticket: a batch becomes reusable
+ * as a whole when its fence completes, batches in order; more tickets than
+ * the batch ring holds merge into the last batch (later reuse, never
+ * earlier).
+ */
+static int
+test_pending_batches(void)
+{
+	struct cnt_env e;
+	uint32_t i, idx, pending, free_now, n;
+	uint32_t seen[3 * TALLY_CNT_BATCHES + 8] = { 0 };
+
+	TEST_ASSERT_EQ(env_init(&e, 3 * TALLY_CNT_BATCHES + 8, 0, 0), 0, "");
+	e.dev.auto_fence = false;
+	n = 3 * TALLY_CNT_BATCHES + 8;
+	for (i = 0; i < n; i++)
+		TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
+	/* batch 1: 0..2 under one ticket */
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQ(tally_cnt_free(e.pool, i), 0, "");
+	tally_fence_request(&e.fence);
+	/* batch 2: 3..4 */
+	TEST_ASSERT_EQ(tally_cnt_free(e.pool, 3), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_free(e.pool, 4), 0, "");
+	fake_dev_fence_complete(&e.dev);	/* completes batch 1's fence only */
+	tally_fence_request(&e.fence);
+	tally_cnt_pool_stats(e.pool, NULL, &free_now, &pending);
+	TEST_ASSERT_EQ(pending, 5, "");
+	TEST_ASSERT_EQ(free_now, 0, "");
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 3, "the first batch, whole");
+	for (i = 0; i < 3; i++) {
+		TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
+		TEST_ASSERT(idx < 3 && !seen[idx], "index %u from batch 1", idx);
+		seen[idx] = 1;
+	}
+	TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), -EAGAIN, "batch 2 waits");
+	fake_dev_fence_complete(&e.dev);
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 2, "");
+	/* one ticket per free, more than the ring holds: all still reused
+	 * only once their fences completed */
+	for (i = 5; i < n; i++) {
+		TEST_ASSERT_EQ(tally_cnt_free(e.pool, i), 0, "");
+		tally_fence_request(&e.fence);
+	}
+	tally_cnt_pool_stats(e.pool, NULL, NULL, &pending);
+	TEST_ASSERT_EQ(pending, n - 5, "");
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 0, "no fence completed");
+	fake_dev_fence_complete(&e.dev);
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), n - 5, "");
+	tally_cnt_pool_stats(e.pool, NULL, &free_now, &pending);
+	TEST_ASSERT_EQ(pending, 0, "");
+	TEST_ASSERT_EQ(free_now, n - 3, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+/* Resident KiB of the mapping holding p (smaps Rss: a page only read,
+ * i.e. the shared zero page, does not count), or -1. */
+static long
+vma_rss_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	bool in = false;
+	long kb = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/* A counter handed out with a zero bank value writes no baseline, so its
+ * baseline page stays untouched; one with a non-zero value gets a
+ * baseline and reads 0. */
+static int
+test_baseline_only_when_needed(void)
+{
+	struct cnt_env e;
+	uint32_t i, idx;
+	uint64_t p, b;
+
+	TEST_ASSERT_EQ(env_init(&e, 65536, 0, 0), 0, "");
+	for (i = 0; i < 40000; i++)
+		TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
+	TEST_ASSERT_EQ(vma_rss_kb(e.pool->slot), 0, "no baseline written");
+	fake_dev_cnt(&e.dev, 50000)->packets = 7;
+	fake_dev_cnt(&e.dev, 50000)->bytes = 700;
+	for (; i <= 50000; i++)
+		TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
+	TEST_ASSERT_EQ(idx, 50000, "");
+	TEST_ASSERT_EQ(vma_rss_kb(e.pool->slot), 4, "one baseline page");
+	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
+	TEST_ASSERT_U64_EQ(p, 0, "new owner reads 0");
+	TEST_ASSERT_U64_EQ(b, 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_alloc_all_then_enospc),
 	TEST_CASE(test_sub_range),
@@ -218,6 +330,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_shared_refcount),
 	TEST_CASE(test_read_reset_baseline),
 	TEST_CASE(test_alloc_free_churn),
+	TEST_CASE(test_pending_batches),
+	TEST_CASE(test_baseline_only_when_needed),
 };
 
 TEST_MAIN("steer-cnt", cases)

@@ -14,8 +14,10 @@ struct env {
 	struct tally_steer_ctx *ctx;
 };
 
+/* lock: shared by the pool and the context (NULL: their own); priv: rule
+ * handle caller data. */
 static int
-env_init(struct env *e, uint32_t max_rules)
+env_init_ext(struct env *e, uint32_t max_rules, pthread_mutex_t *lock, uint32_t priv)
 {
 	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
@@ -26,6 +28,7 @@ env_init(struct env *e, uint32_t max_rules)
 	tally_fence_init(&e->fence, &e->dev.io);
 	pc.io = &e->dev.io;
 	pc.fence = &e->fence;
+	pc.lock = lock;
 	rc = tally_cnt_pool_create(&pc, &e->pool);
 	if (rc != 0)
 		return rc;
@@ -37,7 +40,15 @@ env_init(struct env *e, uint32_t max_rules)
 	sc.max_rss = 4;
 	sc.max_rules = max_rules;
 	sc.nb_queues = 8;
+	sc.lock = lock;
+	sc.rule_priv = priv;
 	return tally_steer_ctx_create(&sc, &e->ctx);
+}
+
+static int
+env_init(struct env *e, uint32_t max_rules)
+{
+	return env_init_ext(e, max_rules, NULL, 0);
 }
 
 static void
@@ -536,6 +547,133 @@ test_rss_sets(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * One lock for the context and the pool, taken once by the caller around
+ * _locked calls: a counted insert, a refused duplicate and a delete that
+ * drops the counter's last reference (which, if it took the pool lock
+ * again, would deadlock on this non-recursive mutex). A held counter
+ * reference moves to the rule, or stays with the caller on failure.
+ */
+static int
+test_shared_lock_held_counter(void)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct tally_steer_action a = { .flags = TALLY_STEER_A_COUNT | TALLY_STEER_A_CNT_HELD,
+					.fate = TALLY_STEER_FATE_DROP };
+	struct tally_steer_rule *r, *x;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_key key;
+	struct tally_match_key mk, k;
+	uint32_t c1, c2, in_use, free_now, pending;
+	struct env e;
+
+	TEST_ASSERT_EQ(env_init_ext(&e, 0, &lock, 0), 0, "");
+	e.dev.auto_fence = false;
+	pthread_mutex_lock(&lock);
+	TEST_ASSERT_EQ(tally_steer_table_create_locked(e.ctx, 0, &t), 0, "");
+	TEST_ASSERT(tally_steer_table_get(e.ctx, 0) == t, "lock-free lookup");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create_locked(t, 0, &mk, &m), 0, "");
+	tally_steer_matcher_set_udata(m, &e);
+	TEST_ASSERT(tally_steer_matcher_udata(m) == &e, "");
+	TEST_ASSERT_EQ(tally_cnt_alloc_locked(e.pool, &c1), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_alloc_locked(e.pool, &c2), 0, "");
+	key_5tuple(&k, 1, 2, 3, 4);
+	tally_steer_rule_key(m, &k, &key);
+	a.counter = c1;
+	TEST_ASSERT_EQ(tally_steer_rule_insert_key_locked(m, &key, &a, &r), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, c1), 1, "the caller's reference moved");
+	a.counter = c2;
+	TEST_ASSERT_EQ(tally_steer_rule_insert_key_locked(m, &key, &a, &x), -EEXIST, "");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, c2), 1, "still the caller's");
+	TEST_ASSERT_EQ(tally_cnt_free_locked(e.pool, c2), 0, "");
+	a.flags = TALLY_STEER_A_CNT_HELD;
+	key_5tuple(&k, 9, 9, 9, 9);
+	tally_steer_rule_key(m, &k, &key);
+	TEST_ASSERT_EQ(tally_steer_rule_insert_key_locked(m, &key, &a, &x), -EINVAL,
+		       "held without count");
+	TEST_ASSERT_EQ(tally_steer_rule_delete_locked(r), 0, "");
+	tally_cnt_pool_stats_locked(e.pool, &in_use, &free_now, &pending);
+	TEST_ASSERT_EQ(in_use, 0, "");
+	TEST_ASSERT_EQ(pending, 2, "both wait for a fence");
+	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, c1), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy_locked(m), 0, "");
+	pthread_mutex_unlock(&lock);
+	/* the plain calls take the shared lock themselves */
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(e.ctx, 1000), -ETIMEDOUT, "fence not done");
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 0, "");
+	fake_dev_fence_complete(&e.dev);
+	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 2, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+/* Rule handles carrying caller data: reserve, insert into, walk, remove,
+ * give back. */
+struct priv16 {
+	uint64_t a, b;
+};
+
+static int
+test_rule_priv_handles(void)
+{
+	struct tally_steer_action a = act_queue(1);
+	struct tally_steer_rule *r, *r2, *w;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_key key;
+	struct tally_match_key mk, k;
+	struct priv16 *p;
+	struct env e;
+	uint32_t i, live;
+
+	TEST_ASSERT_EQ(env_init_ext(&e, 0, NULL, sizeof(struct priv16)), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_slots(e.ctx), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &r), 0, "");
+	p = tally_steer_rule_priv(r);
+	TEST_ASSERT(p->a == 0 && p->b == 0, "caller data zeroed");
+	TEST_ASSERT(tally_steer_rule_of_priv(p) == r, "");
+	TEST_ASSERT(tally_steer_rule_matcher(r) == NULL, "reserved, not inserted");
+	p->a = 0x1111;
+	p->b = 0x2222;
+	key_5tuple(&k, 5, 6, 7, 8);
+	tally_steer_rule_key(m, &k, &key);
+	TEST_ASSERT_EQ(tally_steer_rule_insert_at_locked(m, &key, &a, r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_insert_at_locked(m, &key, &a, r), -EINVAL,
+		       "already in a matcher");
+	TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &r2), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_insert_at_locked(m, &key, &a, r2), -EEXIST, "");
+	TEST_ASSERT(tally_steer_rule_matcher(r2) == NULL, "stays reserved");
+	TEST_ASSERT_EQ(tally_steer_rule_slots(e.ctx), 2, "");
+	for (i = 0, live = 0; (w = tally_steer_rule_at(e.ctx, i)) != NULL; i++)
+		if (tally_steer_rule_matcher(w) == m) {
+			live++;
+			TEST_ASSERT(w == r && ((struct priv16 *)tally_steer_rule_priv(w))->b == 0x2222,
+				    "");
+		}
+	TEST_ASSERT_EQ(live, 1, "");
+	TEST_ASSERT(tally_steer_rule_at(e.ctx, 2) == NULL, "past the last");
+	TEST_ASSERT_EQ(tally_steer_rule_remove_locked(r), 0, "");
+	TEST_ASSERT(tally_steer_rule_matcher(r) == NULL, "");
+	TEST_ASSERT_EQ(p->a, 0x1111, "caller data kept until given back");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
+	tally_steer_rule_unreserve_locked(e.ctx, r);
+	tally_steer_rule_unreserve_locked(e.ctx, r2);
+	TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &w), 0, "");
+	TEST_ASSERT(w == r2, "freed handles are reused, last first");
+	TEST_ASSERT_EQ(((struct priv16 *)tally_steer_rule_priv(w))->a, 0, "zeroed again");
+	tally_steer_rule_unreserve_locked(e.ctx, w);
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_root_programmed),
 	TEST_CASE(test_insert_delete_duplicate),
@@ -546,6 +684,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
 	TEST_CASE(test_rss_sets),
+	TEST_CASE(test_shared_lock_held_counter),
+	TEST_CASE(test_rule_priv_handles),
 };
 
 TEST_MAIN("steer-rule", cases)
