@@ -295,6 +295,7 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 		at->constant[i] = at->actions[i].type == RTE_FLOW_ACTION_TYPE_INDIRECT ?
 				  at->actions[i].conf != NULL :
 				  at->actions[i].conf != NULL && mask_set(&at->masks[i]);
+	tally_act_prog_compile(at, &at->prog);
 	at->magic = TALLY_AT_MAGIC;
 	pthread_mutex_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
@@ -356,6 +357,8 @@ table_release(struct tally_flow_ctx *fc, struct rte_flow_template_table *tb)
 	uint8_t i;
 
 	for (i = 0; i < tb->nb_pt; i++) {
+		rte_free(tb->kp[i]);
+		tb->kp[i] = NULL;
 		if (tb->fm[i] != NULL) {
 			tally_flow_matcher_release(tally_adapter(fc->dev), tb->fm[i]);
 			tb->fm[i] = NULL;
@@ -465,6 +468,7 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 			tb = NULL;
 			goto fail;
 		}
+		tb->kp[i] = tally_key_prog_compile(pts[i], tally_flow_matcher_steer(tb->fm[i]));
 	}
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);
@@ -504,6 +508,9 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 	else if (tb->nb_rules != 0)
 		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "template table still holds rules");
+	else if (tally_fq_table_pending(fc->tmpl, tb))
+		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  tbp, "operations on the table are still enqueued: push first");
 	else {
 		TAILQ_REMOVE(&fc->tmpl->tables, tb, next);
 		table_release(fc, tb);

@@ -22,7 +22,39 @@
 #define TALLY_PT_MAGIC			0x54505431u	/* "1TPT" */
 #define TALLY_AT_MAGIC			0x54415431u
 #define TALLY_TBL_MAGIC			0x54424c31u
-#define TALLY_FQ_BATCH			64	/* postponed creates per batch */
+#define TALLY_FQ_BATCH			64	/* operations per batch */
+
+/*
+ * Precompiled key builder of one (table, pattern template) pair
+ * (tally_flow_prog.c): the matcher's key words are base[] OR'ed with, for
+ * each op, bits smask of byte off of the spec of item `item`, shifted left
+ * by shift (right when negative), into word `word`.
+ */
+struct tally_key_op {
+	uint16_t off;
+	uint8_t item;
+	uint8_t word;
+	uint8_t smask;
+	int8_t shift;
+};
+
+struct tally_key_prog {
+	struct tally_steer_matcher *m;
+	uint32_t nwords;
+	uint32_t nops;
+	uint32_t base[TALLY_STEER_KEY_WORDS];
+	struct tally_key_op op[];
+};
+
+/* Precompiled actions: base with, per rule, the queue index of the action
+ * at queue_slot and the mark id of the action at mark_slot (-1: none). */
+struct tally_act_prog {
+	bool ok;			/* else rules go through the parser */
+	bool count;
+	int8_t queue_slot;
+	int8_t mark_slot;
+	struct tally_steer_action base;
+};
 
 struct rte_flow_pattern_template {
 	TAILQ_ENTRY(rte_flow_pattern_template) next;
@@ -41,6 +73,7 @@ struct rte_flow_actions_template {
 	struct rte_flow_action *masks;
 	uint32_t nb_actions;
 	bool constant[TALLY_TMPL_MAX_ACTIONS];	/* conf from the template */
+	struct tally_act_prog prog;
 };
 
 struct rte_flow_template_table {
@@ -55,14 +88,22 @@ struct rte_flow_template_table {
 	struct rte_flow_pattern_template *pt[TALLY_TMPL_MAX_PER_TABLE];
 	struct rte_flow_actions_template *at[TALLY_TMPL_MAX_PER_TABLE];
 	struct tally_flow_matcher *fm[TALLY_TMPL_MAX_PER_TABLE];
+	struct tally_key_prog *kp[TALLY_TMPL_MAX_PER_TABLE];	/* NULL: parser */
 };
 
-/* A postponed create: checked, key built, insert not run yet. */
+/* An enqueued operation not run yet. */
+enum tally_fq_op {
+	TALLY_FQ_CREATE,	/* checked, key built and hashed */
+	TALLY_FQ_DESTROY,
+	TALLY_FQ_FAIL,		/* rejected at enqueue: an error result */
+};
+
 struct tally_flow_pending {
 	struct rte_flow *flow;
 	struct rte_flow_template_table *tb;
 	void *user_data;
 	struct tally_steer_action act;
+	uint8_t op;			/* enum tally_fq_op */
 	bool count;
 	uint8_t pt_idx;
 	struct tally_steer_key key;
@@ -71,6 +112,8 @@ struct tally_flow_pending {
 struct tally_flow_queue {
 	struct tally_flow_pending *pend;	/* [TALLY_FQ_BATCH] */
 	uint32_t npend;
+	uint32_t ncache;
+	struct rte_flow *cache[TALLY_FQ_BATCH];	/* flow objects for creates */
 	uint32_t size;
 	uint32_t head;			/* next result to pull (free running) */
 	uint32_t tail;			/* next slot to fill */
@@ -90,6 +133,7 @@ struct tally_flow_tmpl {
 	TAILQ_HEAD(, rte_flow_actions_template) ats;
 	TAILQ_HEAD(, rte_flow_template_table) tables;
 	struct rte_flow_template_table *by_id[TALLY_FLOW_MAX_TABLES];
+	struct rte_flow *spare;		/* cached flow objects of freed queues */
 };
 
 /* The port's flow engine, or NULL with err set. */
@@ -114,5 +158,17 @@ struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
 void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
+/* Operations on tb enqueued but not run yet, in any queue (lock held). */
+bool tally_fq_table_pending(const struct tally_flow_tmpl *t,
+			    const struct rte_flow_template_table *tb);
+
+/* ---- tally_flow_prog.c ------------------------------------------------------ */
+
+/* The key builder of pt for matcher m, or NULL (no memory, or a template
+ * the parser does not map bit for bit: its rules are parsed). */
+struct tally_key_prog *tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
+					      struct tally_steer_matcher *m);
+void tally_act_prog_compile(const struct rte_flow_actions_template *at,
+			    struct tally_act_prog *ap);
 
 #endif /* TALLY_FLOW_TMPL_H */
