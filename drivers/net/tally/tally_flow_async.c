@@ -458,12 +458,9 @@ key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern
 
 	for (i = 0; i < kp->nwords; i++)
 		k->w[i] = kp->base[i];
-	for (i = 0; i < kp->nops; i++) {
-		const struct tally_key_op *o = &kp->op[i];
-		uint32_t v = ((const uint8_t *)pattern[o->item].spec)[o->off] & o->smask;
-
-		k->w[o->word] |= o->shift >= 0 ? v << o->shift : v >> -o->shift;
-	}
+	for (i = 0; i < kp->nops; i++)
+		k->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
+							 pattern[kp->op[i].item].spec);
 	tally_steer_key_finish(kp->m, k);
 }
 

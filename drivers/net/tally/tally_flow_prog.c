@@ -8,7 +8,8 @@
  * (the fields the items imply: ethertype, ip version, protocol ...); then
  * every bit the template masks is set alone, and the key bit it moves is
  * recorded. Bits that land one-to-one on key bits become byte operations
- * (spec byte & bits, shifted, OR'ed into a key word). The builder is then
+ * (spec byte & bits, shifted, OR'ed into a key word), and the bytes of one
+ * big-endian field are joined into one operation. The builder is then
  * checked against the parser on random specs. A template the parser does
  * not map bit for bit (a value it may reject, a field that is not a plain
  * copy) gets no builder: its rules go through the parser, as synchronous
@@ -101,16 +102,12 @@ prog_run_probe(const struct tally_key_prog *kp, const struct prog_probe *p, uint
 
 	for (i = 0; i < kp->nwords; i++)
 		w[i] = kp->base[i];
-	for (i = 0; i < kp->nops; i++) {
-		const struct tally_key_op *o = &kp->op[i];
-		uint32_t v = p->spec[o->item][o->off] & o->smask;
-
-		w[o->word] |= o->shift >= 0 ? v << o->shift : v >> -o->shift;
-	}
+	for (i = 0; i < kp->nops; i++)
+		w[kp->op[i].word] |= tally_key_op_get(&kp->op[i], p->spec[kp->op[i].item]);
 }
 
 /* Record that bit b of byte off of item i's spec lands on key bit kbit of
- * word j. */
+ * word j (one-byte ops; prog_merge() joins them). */
 static void
 prog_add(struct tally_key_prog *kp, uint32_t i, uint32_t off, uint32_t b,
 	 uint32_t j, uint32_t kbit)
@@ -122,14 +119,55 @@ prog_add(struct tally_key_prog *kp, uint32_t i, uint32_t off, uint32_t b,
 		struct tally_key_op *o = &kp->op[n];
 
 		if (o->item == i && o->off == off && o->word == j && o->shift == shift) {
-			o->smask |= (uint8_t)(1u << b);
+			o->mask |= 1u << b;
 			return;
 		}
 	}
 	kp->op[kp->nops++] = (struct tally_key_op){
-		.off = (uint16_t)off, .item = (uint8_t)i, .word = (uint8_t)j,
-		.smask = (uint8_t)(1u << b), .shift = shift,
+		.off = (uint16_t)off, .len = 1, .item = (uint8_t)i, .word = (uint8_t)j,
+		.shift = shift, .mask = 1u << b,
 	};
+}
+
+/* Join ops of consecutive bytes of one item into one word: a big-endian
+ * field (each byte 8 bits below the one before) or a little-endian one
+ * (8 bits above), read with one load of up to 4 bytes. */
+static bool
+prog_join(struct tally_key_op *x, const struct tally_key_op *y)
+{
+	if (y->len != 1 || x->len == 4 || y->item != x->item || y->word != x->word ||
+	    y->off != x->off + x->len)
+		return false;
+	if ((x->len == 1 || !x->le) && y->shift == x->shift - 8) {
+		x->mask = x->mask << 8 | y->mask;
+		x->shift = y->shift;	/* of the last byte, the value's lowest */
+		x->le = false;
+	} else if ((x->len == 1 || x->le) && y->shift == x->shift + 8 * x->len) {
+		x->mask |= y->mask << (8 * x->len);
+		x->le = true;		/* shift: of the first byte */
+	} else {
+		return false;
+	}
+	x->len++;
+	return true;
+}
+
+static void
+prog_merge(struct tally_key_prog *kp)
+{
+	uint32_t a, b;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (a = 0; a < kp->nops && !again; a++)
+			for (b = 0; b < kp->nops; b++)
+				if (a != b && prog_join(&kp->op[a], &kp->op[b])) {
+					kp->op[b] = kp->op[--kp->nops];
+					again = true;
+					break;
+				}
+	}
 }
 
 /* Map every masked bit; -ENOTSUP if one does not land on exactly one key bit. */
@@ -196,6 +234,7 @@ tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
 	struct tally_key_prog *kp = NULL;
 	struct prog_probe *p;
 	uint32_t nbits = 0, i, off;
+	int rc;
 
 	p = malloc(sizeof(*p));
 	if (p == NULL)
@@ -212,7 +251,12 @@ tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
 	kp->m = m;
 	kp->nwords = p->nwords;
 	memcpy(kp->base, p->w, p->nwords * sizeof(p->w[0]));
-	if (prog_map_bits(kp, p) != 0 || prog_check(kp, p) != 0) {
+	rc = prog_map_bits(kp, p);
+	if (rc == 0) {
+		prog_merge(kp);
+		rc = prog_check(kp, p);
+	}
+	if (rc != 0) {
 		rte_free(kp);
 		kp = NULL;
 	}

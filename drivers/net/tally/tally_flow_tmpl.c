@@ -469,6 +469,12 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 			goto fail;
 		}
 		tb->kp[i] = tally_key_prog_compile(pts[i], tally_flow_matcher_steer(tb->fm[i]));
+		if (tb->kp[i] != NULL)
+			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: key builder of %u words, %u operations",
+				       id, i, tb->kp[i]->nwords, tb->kp[i]->nops);
+		else
+			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: rules are parsed",
+				       id, i);
 	}
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);

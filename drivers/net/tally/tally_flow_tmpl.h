@@ -8,6 +8,9 @@
 #ifndef TALLY_FLOW_TMPL_H
 #define TALLY_FLOW_TMPL_H
 
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_flow_driver.h>
 
 #include "tally_ethdev.h"
@@ -27,15 +30,18 @@
 /*
  * Precompiled key builder of one (table, pattern template) pair
  * (tally_flow_prog.c): the matcher's key words are base[] OR'ed with, for
- * each op, bits smask of byte off of the spec of item `item`, shifted left
- * by shift (right when negative), into word `word`.
+ * each op, the len bytes at off of the spec of item `item` read as one
+ * value (big-endian, or little-endian with le), AND mask, shifted left by
+ * shift (right when negative), into word `word`.
  */
 struct tally_key_op {
 	uint16_t off;
+	uint8_t len;			/* 1..4 */
 	uint8_t item;
 	uint8_t word;
-	uint8_t smask;
 	int8_t shift;
+	bool le;
+	uint32_t mask;
 };
 
 struct tally_key_prog {
@@ -45,6 +51,26 @@ struct tally_key_prog {
 	uint32_t base[TALLY_STEER_KEY_WORDS];
 	struct tally_key_op op[];
 };
+
+/* One op's contribution (spec: the item's spec). */
+static inline uint32_t
+tally_key_op_get(const struct tally_key_op *o, const uint8_t *spec)
+{
+	uint32_t v = 0, i;
+
+	if (o->len == 4) {
+		memcpy(&v, spec + o->off, sizeof(v));
+		v = o->le ? rte_le_to_cpu_32(v) : rte_be_to_cpu_32(v);
+	} else if (o->le) {
+		for (i = 0; i < o->len; i++)
+			v |= (uint32_t)spec[o->off + i] << (8 * i);
+	} else {
+		for (i = 0; i < o->len; i++)
+			v = v << 8 | spec[o->off + i];
+	}
+	v &= o->mask;
+	return o->shift >= 0 ? v << o->shift : v >> -o->shift;
+}
 
 /* Precompiled actions: base with, per rule, the queue index of the action
  * at queue_slot and the mark id of the action at mark_slot (-1: none). */
