@@ -59,7 +59,7 @@ not_configured(struct rte_flow_error *err)
 				   "flow queues not configured: call rte_flow_configure first");
 }
 
-#define TALLY_FQ_SPIN	20000	/* lock attempts before sleeping */
+#define TALLY_FQ_SPIN	2000	/* pauses before sleeping on the lock */
 
 static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
@@ -84,25 +84,55 @@ t_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	return 0;
 }
 
-/* Free the queues; their cached flow objects go to t->spare. */
+/* Free the queues: their cached flow objects go to t->spare, their
+ * counters back to the pool (lock held). */
 static void
-queues_free(struct tally_flow_tmpl *t)
+queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 {
 	uint32_t i;
 
 	for (i = 0; t->q != NULL && i < t->nb_queues; i++) {
-		while (t->q[i].ncache > 0) {
-			struct rte_flow *f = t->q[i].cache[--t->q[i].ncache];
+		struct tally_flow_queue *q = &t->q[i];
+
+		while (q->ncache > 0) {
+			struct rte_flow *f = q->cache[--q->ncache];
 
 			f->next.tqe_next = t->spare;
 			t->spare = f;
+			t->nspare++;
 		}
-		rte_free(t->q[i].res);
-		rte_free(t->q[i].pend);
+		while (q->ncnt > 0)
+			tally_cnt_free(fc->cnt, q->cnt[--q->ncnt]);
+		rte_free(q->cnt);
+		rte_free(q->res);
+		rte_free(q->pend);
 	}
 	rte_free(t->q);
 	t->q = NULL;
 	t->nb_queues = 0;
+}
+
+/* The port's nb_counters, split between the queues, allocated now: a
+ * create through a queue takes one without the pool's lock. Fewer when the
+ * pool has fewer free (then creates allocate theirs). */
+static int
+queues_counters(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t, uint32_t nb)
+{
+	uint32_t i, share;
+
+	for (i = 0; i < t->nb_queues; i++) {
+		struct tally_flow_queue *q = &t->q[i];
+
+		share = nb / t->nb_queues + (i == 0 ? nb % t->nb_queues : 0);
+		if (share == 0)
+			continue;
+		q->cnt = rte_malloc("tally_fq_cnt", share * sizeof(*q->cnt), 0);
+		if (q->cnt == NULL)
+			return -ENOMEM;
+		while (q->ncnt < share && tally_cnt_alloc(fc->cnt, &q->cnt[q->ncnt]) == 0)
+			q->ncnt++;
+	}
+	return 0;
 }
 
 static int
@@ -157,7 +187,7 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	}
 	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
 		queue_flush_locked(fc, &t->q[i]);
-	queues_free(t);
+	queues_free(fc, t);
 	t->q = rte_zmalloc("tally_fq", nb_queue * sizeof(*t->q), 0);
 	for (i = 0; t->q != NULL && i < nb_queue; i++) {
 		q = &t->q[i];
@@ -170,8 +200,9 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 			break;
 	}
 	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL ||
-	    t->q[nb_queue - 1].pend == NULL) {
-		queues_free(t);
+	    t->q[nb_queue - 1].pend == NULL ||
+	    queues_counters(fc, t, pa->nb_counters) != 0) {
+		queues_free(fc, t);
 		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  NULL, "no memory for the flow queues");
 		goto out;
@@ -242,6 +273,7 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 		if (t->spare != NULL) {
 			f = t->spare;
 			t->spare = f->next.tqe_next;
+			t->nspare--;
 		} else {
 			f = tally_flow_obj_get(fc);
 			if (f == NULL)
@@ -251,12 +283,28 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	}
 }
 
+void
+tally_fq_spare_fill(struct tally_flow_ctx *fc, uint32_t n)
+{
+	struct tally_flow_tmpl *t = fc->tmpl;
+	struct rte_flow *f;
+
+	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
+		f->next.tqe_next = t->spare;
+		t->spare = f;
+		t->nspare++;
+	}
+}
+
 /* One enqueued create (lock held). */
 static void
 run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	   struct tally_flow_pending *p)
 {
 	struct rte_flow_template_table *tb = p->tb;
+	bool stock = p->count && q->ncnt > 0;
+	uint32_t c = 0;
+	int ret;
 
 	if (tb->nb_rules >= tb->nb_flows) {
 		/* the table is full: an error result, the object back */
@@ -264,8 +312,22 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
 		return;
 	}
-	if (tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
-				     &p->act, p->count) != 0) {
+	if (stock) {
+		/* a counter of the queue's own (allocated at configure) */
+		c = q->cnt[--q->ncnt];
+		p->flow->counter = c;
+		p->flow->flags |= FLOW_F_COUNTED;
+		p->act.counter = c;
+	}
+	ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
+				       &p->act, p->count && !stock);
+	if (stock) {
+		if (ret == 0)
+			tally_cnt_free(fc->cnt, c);	/* the rule holds it now */
+		else
+			q->cnt[q->ncnt++] = c;
+	}
+	if (ret != 0) {
 		/* rejected by the engine: an error result, no state */
 		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
 		return;
@@ -323,19 +385,34 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	queue_refill(fc, q);
 }
 
-/* The engine lock for a batch: another queue's batch holds it for a few
- * microseconds, so spin briefly rather than sleep in the kernel. */
+/*
+ * The engine lock for a batch. Another queue's batch holds it for some
+ * microseconds: spin a while (on a plain load of a hint, so the holder's
+ * cache line is not stolen by failed lock attempts) rather than sleep in
+ * the kernel at once.
+ */
 static void
 queue_lock(struct tally_flow_ctx *fc)
 {
+	struct tally_flow_tmpl *t = fc->tmpl;
 	unsigned int i;
 
 	for (i = 0; i < TALLY_FQ_SPIN; i++) {
-		if (pthread_mutex_trylock(&fc->lock) == 0)
-			return;
+		if (!__atomic_load_n(&t->batch_busy, __ATOMIC_RELAXED) &&
+		    pthread_mutex_trylock(&fc->lock) == 0)
+			goto locked;
 		rte_pause();
 	}
 	pthread_mutex_lock(&fc->lock);
+locked:
+	__atomic_store_n(&t->batch_busy, true, __ATOMIC_RELAXED);
+}
+
+static void
+queue_unlock(struct tally_flow_ctx *fc)
+{
+	__atomic_store_n(&fc->tmpl->batch_busy, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&fc->lock);
 }
 
 static void
@@ -343,7 +420,7 @@ queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 {
 	queue_lock(fc);
 	queue_flush_locked(fc, q);
-	pthread_mutex_unlock(&fc->lock);
+	queue_unlock(fc);
 }
 
 bool
@@ -812,7 +889,7 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 		return;
 	pthread_mutex_lock(&fc->lock);
 	tally_tmpl_release_all(fc);
-	queues_free(t);
+	queues_free(fc, t);
 	fc->tmpl = NULL;
 	pthread_mutex_unlock(&fc->lock);
 	rte_free(t);

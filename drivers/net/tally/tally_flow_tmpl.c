@@ -476,6 +476,8 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: rules are parsed",
 				       id, i);
 	}
+	/* the table's flow objects, allocated and touched now */
+	tally_fq_spare_fill(fc, ta->nb_flows);
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);
 	pthread_mutex_unlock(&fc->lock);

@@ -140,6 +140,8 @@ struct tally_flow_queue {
 	uint32_t npend;
 	uint32_t ncache;
 	struct rte_flow *cache[TALLY_FQ_BATCH];	/* flow objects for creates */
+	uint32_t *cnt;			/* counters allocated at configure */
+	uint32_t ncnt;
 	uint32_t size;
 	uint32_t head;			/* next result to pull (free running) */
 	uint32_t tail;			/* next slot to fill */
@@ -159,7 +161,12 @@ struct tally_flow_tmpl {
 	TAILQ_HEAD(, rte_flow_actions_template) ats;
 	TAILQ_HEAD(, rte_flow_template_table) tables;
 	struct rte_flow_template_table *by_id[TALLY_FLOW_MAX_TABLES];
-	struct rte_flow *spare;		/* cached flow objects of freed queues */
+	/* flow objects allocated ahead (tables' rule counts, freed queues'
+	 * caches), linked through next.tqe_next */
+	struct rte_flow *spare;
+	uint32_t nspare;
+	/* hint: a queue's batch holds the lock (own cache line: spun on) */
+	bool batch_busy __rte_cache_aligned;
 };
 
 /* The port's flow engine, or NULL with err set. */
@@ -184,6 +191,8 @@ struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
 void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
+/* Allocate flow objects ahead until n are spare (lock held). */
+void tally_fq_spare_fill(struct tally_flow_ctx *fc, uint32_t n);
 /* Operations on tb enqueued but not run yet, in any queue (lock held). */
 bool tally_fq_table_pending(const struct tally_flow_tmpl *t,
 			    const struct rte_flow_template_table *tb);
