@@ -302,33 +302,27 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	   struct tally_flow_pending *p)
 {
 	struct rte_flow_template_table *tb = p->tb;
-	bool stock = p->count && q->ncnt > 0;
-	uint32_t c = 0;
-	int ret;
+	int ret = -ENOSPC;
 
-	if (tb->nb_rules >= tb->nb_flows) {
-		/* the table is full: an error result, the object back */
+	if (tb->nb_rules < tb->nb_flows) {
+		if (p->stock) {
+			p->flow->counter = p->act.counter;
+			p->flow->flags |= FLOW_F_COUNTED;
+		}
+		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
+					       &p->act, p->count && !p->stock);
+	} else {
+		/* the table is full: the object back */
 		q->cache[q->ncache++] = p->flow;
-		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
-		return;
 	}
-	if (stock) {
-		/* a counter of the queue's own (allocated at configure) */
-		c = q->cnt[--q->ncnt];
-		p->flow->counter = c;
-		p->flow->flags |= FLOW_F_COUNTED;
-		p->act.counter = c;
-	}
-	ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
-				       &p->act, p->count && !stock);
-	if (stock) {
+	if (p->stock) {
 		if (ret == 0)
-			tally_cnt_free(fc->cnt, c);	/* the rule holds it now */
+			tally_cnt_free(fc->cnt, p->act.counter);	/* the rule holds it */
 		else
-			q->cnt[q->ncnt++] = c;
+			q->cnt[q->ncnt++] = p->act.counter;
 	}
 	if (ret != 0) {
-		/* rejected by the engine: an error result, no state */
+		/* rejected: an error result, no state */
 		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
 		return;
 	}
@@ -560,6 +554,7 @@ create_fast(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		return NULL;
 	p->user_data = user_data;
 	p->tb = tb;
+	p->stock = false;
 	if (act_prog_run(ap, actions, dev->data->nb_rx_queues, &p->act) != 0) {
 		p->op = TALLY_FQ_FAIL;
 		p->flow = &q->failed;
@@ -568,6 +563,12 @@ create_fast(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		p->flow = q->cache[--q->ncache];
 		p->pt_idx = pt_idx;
 		p->count = ap->count;
+		if (p->count && q->ncnt > 0) {
+			p->stock = true;
+			p->act.counter = q->cnt[--q->ncnt];
+		}
+		/* the insert writes it: fetch it while the batch fills */
+		rte_prefetch0(p->flow);
 		key_prog_run(tb->kp[pt_idx], pattern, &p->key);
 	}
 	if (++q->npend == TALLY_FQ_BATCH)
@@ -605,6 +606,7 @@ create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		p->user_data = user_data;
 		p->act = a.act;
 		p->count = a.count != NULL;
+		p->stock = false;
 		tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &p->key);
 		q->npend = 1;
 		return p->flow;

@@ -131,6 +131,7 @@ struct tally_flow_pending {
 	struct tally_steer_action act;
 	uint8_t op;			/* enum tally_fq_op */
 	bool count;
+	bool stock;			/* act.counter is from the queue's stock */
 	uint8_t pt_idx;
 	struct tally_steer_key key;
 };
