@@ -11,33 +11,45 @@
  *    templates, and one steering matcher per pattern template, compiled and
  *    with its hash array sized for the table's rule count at creation, so a
  *    rule insert only fills and hashes the key words and never grows the
- *    array.
+ *    array. Also compiled at creation: a key builder per pattern template
+ *    and the actions of each actions template (tally_flow_prog.c), and the
+ *    table's flow objects are allocated (and their memory touched) then.
  *  - flow queue: where operations are enqueued and their results pulled.
- *    An operation runs when it is enqueued (the device sees a created rule
- *    as soon as its entry is published); its result waits in the queue.
- *    A destroy's result is released by pull only once a device fence
- *    completed, so a pulled result means the device no longer sees the rule.
- *  - postponed creates (op_attr.postpone) of rules with simple actions (no
- *    RSS set, jump, indirect counter or age) are checked and their key is
- *    built and hashed at enqueue, and the hash slot prefetched; the inserts
- *    run in a batch at push, at pull, before any other operation of the
- *    queue, or when TALLY_FQ_BATCH are pending, so the slots' cache misses
- *    of a batch overlap. The handle is returned at enqueue and is live once
- *    its insert ran.
+ *    Operations run in batches, in order: at push, at pull, when
+ *    TALLY_FQ_BATCH are enqueued, at once for one without op_attr.postpone,
+ *    and before any operation that cannot be batched. A create of a table
+ *    with builders is prepared at enqueue without any lock: its key words
+ *    are filled from the items' specs and hashed, the hash slot prefetched,
+ *    a flow object taken from the queue's cache and a counter from the
+ *    queue's share of rte_flow_configure's nb_counters (allocated then).
+ *    Other creates are checked through the parser at enqueue, and batched
+ *    when their actions are simple (no RSS set, jump, indirect counter or
+ *    age) or run at once. Destroys are checked at enqueue. A batch runs
+ *    under one hold of the engine lock; the device sees a created rule as
+ *    soon as its entry is published, and one device fence after the batch
+ *    covers its destroys: pull releases their results once the fence
+ *    completed, so a pulled result means the device no longer sees the
+ *    rule. The handle of a create is returned at enqueue and is live once
+ *    its batch ran.
  *
  * Rules created through a queue are ordinary rte_flow objects: query, dump,
  * flush and the synchronous destroy work on them too.
  *
  * Errors: a call whose arguments are wrong (queue, table, template index,
- * item or action types, a full result ring) fails at once and enqueues
- * nothing. An operation the engine rejects (a duplicate rule, exhausted
- * counters, a value out of range) is enqueued as an RTE_FLOW_OP_ERROR result
- * and leaves no state; the handle returned for it is never live (destroy or
- * query of it is EINVAL).
+ * item or action types, a missing spec, a destroy of a handle that is not
+ * live, a full result ring) fails at once and enqueues nothing. An operation
+ * rejected later (a duplicate rule, exhausted counters, a value out of
+ * range, a full table, a destroy whose rule went away before its batch ran)
+ * gets an RTE_FLOW_OP_ERROR result in its place and leaves no state; the
+ * handle returned for a rejected create is never live (destroy or query of
+ * it is EINVAL).
  *
- * Locking: the engine lock (tally_flow_priv.h) around every operation; each
- * queue's result ring is touched only by the thread that owns the queue, as
- * the API requires.
+ * Locking: each queue is used by one thread, as the API requires: its
+ * batch, caches and result ring are that thread's, and enqueue and pull
+ * take no lock. Running a batch takes the engine lock (tally_flow_priv.h)
+ * once; a queue waiting for another queue's batch spins briefly before it
+ * sleeps. Queues and tables must not be reconfigured or destroyed while
+ * other threads operate on them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,19 +295,6 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	}
 }
 
-void
-tally_fq_spare_fill(struct tally_flow_ctx *fc, uint32_t n)
-{
-	struct tally_flow_tmpl *t = fc->tmpl;
-	struct rte_flow *f;
-
-	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
-		f->next.tqe_next = t->spare;
-		t->spare = f;
-		t->nspare++;
-	}
-}
-
 /* One enqueued create (lock held). */
 static void
 run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
@@ -415,19 +414,6 @@ queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	queue_lock(fc);
 	queue_flush_locked(fc, q);
 	queue_unlock(fc);
-}
-
-bool
-tally_fq_table_pending(const struct tally_flow_tmpl *t,
-		       const struct rte_flow_template_table *tb)
-{
-	uint32_t i, j;
-
-	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
-		for (j = 0; j < t->q[i].npend; j++)
-			if (t->q[i].pend[j].op == TALLY_FQ_CREATE && t->q[i].pend[j].tb == tb)
-				return true;
-	return false;
 }
 
 /* The rule's items: types from the template, values from the rule, masks

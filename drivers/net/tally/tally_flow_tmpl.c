@@ -349,6 +349,34 @@ t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
 	return ret;
 }
 
+/* Allocate flow objects ahead until n are spare: a table's, at its
+ * creation, so that creating its rules touches no new memory. */
+static void
+spare_fill(struct tally_flow_ctx *fc, uint32_t n)
+{
+	struct tally_flow_tmpl *t = fc->tmpl;
+	struct rte_flow *f;
+
+	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
+		f->next.tqe_next = t->spare;
+		t->spare = f;
+		t->nspare++;
+	}
+}
+
+/* Creates on tb enqueued but not run yet, in any queue. */
+static bool
+table_pending(const struct tally_flow_tmpl *t, const struct rte_flow_template_table *tb)
+{
+	uint32_t i, j;
+
+	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
+		for (j = 0; j < t->q[i].npend; j++)
+			if (t->q[i].pend[j].op == TALLY_FQ_CREATE && t->q[i].pend[j].tb == tb)
+				return true;
+	return false;
+}
+
 /* ---- template tables ---------------------------------------------------------- */
 
 static void
@@ -477,7 +505,7 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 				       id, i);
 	}
 	/* the table's flow objects, allocated and touched now */
-	tally_fq_spare_fill(fc, ta->nb_flows);
+	spare_fill(fc, ta->nb_flows);
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);
 	pthread_mutex_unlock(&fc->lock);
@@ -516,7 +544,7 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 	else if (tb->nb_rules != 0)
 		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "template table still holds rules");
-	else if (tally_fq_table_pending(fc->tmpl, tb))
+	else if (table_pending(fc->tmpl, tb))
 		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "operations on the table are still enqueued: push first");
 	else {

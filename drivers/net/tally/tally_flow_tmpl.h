@@ -3,7 +3,9 @@
  * Template tables and flow queues: the objects tally_flow_tmpl.c (templates
  * and tables) and tally_flow_async.c (configure, queues, operations) share.
  * tally_flow_async.c calls into tally_flow_tmpl.c, never the reverse.
- * Everything here is used with the engine lock held (tally_flow_priv.h).
+ * Everything here is used with the engine lock held (tally_flow_priv.h),
+ * except a flow queue's batch, caches and results, which are its owner
+ * thread's, and what tables compile at creation, which is read-only then.
  */
 #ifndef TALLY_FLOW_TMPL_H
 #define TALLY_FLOW_TMPL_H
@@ -192,11 +194,6 @@ struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
 void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
-/* Allocate flow objects ahead until n are spare (lock held). */
-void tally_fq_spare_fill(struct tally_flow_ctx *fc, uint32_t n);
-/* Operations on tb enqueued but not run yet, in any queue (lock held). */
-bool tally_fq_table_pending(const struct tally_flow_tmpl *t,
-			    const struct rte_flow_template_table *tb);
 
 /* ---- tally_flow_prog.c ------------------------------------------------------ */
 
