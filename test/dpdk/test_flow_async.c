@@ -44,9 +44,10 @@ tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
 	return ret;
 }
 
-/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule) */
+/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
+ * nb_queue flow queues */
 static int
-tp_open(struct tport *t, uint32_t nb_flows)
+tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
 {
 	const struct rte_flow_item tmpl[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
@@ -71,7 +72,7 @@ tp_open(struct tport *t, uint32_t nb_flows)
 	if (fp_open(&t->fp, "", 2) != 0)
 		return -1;
 	port = (uint16_t)t->fp.port;
-	if (tp_configure(port, 1, QSIZE) != 0)
+	if (tp_configure(port, nb_queue, QSIZE) != 0)
 		return -1;
 	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
 	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
@@ -79,6 +80,12 @@ tp_open(struct tport *t, uint32_t nb_flows)
 		return -1;
 	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
 	return t->tbl != NULL ? 0 : -1;
+}
+
+static int
+tp_open(struct tport *t, uint32_t nb_flows)
+{
+	return tp_open_q(t, nb_flows, 1);
 }
 
 static void
@@ -748,6 +755,80 @@ test_batch_with_failures(void)
 	return TEST_SUCCESS;
 }
 
+/* Two flow queues: each has its own results in its own order and its own
+ * share of the counters; a rule created through one queue is destroyed
+ * through the other; counters and steering are exact throughout. */
+static int
+test_two_queues(void)
+{
+	enum { N = 40 };
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow *f[N];
+	struct rte_flow_error e;
+	unsigned int i, k, ok, bad;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+	int n;
+
+	TEST_ASSERT_EQ(tp_open_q(&t, N, 2), 0, "");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < N; i++) {
+		f[i] = q_create_pp(&t, i & 1, 100 + i, 1, (void *)(uintptr_t)(1000 + i), &e, true);
+		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
+	}
+	for (k = 0; k < 2; k++) {
+		TEST_ASSERT_EQ(rte_flow_push(port, k, &e), 0, "");
+		n = rte_flow_pull(port, k, res, QSIZE, &e);
+		TEST_ASSERT_EQ(n, N / 2, "queue %u", k);
+		for (i = 0; i < N / 2; i++) {
+			TEST_ASSERT_EQ(res[i].status, RTE_FLOW_OP_SUCCESS, "");
+			TEST_ASSERT_EQ((uintptr_t)res[i].user_data, 1000 + 2 * i + k,
+				       "queue %u result %u", k, i);
+		}
+	}
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 101, LEN, 3, &rs), 3, "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 100 + N - 1, LEN, 4, &rs), 4, "");
+	TEST_ASSERT_EQ(rs.per_q[1], 9, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[0]), 2, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[1]), 3, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[N - 1]), 4, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[2]), 0, "");
+	/* the table is full: one more through either queue is an error result */
+	TEST_ASSERT(q_create_pp(&t, 1, 500, 0, (void *)1, &e, false) != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 1, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(bad, 1, "");
+	/* destroy each rule through the other queue */
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(rte_flow_async_destroy(port, (i & 1) ^ 1, &pp, f[i],
+						      (void *)(uintptr_t)(2000 + i), &e), 0, "");
+	for (k = 0; k < 2; k++) {
+		TEST_ASSERT_EQ(rte_flow_push(port, k, &e), 0, "");
+		TEST_ASSERT_EQ(q_pull(&t, k, &ok, &bad, ud, QSIZE), N / 2, "");
+		TEST_ASSERT_EQ(ok, N / 2, "");
+		TEST_ASSERT_EQ((uintptr_t)ud[0], 2000 + (k ^ 1), "");
+	}
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 2, "the rule is gone");
+	rs_free(&rs);
+	/* room again, and new rules count from 0 */
+	f[0] = q_create_pp(&t, 0, 100, 1, NULL, &e, false);
+	TEST_ASSERT(f[0] != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(ok, 1, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 5, &rs), 5, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[0]), 5, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
 static int
 test_bad_operations(void)
 {
@@ -885,6 +966,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_key_builder),
 	TEST_CASE(test_key_builder_fallback),
 	TEST_CASE(test_batch_with_failures),
+	TEST_CASE(test_two_queues),
 	TEST_CASE(test_bad_operations),
 	TEST_CASE(test_queue_indirect_count),
 };
