@@ -71,7 +71,7 @@ not_configured(struct rte_flow_error *err)
 				   "flow queues not configured: call rte_flow_configure first");
 }
 
-#define TALLY_FQ_SPIN	2000	/* pauses before sleeping on the lock */
+#define TALLY_FQ_SPIN	200	/* pauses before sleeping on the lock */
 
 static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
