@@ -3,8 +3,10 @@
 # bench-flow-async.sh [BUILD_DIR [ROUNDS [SIZES [QUEUES]]]]: the template /
 # flow-queue insertion benchmark (test/perf/async_bench) on net_tally,
 # interleaved rounds over every size and queue count. Per case: insert and
-# destroy rate (M rules/s) as median [min..max] over the rounds, and the
-# insert rate of the last 1M-rule segment over the first ("flat" = 1.00).
+# destroy rate (M rules/s) as median [min..max] over the rounds, the insert
+# rate per CPU-second of the worker threads (steadier than the wall clock
+# when other work shares the machine), and the insert rate of the last
+# 1M-rule segment over the first ("flat" = 1.00).
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
 # A benchmark, not a test: it needs the machine to itself.
 set -euo pipefail
@@ -24,7 +26,7 @@ stats() {	# values -> "median min max"
 	       printf "%.2f [%.2f..%.2f]\n", m, v[1], v[NR] }'
 }
 
-declare -A ins del flat
+declare -A ins del cpu flat
 for r in $(seq 1 "$rounds"); do
 	for n in $sizes; do
 		for q in $queues; do
@@ -33,24 +35,28 @@ for r in $(seq 1 "$rounds"); do
 			echo "+ $bin $n $q $mem" >&2
 			"$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
 				echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
-			read -r i d f < <(awk '
+			read -r i d c f < <(awk '
 				/^insert:/ { ins = $(NF-4) }
 				/^destroy:/ { del = $(NF-4) }
+				/insert cpu:/ { cpu = $(NF-4) }
 				/insert segment/ { if (first == "") first = $(NF-2); last = $(NF-2) }
-				END { printf "%s %s %.2f\n", ins, del, last / first }' "$log")
+				END { printf "%s %s %s %.2f\n", ins, del, cpu, last / first }' "$log")
 			ins[$n,$q]+="$i "
 			del[$n,$q]+="$d "
+			cpu[$n,$q]+="$c "
 			flat[$n,$q]+="$f "
-			echo "round $r: $n rules, $q queue(s): insert $i, destroy $d M/s, last/first segment $f" >&2
+			echo "round $r: $n rules, $q queue(s): insert $i, destroy $d M/s, insert $c M per cpu-s, last/first segment $f" >&2
 		done
 	done
 done
 echo
 echo "async_bench (templates, flow queues, COUNT+QUEUE, ipv4 src), $rounds rounds; median [min..max]"
-printf '%-22s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M rules/s)" "insert last/first 1M"
+printf '%-22s %-24s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M rules/s)" \
+       "insert (M/cpu-s)" "insert last/first 1M"
 for n in $sizes; do
 	for q in $queues; do
-		printf '%-22s %-24s %-24s %s\n' "$((n / 1000000))M rules, $q queue(s)" \
-		       "$(stats "${ins[$n,$q]}")" "$(stats "${del[$n,$q]}")" "$(stats "${flat[$n,$q]}")"
+		printf '%-22s %-24s %-24s %-24s %s\n' "$((n / 1000000))M rules, $q queue(s)" \
+		       "$(stats "${ins[$n,$q]}")" "$(stats "${del[$n,$q]}")" \
+		       "$(stats "${cpu[$n,$q]}")" "$(stats "${flat[$n,$q]}")"
 	done
 done

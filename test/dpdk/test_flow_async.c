@@ -4,8 +4,9 @@
  * info and configure (and their errors), pattern and actions templates,
  * tables, rules created and destroyed through a queue with exact counters
  * after known traffic, rejected operations (an error result on pull and no
- * state left), full tables and queues, indirect COUNT through a queue, and
- * what may not be destroyed while in use.
+ * state left, also in the middle of a batch), full tables and queues,
+ * indirect COUNT through a queue, what may not be destroyed while in use,
+ * and tables with precompiled key builders (same keys as the parser's).
  *
  * Frames come from tdt_frame_fill(): frame i is IPv4/UDP from 10.0.0.i.
  */
@@ -43,9 +44,10 @@ tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
 	return ret;
 }
 
-/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule) */
+/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
+ * nb_queue flow queues */
 static int
-tp_open(struct tport *t, uint32_t nb_flows)
+tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
 {
 	const struct rte_flow_item tmpl[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
@@ -70,7 +72,7 @@ tp_open(struct tport *t, uint32_t nb_flows)
 	if (fp_open(&t->fp, "", 2) != 0)
 		return -1;
 	port = (uint16_t)t->fp.port;
-	if (tp_configure(port, 1, QSIZE) != 0)
+	if (tp_configure(port, nb_queue, QSIZE) != 0)
 		return -1;
 	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
 	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
@@ -78,6 +80,12 @@ tp_open(struct tport *t, uint32_t nb_flows)
 		return -1;
 	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
 	return t->tbl != NULL ? 0 : -1;
+}
+
+static int
+tp_open(struct tport *t, uint32_t nb_flows)
+{
+	return tp_open_q(t, nb_flows, 1);
 }
 
 static void
@@ -411,6 +419,416 @@ test_postponed_batch(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- precompiled key builders ---------------------------------------------- */
+
+/* Create templates and a table over `tmpl` (count / queue per rule) with the
+ * flow log captured; *builder tells whether the table got a key builder. */
+static int
+tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flows,
+	     bool *builder)
+{
+	const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
+	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
+	const struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
+	};
+	int lt = rte_log_register("pmd.net.tally.flow"), level = rte_log_get_level(lt);
+	struct rte_flow_error e;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	if (fp_open(&t->fp, "", 2) != 0 || tp_configure((uint16_t)t->fp.port, 1, QSIZE) != 0)
+		return -1;
+	t->pt = rte_flow_pattern_template_create((uint16_t)t->fp.port, &pa, tmpl, &e);
+	t->at = rte_flow_actions_template_create((uint16_t)t->fp.port, &aa, acts, acts, &e);
+	if (t->pt == NULL || t->at == NULL)
+		return -1;
+	f = open_memstream(&text, &len);
+	if (f == NULL)
+		return -1;
+	rte_openlog_stream(f);
+	rte_log_set_level(lt, RTE_LOG_DEBUG);
+	t->tbl = rte_flow_template_table_create((uint16_t)t->fp.port, &ta, &t->pt, 1,
+						&t->at, 1, &e);
+	rte_log_set_level(lt, (uint32_t)level);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	*builder = text != NULL && strstr(text, "key builder of") != NULL;
+	free(text);
+	return t->tbl != NULL ? 0 : -1;
+}
+
+/* eth dst, has_vlan / ipv4 src (/24), dst, tos, ttl / udp src, dst (0x0ff0) */
+static const struct rte_flow_item_eth wide_eth_mask = {
+	.hdr.dst_addr.addr_bytes = "\xff\xff\xff\xff\xff\xff", .has_vlan = 1,
+};
+static const struct rte_flow_item_ipv4 wide_ip_mask = {
+	.hdr.src_addr = RTE_BE32(0xffffff00), .hdr.dst_addr = RTE_BE32(0xffffffff),
+	.hdr.type_of_service = 0xff, .hdr.time_to_live = 0xff,
+};
+static const struct rte_flow_item_udp wide_udp_mask = {
+	.hdr.src_port = RTE_BE16(0xffff), .hdr.dst_port = RTE_BE16(0x0ff0),
+};
+
+struct wide_rule {
+	struct rte_flow_item_eth eth;
+	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item pat[4];
+	struct rte_flow_action_queue q;
+	struct rte_flow_action acts[3];
+};
+
+/* The rule matching frame i (tdt_frame_fill), with noise outside the masks. */
+static void
+wide_rule_frame(struct wide_rule *r, uint32_t i, uint16_t queue)
+{
+	memset(r, 0, sizeof(*r));
+	memset(r->eth.hdr.dst_addr.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
+	r->eth.hdr.src_addr.addr_bytes[2] = 0x5a;		/* not masked */
+	r->eth.hdr.ether_type = RTE_BE16(0x86dd);		/* not masked */
+	r->ip.hdr.src_addr = rte_cpu_to_be_32(0x0a000000 | 0x77);	/* low byte not masked */
+	r->ip.hdr.dst_addr = rte_cpu_to_be_32(0x0a010001 + (i % 7));
+	r->ip.hdr.time_to_live = 64;
+	r->ip.hdr.next_proto_id = 6;				/* not masked */
+	r->udp.hdr.src_port = rte_cpu_to_be_16((uint16_t)(1024 + i));
+	r->udp.hdr.dst_port = rte_cpu_to_be_16(4790 ^ 0xf00f);	/* only 0x0ff0 counts */
+	r->pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &r->eth };
+	r->pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &r->ip };
+	r->pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &r->udp };
+	r->pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
+	r->q.index = queue;
+	r->acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	r->acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
+	r->acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+}
+
+static void
+wide_rule_random(struct wide_rule *r)
+{
+	uint64_t x = rte_rand(), y = rte_rand();
+
+	wide_rule_frame(r, 0, 0);
+	memcpy(r->eth.hdr.dst_addr.addr_bytes, &x, RTE_ETHER_ADDR_LEN);
+	r->eth.has_vlan = (x >> 48) & 1;
+	r->ip.hdr.src_addr = (rte_be32_t)y;
+	r->ip.hdr.dst_addr = (rte_be32_t)(y >> 32);
+	r->ip.hdr.type_of_service = (uint8_t)(x >> 56);
+	r->ip.hdr.time_to_live = (uint8_t)(x >> 50);
+	r->udp.hdr.src_port = (rte_be16_t)rte_rand();
+	r->udp.hdr.dst_port = (rte_be16_t)rte_rand();
+}
+
+/* The same rule through rte_flow_create, masks from the template. */
+static struct rte_flow *
+wide_rule_sync(uint16_t port, const struct wide_rule *r, struct rte_flow_error *e)
+{
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item pat[4];
+
+	memcpy(pat, r->pat, sizeof(pat));
+	pat[0].mask = &wide_eth_mask;
+	pat[1].mask = &wide_ip_mask;
+	pat[2].mask = &wide_udp_mask;
+	return rte_flow_create(port, &attr, pat, r->acts, e);
+}
+
+static const struct rte_flow_item wide_tmpl[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH, .mask = &wide_eth_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &wide_ip_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP, .mask = &wide_udp_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+
+/* Rules of a table with a key builder match what the parser's rules match:
+ * exact counters after traffic (values outside the masks ignored), and the
+ * same key both ways (each path refuses the other's rule as a duplicate). */
+static int
+test_key_builder(void)
+{
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	const uint32_t fr[3] = { 3, 9, 40 }, copies[3] = { 2, 3, 1 };
+	struct rte_flow *f[3], *s;
+	struct wide_rule r;
+	struct rte_flow_error e;
+	unsigned int ok, bad, i;
+	void *ud[QSIZE];
+	bool builder;
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open_tmpl(&t, wide_tmpl, 256, &builder), 0, "");
+	TEST_ASSERT(builder, "the table has a key builder");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < 3; i++) {
+		wide_rule_frame(&r, fr[i], 1);
+		f[i] = rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0, NULL, &e);
+		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
+	}
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 3, "");
+	TEST_ASSERT_EQ(ok, 3, "");
+	rs_init(&rs);
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQ(xfer(&t.fp, fr[i], LEN, copies[i], &rs), (int)copies[i], "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 41, LEN, 4, &rs), 4, "no rule");
+	TEST_ASSERT_EQ(rs.per_q[1], 6, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 4, "");
+	rs_free(&rs);
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_U64_EQ(hits(port, f[i]), copies[i], "rule %u", i);
+	/* random values: a parsed rule, then the same through the queue */
+	for (i = 0; i < 64; i++) {
+		wide_rule_random(&r);
+		s = wide_rule_sync(port, &r, &e);
+		TEST_ASSERT(s != NULL, "%s", e.message ? e.message : "");
+		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
+						  NULL, &e) != NULL, "");
+		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+		TEST_ASSERT_EQ(bad, 1, "rule %u: same key as the parsed one", i);
+		TEST_ASSERT_EQ(rte_flow_destroy(port, s, &e), 0, "");
+	}
+	/* and the other way round */
+	for (i = 0; i < 64; i++) {
+		wide_rule_random(&r);
+		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
+						  NULL, &e) != NULL, "");
+		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+		TEST_ASSERT_EQ(ok, 1, "");
+		TEST_ASSERT(wide_rule_sync(port, &r, &e) == NULL, "rule %u: duplicate", i);
+		TEST_ASSERT_EQ(rte_errno, EEXIST, "");
+	}
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/* A template whose masked field the parser checks against another item (a
+ * bit of the ip protocol, which the udp item sets) gets no key builder: its
+ * rules are parsed, and a value the parser refuses is an error result. */
+static int
+test_key_builder_fallback(void)
+{
+	static const struct rte_flow_item_ipv4 proto_mask = {
+		.hdr.src_addr = RTE_BE32(0xffffffff), .hdr.next_proto_id = 0x01,
+	};
+	const struct rte_flow_item tmpl[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &proto_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = RTE_BE32(0x0a000005) };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q1 = { .index = 1 };
+	const struct rte_flow_action acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_error e;
+	struct rte_flow *f;
+	unsigned int ok, bad;
+	void *ud[QSIZE];
+	bool builder = true;
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open_tmpl(&t, tmpl, 16, &builder), 0, "");
+	TEST_ASSERT(!builder, "no key builder");
+	port = (uint16_t)t.fp.port;
+	ip.hdr.next_proto_id = IPPROTO_TCP;
+	TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)1,
+					  &e) != NULL, "");
+	ip.hdr.next_proto_id = IPPROTO_UDP;
+	f = rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)2, &e);
+	TEST_ASSERT(f != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
+	TEST_ASSERT_EQ(bad, 1, "protocol bit 0 clear under a udp item");
+	TEST_ASSERT_EQ((uintptr_t)ud[0], 1, "");
+	TEST_ASSERT_EQ((uintptr_t)ud[1], 2, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 5, LEN, 3, &rs), 3, "");
+	TEST_ASSERT_EQ(rs.per_q[1], 3, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f), 3, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/* One batch of postponed operations where some fail: a queue index out of
+ * range (refused at enqueue), a duplicate (refused by the engine), a destroy
+ * of a rule destroyed earlier in the same batch. Every operation has its
+ * result in order, the failed ones leave nothing, the others count exactly. */
+static int
+test_batch_with_failures(void)
+{
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	/* user data of the operations, and their expected status (1 = ok) */
+	const uintptr_t exp_ud[] = { 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 };
+	const int exp_ok[] = { 1, 1, 0, 1, 0, 1, 1, 0, 1, 1 };
+	struct rte_flow *f[8], *x, *old;
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow_error e;
+	unsigned int ok, bad, i;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+	int n;
+
+	TEST_ASSERT_EQ(tp_open(&t, 64), 0, "");
+	port = (uint16_t)t.fp.port;
+	old = q_create(&t, 0, 30, 1, NULL, &e);
+	TEST_ASSERT(old != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(ok, 1, "");
+	f[0] = q_create_pp(&t, 0, 20, 1, (void *)10, &e, true);
+	f[1] = q_create_pp(&t, 0, 21, 1, (void *)11, &e, true);
+	f[2] = q_create_pp(&t, 0, 22, 7, (void *)12, &e, true);		/* no queue 7 */
+	f[3] = q_create_pp(&t, 0, 23, 0, (void *)13, &e, true);
+	f[4] = q_create_pp(&t, 0, 21, 0, (void *)14, &e, true);		/* duplicate */
+	for (i = 0; i < 5; i++)
+		TEST_ASSERT(f[i] != NULL, "op %u enqueued", i);
+	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &pp, old, (void *)15, &e), 0, "");
+	f[5] = q_create_pp(&t, 0, 24, 1, (void *)16, &e, true);
+	TEST_ASSERT(f[5] != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &pp, old, (void *)17, &e), 0,
+		       "still live when enqueued");
+	f[6] = q_create_pp(&t, 0, 30, 1, (void *)18, &e, true);	/* old's key, free again */
+	f[7] = q_create_pp(&t, 0, 25, 0, (void *)19, &e, true);
+	TEST_ASSERT(f[6] != NULL && f[7] != NULL, "");
+	/* nothing ran yet: the rules are not live */
+	TEST_ASSERT_EQ(rte_flow_query(port, f[0], &(struct rte_flow_action){
+		.type = RTE_FLOW_ACTION_TYPE_COUNT }, &(struct rte_flow_query_count){ 0 }, &e),
+		-EINVAL, "postponed");
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	n = rte_flow_pull(port, 0, res, QSIZE, &e);
+	TEST_ASSERT_EQ(n, (int)RTE_DIM(exp_ud), "");
+	for (i = 0; i < RTE_DIM(exp_ud); i++) {
+		TEST_ASSERT_EQ((uintptr_t)res[i].user_data, exp_ud[i], "result %u in order", i);
+		TEST_ASSERT_EQ(res[i].status == RTE_FLOW_OP_SUCCESS, exp_ok[i], "result %u", i);
+	}
+	TEST_ASSERT_EQ(rte_flow_destroy(port, f[2], &e), -EINVAL, "never live");
+	TEST_ASSERT_EQ(rte_flow_destroy(port, old, &e), -EINVAL, "destroyed");
+	/* traffic: sources 20..25 and 30 */
+	rs_init(&rs);
+	for (i = 0; i < 6; i++)
+		TEST_ASSERT_EQ(xfer(&t.fp, 20 + i, LEN, i + 1, &rs), (int)(i + 1), "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 30, LEN, 7, &rs), 7, "");
+	/* to queue 1: 20 (1), 21 (2), 24 (5), 30 (7); queue 0: 22 (3, no rule),
+	 * 23 (4), 25 (6) */
+	TEST_ASSERT_EQ(rs.per_q[1], 1 + 2 + 5 + 7, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 3 + 4 + 6, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[0]), 1, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[1]), 2, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[3]), 4, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[5]), 5, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[6]), 7, "the new rule with old's key counts from 0");
+	TEST_ASSERT_U64_EQ(hits(port, f[7]), 6, "");
+	/* a table with enqueued creates cannot go */
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
+	x = q_create_pp(&t, 0, 40, 0, (void *)20, &e, true);
+	TEST_ASSERT(x != NULL, "");
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, t.tbl, &e), -EBUSY, "");
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(rte_flow_destroy(port, x, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, t.tbl, &e), 0, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/* Two flow queues: each has its own results in its own order and its own
+ * share of the counters; a rule created through one queue is destroyed
+ * through the other; counters and steering are exact throughout. */
+static int
+test_two_queues(void)
+{
+	enum { N = 40 };
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow *f[N];
+	struct rte_flow_error e;
+	unsigned int i, k, ok, bad;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+	int n;
+
+	TEST_ASSERT_EQ(tp_open_q(&t, N, 2), 0, "");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < N; i++) {
+		f[i] = q_create_pp(&t, i & 1, 100 + i, 1, (void *)(uintptr_t)(1000 + i), &e, true);
+		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
+	}
+	for (k = 0; k < 2; k++) {
+		TEST_ASSERT_EQ(rte_flow_push(port, k, &e), 0, "");
+		n = rte_flow_pull(port, k, res, QSIZE, &e);
+		TEST_ASSERT_EQ(n, N / 2, "queue %u", k);
+		for (i = 0; i < N / 2; i++) {
+			TEST_ASSERT_EQ(res[i].status, RTE_FLOW_OP_SUCCESS, "");
+			TEST_ASSERT_EQ((uintptr_t)res[i].user_data, 1000 + 2 * i + k,
+				       "queue %u result %u", k, i);
+		}
+	}
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 101, LEN, 3, &rs), 3, "");
+	TEST_ASSERT_EQ(xfer(&t.fp, 100 + N - 1, LEN, 4, &rs), 4, "");
+	TEST_ASSERT_EQ(rs.per_q[1], 9, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[0]), 2, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[1]), 3, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[N - 1]), 4, "");
+	TEST_ASSERT_U64_EQ(hits(port, f[2]), 0, "");
+	/* the table is full: one more through either queue is an error result */
+	TEST_ASSERT(q_create_pp(&t, 1, 500, 0, (void *)1, &e, false) != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 1, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(bad, 1, "");
+	/* destroy each rule through the other queue */
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(rte_flow_async_destroy(port, (i & 1) ^ 1, &pp, f[i],
+						      (void *)(uintptr_t)(2000 + i), &e), 0, "");
+	for (k = 0; k < 2; k++) {
+		TEST_ASSERT_EQ(rte_flow_push(port, k, &e), 0, "");
+		TEST_ASSERT_EQ(q_pull(&t, k, &ok, &bad, ud, QSIZE), N / 2, "");
+		TEST_ASSERT_EQ(ok, N / 2, "");
+		TEST_ASSERT_EQ((uintptr_t)ud[0], 2000 + (k ^ 1), "");
+	}
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 2, "the rule is gone");
+	rs_free(&rs);
+	/* room again, and new rules count from 0 */
+	f[0] = q_create_pp(&t, 0, 100, 1, NULL, &e, false);
+	TEST_ASSERT(f[0] != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(ok, 1, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 5, &rs), 5, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, f[0]), 5, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
 static int
 test_bad_operations(void)
 {
@@ -545,6 +963,10 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_template_errors),
 	TEST_CASE(test_queue_rules_and_traffic),
 	TEST_CASE(test_postponed_batch),
+	TEST_CASE(test_key_builder),
+	TEST_CASE(test_key_builder_fallback),
+	TEST_CASE(test_batch_with_failures),
+	TEST_CASE(test_two_queues),
 	TEST_CASE(test_bad_operations),
 	TEST_CASE(test_queue_indirect_count),
 };

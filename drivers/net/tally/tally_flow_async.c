@@ -11,43 +11,58 @@
  *    templates, and one steering matcher per pattern template, compiled and
  *    with its hash array sized for the table's rule count at creation, so a
  *    rule insert only fills and hashes the key words and never grows the
- *    array.
+ *    array. Also compiled at creation: a key builder per pattern template
+ *    and the actions of each actions template (tally_flow_prog.c), and the
+ *    table's flow objects are allocated (and their memory touched) then.
  *  - flow queue: where operations are enqueued and their results pulled.
- *    An operation runs when it is enqueued (the device sees a created rule
- *    as soon as its entry is published); its result waits in the queue.
- *    A destroy's result is released by pull only once a device fence
- *    completed, so a pulled result means the device no longer sees the rule.
- *  - postponed creates (op_attr.postpone) of rules with simple actions (no
- *    RSS set, jump, indirect counter or age) are checked and their key is
- *    built and hashed at enqueue, and the hash slot prefetched; the inserts
- *    run in a batch at push, at pull, before any other operation of the
- *    queue, or when TALLY_FQ_BATCH are pending, so the slots' cache misses
- *    of a batch overlap. The handle is returned at enqueue and is live once
- *    its insert ran.
+ *    Operations run in batches, in order: at push, at pull, when
+ *    TALLY_FQ_BATCH are enqueued, at once for one without op_attr.postpone,
+ *    and before any operation that cannot be batched. A create of a table
+ *    with builders is prepared at enqueue without any lock: its key words
+ *    are filled from the items' specs and hashed, the hash slot prefetched,
+ *    a flow object taken from the queue's cache and a counter from the
+ *    queue's share of rte_flow_configure's nb_counters (allocated then).
+ *    Other creates are checked through the parser at enqueue, and batched
+ *    when their actions are simple (no RSS set, jump, indirect counter or
+ *    age) or run at once. Destroys are checked at enqueue. A batch runs
+ *    under one hold of the engine lock; the device sees a created rule as
+ *    soon as its entry is published, and one device fence after the batch
+ *    covers its destroys: pull releases their results once the fence
+ *    completed, so a pulled result means the device no longer sees the
+ *    rule. The handle of a create is returned at enqueue and is live once
+ *    its batch ran.
  *
  * Rules created through a queue are ordinary rte_flow objects: query, dump,
  * flush and the synchronous destroy work on them too.
  *
  * Errors: a call whose arguments are wrong (queue, table, template index,
- * item or action types, a full result ring) fails at once and enqueues
- * nothing. An operation the engine rejects (a duplicate rule, exhausted
- * counters, a value out of range) is enqueued as an RTE_FLOW_OP_ERROR result
- * and leaves no state; the handle returned for it is never live (destroy or
- * query of it is EINVAL).
+ * item or action types, a missing spec, a destroy of a handle that is not
+ * live, a full result ring) fails at once and enqueues nothing. An operation
+ * rejected later (a duplicate rule, exhausted counters, a value out of
+ * range, a full table, a destroy whose rule went away before its batch ran)
+ * gets an RTE_FLOW_OP_ERROR result in its place and leaves no state; the
+ * handle returned for a rejected create is never live (destroy or query of
+ * it is EINVAL).
  *
- * Locking: the engine lock (tally_flow_priv.h) around every operation; each
- * queue's result ring is touched only by the thread that owns the queue, as
- * the API requires.
+ * Locking: each queue is used by one thread, as the API requires: its
+ * batch, caches and result ring are that thread's, and enqueue and pull
+ * take no lock. Running a batch takes the engine lock (tally_flow_priv.h)
+ * once; a queue waiting for another queue's batch spins briefly before it
+ * sleeps. Queues and tables must not be reconfigured or destroyed while
+ * other threads operate on them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_prefetch.h>
 
 #include "tally_compat.h"
 #include "tally_flow_tmpl.h"
 #include "tally_logs.h"
+#include "tally_steer_batch.h"
 
 static int
 not_configured(struct rte_flow_error *err)
@@ -55,6 +70,10 @@ not_configured(struct rte_flow_error *err)
 	return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_STATE, NULL,
 				   "flow queues not configured: call rte_flow_configure first");
 }
+
+#define TALLY_FQ_SPIN	200	/* pauses before sleeping on the lock */
+
+static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
 /* ---- info and configure ------------------------------------------------------ */
 
@@ -77,18 +96,55 @@ t_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	return 0;
 }
 
+/* Free the queues: their cached flow objects go to t->spare, their
+ * counters back to the pool (lock held). */
 static void
-queues_free(struct tally_flow_tmpl *t)
+queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 {
 	uint32_t i;
 
 	for (i = 0; t->q != NULL && i < t->nb_queues; i++) {
-		rte_free(t->q[i].res);
-		rte_free(t->q[i].pend);
+		struct tally_flow_queue *q = &t->q[i];
+
+		while (q->ncache > 0) {
+			struct rte_flow *f = q->cache[--q->ncache];
+
+			f->next.tqe_next = t->spare;
+			t->spare = f;
+			t->nspare++;
+		}
+		while (q->ncnt > 0)
+			tally_cnt_free(fc->cnt, q->cnt[--q->ncnt]);
+		rte_free(q->cnt);
+		rte_free(q->res);
+		rte_free(q->pend);
 	}
 	rte_free(t->q);
 	t->q = NULL;
 	t->nb_queues = 0;
+}
+
+/* The port's nb_counters, split between the queues, allocated now: a
+ * create through a queue takes one without the pool's lock. Fewer when the
+ * pool has fewer free (then creates allocate theirs). */
+static int
+queues_counters(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t, uint32_t nb)
+{
+	uint32_t i, share;
+
+	for (i = 0; i < t->nb_queues; i++) {
+		struct tally_flow_queue *q = &t->q[i];
+
+		share = nb / t->nb_queues + (i == 0 ? nb % t->nb_queues : 0);
+		if (share == 0)
+			continue;
+		q->cnt = rte_malloc("tally_fq_cnt", share * sizeof(*q->cnt), 0);
+		if (q->cnt == NULL)
+			return -ENOMEM;
+		while (q->ncnt < share && tally_cnt_alloc(fc->cnt, &q->cnt[q->ncnt]) == 0)
+			q->ncnt++;
+	}
+	return 0;
 }
 
 static int
@@ -141,7 +197,9 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 					  "templates or tables exist: destroy them before reconfiguring");
 		goto out;
 	}
-	queues_free(t);
+	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
+		queue_flush_locked(fc, &t->q[i]);
+	queues_free(fc, t);
 	t->q = rte_zmalloc("tally_fq", nb_queue * sizeof(*t->q), 0);
 	for (i = 0; t->q != NULL && i < nb_queue; i++) {
 		q = &t->q[i];
@@ -154,8 +212,9 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 			break;
 	}
 	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL ||
-	    t->q[nb_queue - 1].pend == NULL) {
-		queues_free(t);
+	    t->q[nb_queue - 1].pend == NULL ||
+	    queues_counters(fc, t, pa->nb_counters) != 0) {
+		queues_free(fc, t);
 		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  NULL, "no memory for the flow queues");
 		goto out;
@@ -170,19 +229,23 @@ out:
 
 /* ---- flow queues ------------------------------------------------------------------ */
 
+/* The queue, without the lock: the queues change only in rte_flow_configure,
+ * which must not run concurrently with operations on them. */
 static struct tally_flow_queue *
 queue_of(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err)
 {
-	if (fc->tmpl == NULL || fc->tmpl->q == NULL) {
+	struct tally_flow_tmpl *t = fc->tmpl;
+
+	if (t == NULL || t->q == NULL) {
 		not_configured(err);
 		return NULL;
 	}
-	if (queue >= fc->tmpl->nb_queues) {
+	if (queue >= t->nb_queues) {
 		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "no such flow queue");
 		return NULL;
 	}
-	return &fc->tmpl->q[queue];
+	return &t->q[queue];
 }
 
 static bool
@@ -211,67 +274,150 @@ queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_da
 	q->tail++;
 }
 
-/* Run the queue's postponed creates, in order (lock held). */
+/* Fill the queue's flow object cache (lock held). */
 static void
-queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 {
+	struct tally_flow_tmpl *t = fc->tmpl;
+	struct rte_flow *f;
+
+	while (q->ncache < TALLY_FQ_BATCH) {
+		if (t->spare != NULL) {
+			f = t->spare;
+			t->spare = f->next.tqe_next;
+			t->nspare--;
+		} else {
+			f = tally_flow_obj_get(fc);
+			if (f == NULL)
+				return;
+		}
+		q->cache[q->ncache++] = f;
+	}
+}
+
+/* One enqueued create (lock held). */
+static void
+run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
+	   struct tally_flow_pending *p)
+{
+	struct rte_flow_template_table *tb = p->tb;
+	int ret = -ENOSPC;
+
+	if (tb->nb_rules < tb->nb_flows) {
+		if (p->stock) {
+			p->flow->counter = p->act.counter;
+			p->flow->flags |= FLOW_F_COUNTED;
+		}
+		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
+					       &p->act, p->count && !p->stock);
+	} else {
+		/* the table is full: the object back */
+		q->cache[q->ncache++] = p->flow;
+	}
+	if (p->stock) {
+		if (ret == 0)
+			tally_cnt_free(fc->cnt, p->act.counter);	/* the rule holds it */
+		else
+			q->cnt[q->ncnt++] = p->act.counter;
+	}
+	if (ret != 0) {
+		/* rejected: an error result, no state */
+		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
+		return;
+	}
+	p->flow->tbl_id = (uint16_t)(tb->id + 1);
+	tb->nb_rules++;
+	queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
+}
+
+/*
+ * Run the queue's enqueued operations in order, with the lock held once for
+ * the whole batch; one device fence covers all its destroys (a destroy's
+ * result is released by pull once the fence completed).
+ */
+static void
+queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+{
+	bool fence = false;
 	uint32_t i;
 
+	/* the entries of the batch's destroys: their misses overlap */
+	for (i = 0; i < q->npend; i++)
+		if (q->pend[i].op == TALLY_FQ_DESTROY &&
+		    tally_flow_live(fc->dev, q->pend[i].flow))
+			tally_steer_rule_prefetch(q->pend[i].flow->rule);
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
 
-		if (tally_flow_commit_locked(fc, p->flow, p->tb->fm[p->pt_idx], &p->key,
-					     &p->act, p->count) == 0) {
-			p->flow->tbl_id = (uint16_t)(p->tb->id + 1);
+		switch (p->op) {
+		case TALLY_FQ_CREATE:
+			run_create(fc, q, p);
+			break;
+		case TALLY_FQ_DESTROY:
+			/* destroyed meanwhile (twice in one batch, or by the
+			 * synchronous API): an error result */
+			if (!tally_flow_live(fc->dev, p->flow)) {
+				queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
+				break;
+			}
+			tally_flow_destroy_locked(fc, p->flow);
+			fence = true;
 			queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
-		} else {
-			/* rejected by the engine: an error result, no state */
-			p->tb->nb_rules--;
+			break;
+		default:
 			queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
+			break;
 		}
 	}
 	q->npend = 0;
+	if (fence) {
+		q->fence_ticket = tally_fence_ticket(&fc->fence);
+		tally_fence_request(&fc->fence);
+		q->fence_pending = true;
+	}
+	queue_refill(fc, q);
 }
 
-/* A postponed create with simple actions: check and build the key now, run
- * the insert with the queue's batch. NULL if not eligible (the caller runs
- * it at once); the handle, or &q->failed for an error result. */
-static struct rte_flow *
-queue_postpone(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
-	       struct tally_flow_queue *q, struct rte_flow_template_table *tb,
-	       uint8_t pt_idx, const struct rte_flow_item items[],
-	       const struct rte_flow_action acts[], void *user_data)
+/*
+ * The engine lock for a batch. Another queue's batch holds it for some
+ * microseconds: spin a while (on a plain load of a hint, so the holder's
+ * cache line is not stolen by failed lock attempts) rather than sleep in
+ * the kernel at once.
+ */
+static void
+queue_lock(struct tally_flow_ctx *fc)
 {
-	struct tally_flow_pending *p = &q->pend[q->npend];
-	struct tally_flow_match m;
-	struct tally_flow_acts a;
-	struct rte_flow_error e2;
+	struct tally_flow_tmpl *t = fc->tmpl;
+	unsigned int i;
 
-	if (tally_flow_check_locked(dev, &tb->attr, items, acts, &m, &a, &e2) != 0) {
-		queue_flush(fc, q);
-		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
-		return &q->failed;
+	for (i = 0; i < TALLY_FQ_SPIN; i++) {
+		if (!__atomic_load_n(&t->batch_busy, __ATOMIC_RELAXED) &&
+		    pthread_mutex_trylock(&fc->lock) == 0)
+			goto locked;
+		rte_pause();
 	}
-	if (a.age != NULL || a.indirect != NULL || a.act.fate == TALLY_STEER_FATE_RSS ||
-	    a.act.fate == TALLY_STEER_FATE_JUMP)
-		return NULL;
-	p->flow = tally_flow_obj_get(fc);
-	if (p->flow == NULL)
-		return NULL;
-	p->tb = tb;
-	p->pt_idx = pt_idx;
-	p->user_data = user_data;
-	p->act = a.act;
-	p->count = a.count != NULL;
-	tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &p->key);
-	tb->nb_rules++;
-	if (++q->npend == TALLY_FQ_BATCH)
-		queue_flush(fc, q);
-	return p->flow;
+	pthread_mutex_lock(&fc->lock);
+locked:
+	__atomic_store_n(&t->batch_busy, true, __ATOMIC_RELAXED);
+}
+
+static void
+queue_unlock(struct tally_flow_ctx *fc)
+{
+	__atomic_store_n(&fc->tmpl->batch_busy, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&fc->lock);
+}
+
+static void
+queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+{
+	queue_lock(fc);
+	queue_flush_locked(fc, q);
+	queue_unlock(fc);
 }
 
 /* The rule's items: types from the template, values from the rule, masks
- * from the template. */
+ * from the template. out NULL: only check. */
 static int
 rule_pattern(const struct rte_flow_pattern_template *pt,
 	     const struct rte_flow_item pattern[], struct rte_flow_item *out,
@@ -287,22 +433,26 @@ rule_pattern(const struct rte_flow_pattern_template *pt,
 				&pattern[i], pattern[i].type == RTE_FLOW_ITEM_TYPE_END ?
 				"rule pattern shorter than its template" :
 				"rule item type differs from its template");
+		if (ti->mask != NULL && pattern[i].spec == NULL)
+			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
+				&pattern[i], "the template matches fields of this item: the rule needs its spec");
+		if (out == NULL)
+			continue;
 		out[i].type = ti->type;
 		out[i].last = NULL;
 		out[i].mask = ti->mask;
 		out[i].spec = ti->mask != NULL ? pattern[i].spec : NULL;
-		if (ti->mask != NULL && pattern[i].spec == NULL)
-			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_SPEC,
-				&pattern[i], "the template matches fields of this item: the rule needs its spec");
 	}
 	if (pattern[i].type != RTE_FLOW_ITEM_TYPE_END)
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM,
 					   &pattern[i], "rule pattern longer than its template");
-	out[i].type = RTE_FLOW_ITEM_TYPE_END;
+	if (out != NULL)
+		out[i].type = RTE_FLOW_ITEM_TYPE_END;
 	return 0;
 }
 
-/* The rule's actions: the template's constant confs, the rule's others. */
+/* The rule's actions: the template's constant confs, the rule's others.
+ * out NULL: only check. */
 static int
 rule_actions(const struct rte_flow_actions_template *at,
 	     const struct rte_flow_action actions[], struct rte_flow_action *out,
@@ -316,15 +466,150 @@ rule_actions(const struct rte_flow_actions_template *at,
 				&actions[i], actions[i].type == RTE_FLOW_ACTION_TYPE_END ?
 				"rule actions shorter than their template" :
 				"rule action type differs from its template");
+		if (out == NULL)
+			continue;
 		out[i].type = at->actions[i].type;
 		out[i].conf = at->constant[i] ? at->actions[i].conf : actions[i].conf;
 	}
 	if (actions[i].type != RTE_FLOW_ACTION_TYPE_END)
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
 					   &actions[i], "rule actions longer than their template");
-	out[i].type = RTE_FLOW_ACTION_TYPE_END;
-	out[i].conf = NULL;
+	if (out != NULL) {
+		out[i].type = RTE_FLOW_ACTION_TYPE_END;
+		out[i].conf = NULL;
+	}
 	return 0;
+}
+
+/* The rule's action from a compiled template; -EINVAL for a value the
+ * parser would refuse (the same checks). */
+static int
+act_prog_run(const struct tally_act_prog *ap, const struct rte_flow_action actions[],
+	     uint16_t nb_rxq, struct tally_steer_action *act)
+{
+	*act = ap->base;
+	if (ap->queue_slot >= 0) {
+		const struct rte_flow_action_queue *c = actions[ap->queue_slot].conf;
+
+		if (c == NULL)
+			return -EINVAL;
+		act->arg = c->index;
+	}
+	if (ap->mark_slot >= 0) {
+		const struct rte_flow_action_mark *c = actions[ap->mark_slot].conf;
+
+		if (c == NULL)
+			return -EINVAL;
+		act->mark = c->id;
+	}
+	if (act->fate == TALLY_STEER_FATE_QUEUE && act->arg >= nb_rxq)
+		return -EINVAL;
+	return 0;
+}
+
+static inline void
+key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern[],
+	     struct tally_steer_key *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < kp->nwords; i++)
+		k->w[i] = kp->base[i];
+	for (i = 0; i < kp->nops; i++)
+		k->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
+							 pattern[kp->op[i].item].spec);
+	tally_steer_key_finish(kp->m, k);
+}
+
+/*
+ * A create of a table whose templates are compiled, with no lock: key and
+ * action from the builders, a flow object from the queue's cache; the
+ * insert runs with the queue's batch. Returns the handle (&q->failed for an
+ * error result), or NULL when the rule needs the parser path.
+ */
+static struct rte_flow *
+create_fast(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+	    struct tally_flow_queue *q, struct rte_flow_template_table *tb,
+	    uint8_t pt_idx, uint8_t at_idx, const struct rte_flow_item pattern[],
+	    const struct rte_flow_action actions[], void *user_data)
+{
+	const struct tally_act_prog *ap = &tb->at[at_idx]->prog;
+	struct tally_flow_pending *p = &q->pend[q->npend];
+
+	if (tb->kp[pt_idx] == NULL || !ap->ok || q->ncache == 0)
+		return NULL;
+	p->user_data = user_data;
+	p->tb = tb;
+	p->stock = false;
+	if (act_prog_run(ap, actions, dev->data->nb_rx_queues, &p->act) != 0) {
+		p->op = TALLY_FQ_FAIL;
+		p->flow = &q->failed;
+	} else {
+		p->op = TALLY_FQ_CREATE;
+		p->flow = q->cache[--q->ncache];
+		p->pt_idx = pt_idx;
+		p->count = ap->count;
+		if (p->count && q->ncnt > 0) {
+			p->stock = true;
+			p->act.counter = q->cnt[--q->ncnt];
+		}
+		/* the insert writes it: fetch it while the batch fills */
+		rte_prefetch0(p->flow);
+		key_prog_run(tb->kp[pt_idx], pattern, &p->key);
+	}
+	if (++q->npend == TALLY_FQ_BATCH)
+		queue_flush(fc, q);
+	return p->flow;
+}
+
+/* A create through the parser (lock held, the queue flushed): postponed
+ * with simple actions, or at once. */
+static struct rte_flow *
+create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+	      struct tally_flow_queue *q, struct rte_flow_template_table *tb,
+	      uint8_t pt_idx, const struct rte_flow_item items[],
+	      const struct rte_flow_action acts[], bool postpone, void *user_data)
+{
+	struct tally_flow_pending *p = &q->pend[0];
+	struct tally_flow_match m;
+	struct tally_flow_acts a;
+	struct rte_flow_error e2;
+	struct rte_flow *flow;
+
+	if (tb->nb_rules >= tb->nb_flows) {
+		/* the table is full: a rejected operation */
+		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
+		return &q->failed;
+	}
+	if (postpone && tally_flow_check_locked(dev, &tb->attr, items, acts, &m, &a, &e2) == 0 &&
+	    a.age == NULL && a.indirect == NULL && a.act.fate != TALLY_STEER_FATE_RSS &&
+	    a.act.fate != TALLY_STEER_FATE_JUMP && q->ncache > 0) {
+		/* checked now, inserted with the queue's next batch */
+		p->op = TALLY_FQ_CREATE;
+		p->flow = q->cache[--q->ncache];
+		p->tb = tb;
+		p->pt_idx = pt_idx;
+		p->user_data = user_data;
+		p->act = a.act;
+		p->count = a.count != NULL;
+		p->stock = false;
+		tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &p->key);
+		q->npend = 1;
+		return p->flow;
+	}
+	flow = tally_flow_create_locked(dev, fc, &tb->attr, items, acts,
+					(uint16_t)(q - fc->tmpl->q), &e2);
+	if (flow == NULL) {
+		/* rejected by the engine: an error result, no state */
+		TALLY_FLOW_LOG(DEBUG, "queue %u: create rejected: %s",
+			       (unsigned int)(q - fc->tmpl->q), e2.message ? e2.message : "?");
+		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
+		return &q->failed;
+	}
+	flow->tbl_id = (uint16_t)(tb->id + 1);
+	tb->nb_rules++;
+	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
+	return flow;
 }
 
 static struct rte_flow *
@@ -339,63 +624,48 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	struct rte_flow_action acts[TALLY_TMPL_MAX_ACTIONS + 1];
 	struct rte_flow_template_table *tb;
 	struct tally_flow_queue *q;
-	struct rte_flow_error e2;
-	struct rte_flow *flow = NULL;
+	bool postpone = oa != NULL && oa->postpone;
+	struct rte_flow *flow;
 
 	if (fc == NULL)
 		return NULL;
-	pthread_mutex_lock(&fc->lock);
 	q = queue_of(fc, queue, err);
 	if (q == NULL)
-		goto out;
+		return NULL;
 	tb = tally_tmpl_table_check(fc->tmpl, tbp);
 	if (tb == NULL) {
 		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, tbp,
 				   "no such template table");
-		goto out;
+		return NULL;
 	}
 	if (pt_idx >= tb->nb_pt || at_idx >= tb->nb_at) {
 		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "template index beyond the table's templates");
-		goto out;
+		return NULL;
 	}
 	if (queue_room(q, err) != 0)
-		goto out;
+		return NULL;
 	if (pattern == NULL || actions == NULL) {
 		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "NULL pattern or actions");
-		goto out;
+		return NULL;
 	}
-	if (rule_pattern(tb->pt[pt_idx], pattern, items, err) != 0 ||
-	    rule_actions(tb->at[at_idx], actions, acts, err) != 0)
-		goto out;
-	if (tb->nb_rules >= tb->nb_flows) {
-		/* the table is full: a rejected operation */
-		queue_flush(fc, q);
-		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
-		flow = &q->failed;
-		goto out;
+	if (rule_pattern(tb->pt[pt_idx], pattern, NULL, err) != 0 ||
+	    rule_actions(tb->at[at_idx], actions, NULL, err) != 0)
+		return NULL;
+	flow = create_fast(dev, fc, q, tb, pt_idx, at_idx, pattern, actions, user_data);
+	if (flow != NULL) {
+		if (!postpone && q->npend != 0)
+			queue_flush(fc, q);
+		return flow;
 	}
-	if (oa != NULL && oa->postpone) {
-		flow = queue_postpone(dev, fc, q, tb, pt_idx, items, acts, user_data);
-		if (flow != NULL)
-			goto out;
-	}
-	queue_flush(fc, q);
-	flow = tally_flow_create_locked(dev, fc, &tb->attr, items, acts,
-					(uint16_t)queue, &e2);
-	if (flow == NULL) {
-		/* rejected by the engine: an error result, no state */
-		TALLY_FLOW_LOG(DEBUG, "queue %u: create rejected: %s", queue,
-			       e2.message ? e2.message : "?");
-		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
-		flow = &q->failed;
-		goto out;
-	}
-	flow->tbl_id = (uint16_t)(tb->id + 1);
-	tb->nb_rules++;
-	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
-out:
+	rule_pattern(tb->pt[pt_idx], pattern, items, err);
+	rule_actions(tb->at[at_idx], actions, acts, err);
+	pthread_mutex_lock(&fc->lock);
+	queue_flush_locked(fc, q);
+	flow = create_parsed(dev, fc, q, tb, pt_idx, items, acts, postpone, user_data);
+	if (!postpone && q->npend != 0)
+		queue_flush_locked(fc, q);
 	pthread_mutex_unlock(&fc->lock);
 	return flow;
 }
@@ -406,36 +676,31 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 		void *user_data, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
+	struct tally_flow_pending *p;
 	struct tally_flow_queue *q;
-	int ret = 0;
 
-	RTE_SET_USED(oa);
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
 	q = queue_of(fc, queue, err);
-	if (q == NULL) {
-		ret = -rte_errno;
-		goto out;
-	}
-	queue_flush(fc, q);
-	if (!tally_flow_live(dev, flow)) {
-		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
+	if (q == NULL)
+		return -rte_errno;
+	/* a create of this queue still enqueued makes its rule live */
+	if (!tally_flow_live(dev, flow) && q->npend != 0)
+		queue_flush(fc, q);
+	if (!tally_flow_live(dev, flow))
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					  "no such flow on this port (destroyed, or never created)");
-		goto out;
-	}
-	ret = queue_room(q, err);
-	if (ret != 0)
-		goto out;
-	tally_flow_destroy_locked(fc, flow);
-	/* the result is released once the device is past the rule */
-	q->fence_ticket = tally_fence_ticket(&fc->fence);
-	tally_fence_request(&fc->fence);
-	q->fence_pending = true;
-	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
-out:
-	pthread_mutex_unlock(&fc->lock);
-	return ret;
+	if (queue_room(q, err) != 0)
+		return -rte_errno;
+	rte_prefetch0(flow->rule);
+	p = &q->pend[q->npend];
+	p->op = TALLY_FQ_DESTROY;
+	p->flow = flow;
+	p->tb = NULL;
+	p->user_data = user_data;
+	if (++q->npend == TALLY_FQ_BATCH || oa == NULL || !oa->postpone)
+		queue_flush(fc, q);
+	return 0;
 }
 
 static int
@@ -443,28 +708,24 @@ t_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct tally_flow_queue *q;
-	int ret = 0;
 
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
 	q = queue_of(fc, queue, err);
 	if (q == NULL)
-		ret = -rte_errno;
-	else
+		return -rte_errno;
+	if (q->npend != 0)
 		queue_flush(fc, q);
-	pthread_mutex_unlock(&fc->lock);
-	return ret;
+	return 0;
 }
 
+/* Results are touched only by the queue's owner thread: no lock. */
 static int
 t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
        uint16_t n_res, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct tally_flow_queue *q;
-	uint32_t ticket = 0, limit;
-	bool wait = false;
 	int n = 0;
 
 	if (fc == NULL)
@@ -472,32 +733,22 @@ t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
 	if (res == NULL && n_res != 0)
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					   NULL, "NULL result array");
-	pthread_mutex_lock(&fc->lock);
 	q = queue_of(fc, queue, err);
-	if (q == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+	if (q == NULL)
 		return -rte_errno;
-	}
-	queue_flush(fc, q);
-	if (q->fence_pending) {
-		wait = true;
-		ticket = q->fence_ticket;
-	}
-	pthread_mutex_unlock(&fc->lock);
+	if (q->npend != 0)
+		queue_flush(fc, q);
 	/* destroy results: the device must be past the rules first */
-	if (wait && tally_fence_wait(&fc->fence, ticket, TALLY_FLOW_SYNC_US) != 0)
-		return rte_flow_error_set(err, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-					   "device fence timed out");
-	pthread_mutex_lock(&fc->lock);
-	if (wait && q->fence_ticket == ticket)
+	if (q->fence_pending) {
+		if (tally_fence_wait(&fc->fence, q->fence_ticket, TALLY_FLOW_SYNC_US) != 0)
+			return rte_flow_error_set(err, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
+						   "device fence timed out");
 		q->fence_pending = false;
-	/* the queue's owner is this thread: nothing was enqueued meanwhile */
-	limit = q->tail;
-	while (q->head != limit && n < n_res) {
+	}
+	while (q->head != q->tail && n < n_res) {
 		res[n++] = q->res[q->head % q->size];
 		q->head++;
 	}
-	pthread_mutex_unlock(&fc->lock);
 	return n;
 }
 
@@ -515,7 +766,7 @@ queue_take(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err
 	if (q != NULL && queue_room(q, err) != 0)
 		q = NULL;
 	if (q != NULL)
-		queue_flush(fc, q);
+		queue_flush_locked(fc, q);
 	pthread_mutex_unlock(&fc->lock);
 	return q;
 }
@@ -626,7 +877,7 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 		return;
 	pthread_mutex_lock(&fc->lock);
 	tally_tmpl_release_all(fc);
-	queues_free(t);
+	queues_free(fc, t);
 	fc->tmpl = NULL;
 	pthread_mutex_unlock(&fc->lock);
 	rte_free(t);

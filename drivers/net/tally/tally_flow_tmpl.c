@@ -295,6 +295,7 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 		at->constant[i] = at->actions[i].type == RTE_FLOW_ACTION_TYPE_INDIRECT ?
 				  at->actions[i].conf != NULL :
 				  at->actions[i].conf != NULL && mask_set(&at->masks[i]);
+	tally_act_prog_compile(at, &at->prog);
 	at->magic = TALLY_AT_MAGIC;
 	pthread_mutex_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
@@ -348,6 +349,34 @@ t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
 	return ret;
 }
 
+/* Allocate flow objects ahead until n are spare: a table's, at its
+ * creation, so that creating its rules touches no new memory. */
+static void
+spare_fill(struct tally_flow_ctx *fc, uint32_t n)
+{
+	struct tally_flow_tmpl *t = fc->tmpl;
+	struct rte_flow *f;
+
+	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
+		f->next.tqe_next = t->spare;
+		t->spare = f;
+		t->nspare++;
+	}
+}
+
+/* Creates on tb enqueued but not run yet, in any queue. */
+static bool
+table_pending(const struct tally_flow_tmpl *t, const struct rte_flow_template_table *tb)
+{
+	uint32_t i, j;
+
+	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
+		for (j = 0; j < t->q[i].npend; j++)
+			if (t->q[i].pend[j].op == TALLY_FQ_CREATE && t->q[i].pend[j].tb == tb)
+				return true;
+	return false;
+}
+
 /* ---- template tables ---------------------------------------------------------- */
 
 static void
@@ -356,6 +385,8 @@ table_release(struct tally_flow_ctx *fc, struct rte_flow_template_table *tb)
 	uint8_t i;
 
 	for (i = 0; i < tb->nb_pt; i++) {
+		rte_free(tb->kp[i]);
+		tb->kp[i] = NULL;
 		if (tb->fm[i] != NULL) {
 			tally_flow_matcher_release(tally_adapter(fc->dev), tb->fm[i]);
 			tb->fm[i] = NULL;
@@ -465,7 +496,16 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 			tb = NULL;
 			goto fail;
 		}
+		tb->kp[i] = tally_key_prog_compile(pts[i], tally_flow_matcher_steer(tb->fm[i]));
+		if (tb->kp[i] != NULL)
+			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: key builder of %u words, %u operations",
+				       id, i, tb->kp[i]->nwords, tb->kp[i]->nops);
+		else
+			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: rules are parsed",
+				       id, i);
 	}
+	/* the table's flow objects, allocated and touched now */
+	spare_fill(fc, ta->nb_flows);
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);
 	pthread_mutex_unlock(&fc->lock);
@@ -504,6 +544,9 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 	else if (tb->nb_rules != 0)
 		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "template table still holds rules");
+	else if (table_pending(fc->tmpl, tb))
+		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  tbp, "operations on the table are still enqueued: push first");
 	else {
 		TAILQ_REMOVE(&fc->tmpl->tables, tb, next);
 		table_release(fc, tb);

@@ -3,11 +3,16 @@
  * Template tables and flow queues: the objects tally_flow_tmpl.c (templates
  * and tables) and tally_flow_async.c (configure, queues, operations) share.
  * tally_flow_async.c calls into tally_flow_tmpl.c, never the reverse.
- * Everything here is used with the engine lock held (tally_flow_priv.h).
+ * Everything here is used with the engine lock held (tally_flow_priv.h),
+ * except a flow queue's batch, caches and results, which are its owner
+ * thread's, and what tables compile at creation, which is read-only then.
  */
 #ifndef TALLY_FLOW_TMPL_H
 #define TALLY_FLOW_TMPL_H
 
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_flow_driver.h>
 
 #include "tally_ethdev.h"
@@ -22,7 +27,62 @@
 #define TALLY_PT_MAGIC			0x54505431u	/* "1TPT" */
 #define TALLY_AT_MAGIC			0x54415431u
 #define TALLY_TBL_MAGIC			0x54424c31u
-#define TALLY_FQ_BATCH			64	/* postponed creates per batch */
+#define TALLY_FQ_BATCH			64	/* operations per batch */
+
+/*
+ * Precompiled key builder of one (table, pattern template) pair
+ * (tally_flow_prog.c): the matcher's key words are base[] OR'ed with, for
+ * each op, the len bytes at off of the spec of item `item` read as one
+ * value (big-endian, or little-endian with le), AND mask, shifted left by
+ * shift (right when negative), into word `word`.
+ */
+struct tally_key_op {
+	uint16_t off;
+	uint8_t len;			/* 1..4 */
+	uint8_t item;
+	uint8_t word;
+	int8_t shift;
+	bool le;
+	uint32_t mask;
+};
+
+struct tally_key_prog {
+	struct tally_steer_matcher *m;
+	uint32_t nwords;
+	uint32_t nops;
+	uint32_t base[TALLY_STEER_KEY_WORDS];
+	struct tally_key_op op[];
+};
+
+/* One op's contribution (spec: the item's spec). */
+static inline uint32_t
+tally_key_op_get(const struct tally_key_op *o, const uint8_t *spec)
+{
+	uint32_t v = 0, i;
+
+	if (o->len == 4) {
+		memcpy(&v, spec + o->off, sizeof(v));
+		v = o->le ? rte_le_to_cpu_32(v) : rte_be_to_cpu_32(v);
+	} else if (o->le) {
+		for (i = 0; i < o->len; i++)
+			v |= (uint32_t)spec[o->off + i] << (8 * i);
+	} else {
+		for (i = 0; i < o->len; i++)
+			v = v << 8 | spec[o->off + i];
+	}
+	v &= o->mask;
+	return o->shift >= 0 ? v << o->shift : v >> -o->shift;
+}
+
+/* Precompiled actions: base with, per rule, the queue index of the action
+ * at queue_slot and the mark id of the action at mark_slot (-1: none). */
+struct tally_act_prog {
+	bool ok;			/* else rules go through the parser */
+	bool count;
+	int8_t queue_slot;
+	int8_t mark_slot;
+	struct tally_steer_action base;
+};
 
 struct rte_flow_pattern_template {
 	TAILQ_ENTRY(rte_flow_pattern_template) next;
@@ -41,6 +101,7 @@ struct rte_flow_actions_template {
 	struct rte_flow_action *masks;
 	uint32_t nb_actions;
 	bool constant[TALLY_TMPL_MAX_ACTIONS];	/* conf from the template */
+	struct tally_act_prog prog;
 };
 
 struct rte_flow_template_table {
@@ -55,15 +116,24 @@ struct rte_flow_template_table {
 	struct rte_flow_pattern_template *pt[TALLY_TMPL_MAX_PER_TABLE];
 	struct rte_flow_actions_template *at[TALLY_TMPL_MAX_PER_TABLE];
 	struct tally_flow_matcher *fm[TALLY_TMPL_MAX_PER_TABLE];
+	struct tally_key_prog *kp[TALLY_TMPL_MAX_PER_TABLE];	/* NULL: parser */
 };
 
-/* A postponed create: checked, key built, insert not run yet. */
+/* An enqueued operation not run yet. */
+enum tally_fq_op {
+	TALLY_FQ_CREATE,	/* checked, key built and hashed */
+	TALLY_FQ_DESTROY,
+	TALLY_FQ_FAIL,		/* rejected at enqueue: an error result */
+};
+
 struct tally_flow_pending {
 	struct rte_flow *flow;
 	struct rte_flow_template_table *tb;
 	void *user_data;
 	struct tally_steer_action act;
+	uint8_t op;			/* enum tally_fq_op */
 	bool count;
+	bool stock;			/* act.counter is from the queue's stock */
 	uint8_t pt_idx;
 	struct tally_steer_key key;
 };
@@ -71,6 +141,10 @@ struct tally_flow_pending {
 struct tally_flow_queue {
 	struct tally_flow_pending *pend;	/* [TALLY_FQ_BATCH] */
 	uint32_t npend;
+	uint32_t ncache;
+	struct rte_flow *cache[TALLY_FQ_BATCH];	/* flow objects for creates */
+	uint32_t *cnt;			/* counters allocated at configure */
+	uint32_t ncnt;
 	uint32_t size;
 	uint32_t head;			/* next result to pull (free running) */
 	uint32_t tail;			/* next slot to fill */
@@ -90,6 +164,12 @@ struct tally_flow_tmpl {
 	TAILQ_HEAD(, rte_flow_actions_template) ats;
 	TAILQ_HEAD(, rte_flow_template_table) tables;
 	struct rte_flow_template_table *by_id[TALLY_FLOW_MAX_TABLES];
+	/* flow objects allocated ahead (tables' rule counts, freed queues'
+	 * caches), linked through next.tqe_next */
+	struct rte_flow *spare;
+	uint32_t nspare;
+	/* hint: a queue's batch holds the lock (own cache line: spun on) */
+	bool batch_busy __rte_cache_aligned;
 };
 
 /* The port's flow engine, or NULL with err set. */
@@ -114,5 +194,14 @@ struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
 void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
+
+/* ---- tally_flow_prog.c ------------------------------------------------------ */
+
+/* The key builder of pt for matcher m, or NULL (no memory, or a template
+ * the parser does not map bit for bit: its rules are parsed). */
+struct tally_key_prog *tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
+					      struct tally_steer_matcher *m);
+void tally_act_prog_compile(const struct rte_flow_actions_template *at,
+			    struct tally_act_prog *ap);
 
 #endif /* TALLY_FLOW_TMPL_H */
