@@ -29,7 +29,6 @@
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 #include "tally_logs.h"
-#include "tally_steer_place.h"
 
 /* ---- device-visible memory for lib/steer ---------------------------------- */
 
@@ -620,8 +619,6 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	ret = flow_check_match(dev, attr, pattern, &m, &lim, error);
 	if (ret)
 		return NULL;
-	/* TCP and UDP rules with the same port masks share a matcher */
-	tally_steer_merge_ports(&m.mask, &m.value);
 	/* Most rules go to the matcher of the previous one: then hash the key
 	 * and start fetching its slot now, so that the TLB and cache misses
 	 * overlap with checking the actions and taking the counter. */

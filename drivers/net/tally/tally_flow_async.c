@@ -109,12 +109,11 @@ queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 		while (q->ncache > 0) {
 			struct rte_flow *f = q->cache[--q->ncache];
 
-			f->next.tqe_next = t->spare;
-			t->spare = f;
+			tally_flow_spare_push(&t->spare, f);
 			t->nspare++;
 		}
 		while (q->ncnt > 0)
-			tally_cnt_free(fc->cnt, q->cnt[--q->ncnt]);
+			tally_cnt_free_locked(fc->cnt, q->cnt[--q->ncnt]);
 		rte_free(q->cnt);
 		rte_free(q->res);
 		rte_free(q->pend);
@@ -141,7 +140,7 @@ queues_counters(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t, uint32_t n
 		q->cnt = rte_malloc("tally_fq_cnt", share * sizeof(*q->cnt), 0);
 		if (q->cnt == NULL)
 			return -ENOMEM;
-		while (q->ncnt < share && tally_cnt_alloc(fc->cnt, &q->cnt[q->ncnt]) == 0)
+		while (q->ncnt < share && tally_cnt_alloc_locked(fc->cnt, &q->cnt[q->ncnt]) == 0)
 			q->ncnt++;
 	}
 	return 0;
@@ -283,8 +282,7 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 
 	while (q->ncache < TALLY_FQ_BATCH) {
 		if (t->spare != NULL) {
-			f = t->spare;
-			t->spare = f->next.tqe_next;
+			f = tally_flow_spare_pop(&t->spare);
 			t->nspare--;
 		} else {
 			f = tally_flow_obj_get(fc);
@@ -316,7 +314,7 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	}
 	if (p->stock) {
 		if (ret == 0)
-			tally_cnt_free(fc->cnt, p->act.counter);	/* the rule holds it */
+			tally_cnt_free_locked(fc->cnt, p->act.counter);	/* the rule holds it */
 		else
 			q->cnt[q->ncnt++] = p->act.counter;
 	}
@@ -345,7 +343,7 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	for (i = 0; i < q->npend; i++)
 		if (q->pend[i].op == TALLY_FQ_DESTROY &&
 		    tally_flow_live(fc->dev, q->pend[i].flow))
-			tally_steer_rule_prefetch(q->pend[i].flow->rule);
+			tally_steer_rule_prefetch(tally_flow_rule(q->pend[i].flow));
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
 
@@ -692,7 +690,7 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 					  "no such flow on this port (destroyed, or never created)");
 	if (queue_room(q, err) != 0)
 		return -rte_errno;
-	rte_prefetch0(flow->rule);
+	rte_prefetch0(tally_flow_rule(flow));
 	p = &q->pend[q->npend];
 	p->op = TALLY_FQ_DESTROY;
 	p->flow = flow;

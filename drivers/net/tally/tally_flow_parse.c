@@ -17,6 +17,7 @@
 #include <rte_flow.h>
 
 #include "tally_flow.h"
+#include "tally_steer_place.h"
 
 /* Where a field lands: the L2-L4 section of the current header stack (outer,
  * or inner after vxlan), or a fixed section. */
@@ -610,6 +611,10 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			ps.layer = LAYER_L2;
 		}
 	}
+	/* TCP and UDP rules with the same port masks share a matcher: every
+	 * user of a parsed pattern (rules, templates, key builders) sees the
+	 * same placement */
+	tally_steer_merge_ports(&m->mask, &m->value);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include <rte_flow.h>
@@ -87,6 +88,26 @@ static inline struct tally_steer_rule *
 tally_flow_rule(struct rte_flow *flow)
 {
 	return tally_steer_rule_of_priv(flow);
+}
+
+/* A spare flow object (allocated ahead, no rule yet) links to the next spare
+ * through its bytes 8..15; magic stays 0, so it is never taken for a live
+ * flow. Taking it off the list zeroes the link. */
+static inline struct rte_flow *
+tally_flow_spare_pop(struct rte_flow **head)
+{
+	struct rte_flow *f = *head;
+
+	memcpy(head, (uint8_t *)f + 8, sizeof(*head));
+	memset((uint8_t *)f + 8, 0, 8);
+	return f;
+}
+
+static inline void
+tally_flow_spare_push(struct rte_flow **head, struct rte_flow *f)
+{
+	memcpy((uint8_t *)f + 8, head, sizeof(*head));
+	*head = f;
 }
 
 struct tally_flow_ctx {

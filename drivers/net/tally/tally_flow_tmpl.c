@@ -358,8 +358,7 @@ spare_fill(struct tally_flow_ctx *fc, uint32_t n)
 	struct rte_flow *f;
 
 	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
-		f->next.tqe_next = t->spare;
-		t->spare = f;
+		tally_flow_spare_push(&t->spare, f);
 		t->nspare++;
 	}
 }
