@@ -6,7 +6,11 @@
 
 #include "tally_model_priv.h"
 
-#define TALLY_MODEL_IDLE_NS	20000	/* thread sleep when nothing moved */
+#define TALLY_MODEL_SPIN_POLLS	4096	/* empty steps spun through, then yield */
+#define TALLY_MODEL_YIELD_POLLS	8192	/* empty steps with a yield, then sleep */
+#define TALLY_MODEL_IDLE_PAUSES	16	/* pauses between two empty steps */
+#define TALLY_MODEL_IDLE_NS	20000	/* thread sleep once idle for long */
+#define TALLY_MODEL_POLLED_NS	200000	/* thread steps when nobody polled this long */
 #define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
 
 static inline void
@@ -57,6 +61,7 @@ tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
 	uint32_t caplen, len, qi;
+	const uint8_t *frame;
 
 	/* Round robin: a queue that fills a busy wire does not starve the next. */
 	for (i = 0; i < m->cfg.tx_queues; i++) {
@@ -68,6 +73,15 @@ tally_model_step_locked(struct tally_model *m)
 	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
 	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
+	if (m->wire->rx_peek != NULL) {
+		for (i = 0; i < TALLY_MODEL_BURST; i++) {
+			if (m->wire->rx_peek(m, &frame, &caplen, &len) <= 0)
+				break;
+			tally_model_rx_frame(m, frame, caplen, len);
+			m->wire->rx_next(m);
+		}
+		return frames + i;
+	}
 	for (i = 0; i < TALLY_MODEL_BURST; i++) {
 		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
 			break;
@@ -88,15 +102,49 @@ tally_model_step(struct tally_model *m)
 	return n;
 }
 
+/*
+ * The device thread. While an application polls the port, the burst
+ * functions step the device themselves (see tally_model_service()) and mark
+ * `svc_active`; the thread then stays out of their way (until nobody polled
+ * for TALLY_MODEL_POLLED_NS): stepping as well
+ * would only make the forwarding core wait for the lock behind a thread that
+ * may be preempted on a busy CPU. When nobody polls (an application that
+ * posts and waits, a pause in the traffic), the thread steps the device:
+ * it spins while steps move frames; empty steps are spaced by a few pauses,
+ * after TALLY_MODEL_SPIN_POLLS of them it yields, after
+ * TALLY_MODEL_YIELD_POLLS it sleeps TALLY_MODEL_IDLE_NS at a time until a
+ * step moves frames again.
+ */
 static void *
 tally_model_thread(void *arg)
 {
 	struct tally_model *m = arg;
-	struct timespec idle = { 0, TALLY_MODEL_IDLE_NS };
+	struct timespec idle_ts = { 0, TALLY_MODEL_IDLE_NS };
+	unsigned int idle = 0, i;
+	uint64_t polled = 0, now;
 
-	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
-		if (tally_model_step(m) == 0)
-			nanosleep(&idle, NULL);
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		now = tally_time_ns();
+		if (__atomic_load_n(&m->svc_active, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&m->svc_active, 0, __ATOMIC_RELAXED);
+			polled = now;
+		}
+		if (now - polled >= TALLY_MODEL_POLLED_NS && tally_model_step(m) != 0) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < TALLY_MODEL_SPIN_POLLS) {
+			for (i = 0; i < TALLY_MODEL_IDLE_PAUSES; i++)
+				tally_model_cpu_relax();
+			continue;
+		}
+		if (idle < TALLY_MODEL_YIELD_POLLS) {
+			sched_yield();
+			continue;
+		}
+		idle = TALLY_MODEL_YIELD_POLLS;
+		nanosleep(&idle_ts, NULL);
+	}
 	return NULL;
 }
 
@@ -134,17 +182,21 @@ tally_model_wire_eof(struct tally_model *m)
 }
 
 /*
- * The caller's thread lends the device a step, in both modes. In thread mode
- * the model thread may get no CPU for milliseconds (it inherits the affinity
- * of the thread that created it, often a busy polling lcore); the burst
- * functions then keep Tx and the wire moving themselves. Waiting for a step
- * the thread has in progress (rather than skipping it) is what guarantees
- * that progress when the thread was preempted inside its step.
+ * The caller's thread lends the device a step, in both modes. In thread
+ * mode it also tells the thread that someone polls (the flag is written only
+ * when it changes, so a polling core does not keep its cache line busy).
+ * Waiting for a step the thread has in progress (rather than skipping it)
+ * is what guarantees progress when the thread was preempted inside its
+ * step.
  */
 static unsigned int
 tally_model_service(void *ctx)
 {
-	return tally_model_step(ctx);
+	struct tally_model *m = ctx;
+
+	if (m->thread_started && !__atomic_load_n(&m->svc_active, __ATOMIC_RELAXED))
+		__atomic_store_n(&m->svc_active, 1, __ATOMIC_RELAXED);
+	return tally_model_step(m);
 }
 
 static const struct tally_io_ops tally_model_io_ops = {

@@ -70,6 +70,17 @@ struct tally_wire_ops {
 	int (*rx)(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 		  uint32_t *caplen, uint32_t *len);
 	int (*eof)(struct tally_model *m);
+	/* Optional, both or neither: the next frame in place instead of a copy
+	 * (1, or 0 when nothing is pending); rx_next() drops it. The frame
+	 * stays valid and unchanged until rx_next(). */
+	int (*rx_peek)(struct tally_model *m, const uint8_t **frame,
+		       uint32_t *caplen, uint32_t *len);
+	void (*rx_next)(struct tally_model *m);
+	/* Optional, both or neither: room for one frame of up to max_frame
+	 * bytes to gather into, or NULL when the wire is busy; tx_put() sends
+	 * the len bytes written there. Without them, or on NULL, tx() is used. */
+	uint8_t *(*tx_slot)(struct tally_model *m);
+	void (*tx_put)(struct tally_model *m, uint32_t len);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -109,6 +120,7 @@ struct tally_model {
 	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
 
 	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
+	uint32_t dma_last;		/* region of the last translation, tried first */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
@@ -124,6 +136,7 @@ struct tally_model {
 	pthread_t thread;
 	bool thread_started;
 	int stop;			/* atomic */
+	int svc_active;			/* atomic: burst functions stepped lately */
 };
 
 /* ---- BAR access (atomic, so the driver never sees a torn value) ---------- */
@@ -140,10 +153,15 @@ tally_model_bar_wr(struct tally_model *m, uint32_t off, uint32_t val)
 	__atomic_store_n((uint32_t *)(void *)(m->bar + off), val, __ATOMIC_RELEASE);
 }
 
+/* Every writer of a BAR statistic or counter holds the model lock, so an add
+ * needs no locked read-modify-write: a relaxed load and a relaxed store (plain
+ * moves) keep readers from ever seeing a torn value. */
 static inline void
 tally_model_bar_add64(struct tally_model *m, uint32_t off, uint64_t val)
 {
-	__atomic_fetch_add((uint64_t *)(void *)(m->bar + off), val, __ATOMIC_RELAXED);
+	uint64_t *p = (uint64_t *)(void *)(m->bar + off);
+
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + val, __ATOMIC_RELAXED);
 }
 
 static inline void
