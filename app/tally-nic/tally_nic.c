@@ -36,7 +36,7 @@
 #define NIC_DEEP_IDLE_NS	1000000000ull	/* idle this long: ... */
 #define NIC_SLEEP_MAX_NS	500000	/* ... sleep this long (< heartbeat) */
 #define NIC_IDLE_CLOCK_EVERY	64	/* idle loops between clock reads */
-#define NIC_HOST_POLL_EVERY	64	/* busy loops between socket polls */
+#define NIC_HOST_POLL_EVERY	64	/* loops between socket polls */
 
 static volatile sig_atomic_t nic_stop;
 static volatile sig_atomic_t nic_dump;
@@ -244,7 +244,9 @@ nic_run(struct nic *n, unsigned int stats_s)
 	while (!nic_stop) {
 		work = tally_model_mbox_poll(n->model);
 		work += tally_model_step(n->model);
-		if (work == 0 || (++loops % NIC_HOST_POLL_EVERY) == 0)
+		/* the socket (a system call): every NIC_HOST_POLL_EVERY loops,
+		 * busy or idle, and before every sleep */
+		if ((++loops % NIC_HOST_POLL_EVERY) == 0)
 			work += nic_host_poll(n);
 		if (nic_dump) {
 			nic_dump = 0;
@@ -270,6 +272,10 @@ nic_run(struct nic *n, unsigned int stats_s)
 		}
 		if (now - last_work < NIC_YIELD_NS) {
 			sched_yield();
+			continue;
+		}
+		if (nic_host_poll(n) != 0) {
+			idle = 0;
 			continue;
 		}
 		nap.tv_nsec = now - last_work < NIC_DEEP_IDLE_NS ? NIC_NAP_NS :

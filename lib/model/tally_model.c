@@ -60,8 +60,8 @@ static unsigned int
 tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
+	struct tally_model_rx_in in[TALLY_MODEL_BURST];
 	uint32_t caplen, len, qi;
-	const uint8_t *frame;
 
 	/* Round robin: a queue that fills a busy wire does not starve the next. */
 	for (i = 0; i < m->cfg.tx_queues; i++) {
@@ -74,11 +74,13 @@ tally_model_step_locked(struct tally_model *m)
 	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
 	if (m->wire->rx_peek != NULL) {
-		for (i = 0; i < TALLY_MODEL_BURST; i++) {
-			if (m->wire->rx_peek(m, &frame, &caplen, &len) <= 0)
+		for (i = 0; i < TALLY_MODEL_BURST; i++)
+			if (m->wire->rx_peek(m, i, &in[i].frame, &in[i].caplen,
+					     &in[i].len) <= 0)
 				break;
-			tally_model_rx_frame(m, frame, caplen, len);
-			m->wire->rx_next(m);
+		if (i != 0) {
+			tally_model_rx_burst(m, in, i);
+			m->wire->rx_next(m, i);
 		}
 		return frames + i;
 	}
@@ -224,6 +226,7 @@ tally_model_free(struct tally_model *m)
 		tally_free(m->bar);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
+	tally_free(m->rx_pkts);
 	tally_free(m->pcap_rx);
 	tally_free(m->pcap_tx);
 	tally_free(m->iface);
@@ -295,7 +298,9 @@ tally_model_alloc(struct tally_model *m)
 	}
 	m->rx_buf = tally_zmalloc(TALLY_MODEL_WIRE_BUF);
 	m->tx_buf = tally_zmalloc(m->cfg.max_frame);
-	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL)
+	m->rx_pkts = tally_zmalloc(sizeof(*m->rx_pkts) * TALLY_MODEL_BURST);
+	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL ||
+	    m->rx_pkts == NULL)
 		return -ENOMEM;
 	return 0;
 }

@@ -70,12 +70,12 @@ struct tally_wire_ops {
 	int (*rx)(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 		  uint32_t *caplen, uint32_t *len);
 	int (*eof)(struct tally_model *m);
-	/* Optional, both or neither: the next frame in place instead of a copy
-	 * (1, or 0 when nothing is pending); rx_next() drops it. The frame
-	 * stays valid and unchanged until rx_next(). */
-	int (*rx_peek)(struct tally_model *m, const uint8_t **frame,
+	/* Optional, both or neither: the idx-th pending frame in place instead
+	 * of a copy (1, or 0 when fewer are pending); rx_next() drops the first
+	 * n. The frames stay valid and unchanged until rx_next(). */
+	int (*rx_peek)(struct tally_model *m, uint32_t idx, const uint8_t **frame,
 		       uint32_t *caplen, uint32_t *len);
-	void (*rx_next)(struct tally_model *m);
+	void (*rx_next)(struct tally_model *m, uint32_t n);
 	/* Optional, both or neither: room for one frame of up to max_frame
 	 * bytes to gather into, or NULL when the wire is busy; tx_put() sends
 	 * the len bytes written there. Without them, or on NULL, tx() is used. */
@@ -131,6 +131,7 @@ struct tally_model {
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
 	uint8_t *tx_buf;		/* max_frame bytes */
+	struct tally_model_pkt *rx_pkts;	/* TALLY_MODEL_BURST parsed frames */
 
 	int wire_held;			/* atomic: wire input held back */
 	pthread_t thread;
@@ -241,9 +242,17 @@ bool tally_model_rss_hash(const struct tally_model *m,
 			  const struct tally_model_pkt *pkt, uint32_t hf,
 			  uint32_t *hash);
 
-/* tally_model_rx.c: one frame from the wire (caplen bytes of len). */
+/* tally_model_rx.c: one frame from the wire (caplen bytes of len), or a
+ * burst of up to TALLY_MODEL_BURST of them. */
+struct tally_model_rx_in {
+	const uint8_t *frame;
+	uint32_t caplen;
+	uint32_t len;
+};
 void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 			  uint32_t caplen, uint32_t len);
+void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
+			  unsigned int n);
 
 /* tally_model_tx.c: consume posted descriptors of one Tx queue. */
 unsigned int tally_model_tx_queue(struct tally_model *m,

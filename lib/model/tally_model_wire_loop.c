@@ -85,26 +85,27 @@ tally_wire_loop_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 }
 
 static int
-tally_wire_loop_rx_peek(struct tally_model *m, const uint8_t **frame,
+tally_wire_loop_rx_peek(struct tally_model *m, uint32_t idx, const uint8_t **frame,
 			uint32_t *caplen, uint32_t *len)
 {
 	struct tally_wire_loop *l = m->wire_priv;
+	uint32_t slot = (l->head + idx) % TALLY_WIRE_LOOP_DEPTH;
 
-	if (l->count == 0)
+	if (idx >= l->count)
 		return 0;
-	*frame = l->data + (size_t)l->head * l->slot_len;
-	*len = l->len[l->head];
+	*frame = l->data + (size_t)slot * l->slot_len;
+	*len = l->len[slot];
 	*caplen = *len;
 	return 1;
 }
 
 static void
-tally_wire_loop_rx_next(struct tally_model *m)
+tally_wire_loop_rx_next(struct tally_model *m, uint32_t n)
 {
 	struct tally_wire_loop *l = m->wire_priv;
 
-	l->head = (l->head + 1) % TALLY_WIRE_LOOP_DEPTH;
-	l->count--;
+	l->head = (l->head + n) % TALLY_WIRE_LOOP_DEPTH;
+	l->count -= n;
 }
 
 static uint8_t *
