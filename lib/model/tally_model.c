@@ -10,7 +10,7 @@
 #define TALLY_MODEL_YIELD_POLLS	8192	/* empty steps with a yield, then sleep */
 #define TALLY_MODEL_IDLE_PAUSES	16	/* pauses between two empty steps */
 #define TALLY_MODEL_IDLE_NS	20000	/* thread sleep once idle for long */
-#define TALLY_MODEL_POLLED_NS	200000	/* thread steps when nobody polled this long */
+#define TALLY_MODEL_POLLED_NS	2000000	/* thread steps when nobody polled this long */
 #define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
 
 static inline void
@@ -107,22 +107,33 @@ tally_model_step(struct tally_model *m)
 /*
  * The device thread. While an application polls the port, the burst
  * functions step the device themselves (see tally_model_service()) and mark
- * `svc_active`; the thread then stays out of their way (until nobody polled
- * for TALLY_MODEL_POLLED_NS): stepping as well
- * would only make the forwarding core wait for the lock behind a thread that
- * may be preempted on a busy CPU. When nobody polls (an application that
- * posts and waits, a pause in the traffic), the thread steps the device:
- * it spins while steps move frames; empty steps are spaced by a few pauses,
- * after TALLY_MODEL_SPIN_POLLS of them it yields, after
- * TALLY_MODEL_YIELD_POLLS it sleeps TALLY_MODEL_IDLE_NS at a time until a
- * step moves frames again.
+ * `svc_active`; the thread then stays out of their way until nobody polled
+ * for TALLY_MODEL_POLLED_NS: stepping as well would only make the
+ * forwarding core wait for the lock behind a thread that may be preempted
+ * on a busy CPU. When nobody polls (an application that posts and waits, a
+ * pause in the traffic), the thread steps the device: it spins while steps
+ * move frames (taking the lock only when it is free: it never queues behind
+ * the burst functions); empty steps are spaced by a few pauses, after
+ * TALLY_MODEL_SPIN_POLLS of them it yields, after TALLY_MODEL_YIELD_POLLS
+ * it sleeps TALLY_MODEL_IDLE_NS at a time until a step moves frames again.
  */
+/* The lock if it is free right now (no waiting in line): true when taken. */
+static bool
+tally_model_trylock(struct tally_model *m)
+{
+	uint32_t t = __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED);
+
+	/* acquire: pairs with the release store in tally_model_unlock() */
+	return __atomic_compare_exchange_n(&m->lock_next, &t, t + 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 static void *
 tally_model_thread(void *arg)
 {
 	struct tally_model *m = arg;
 	struct timespec idle_ts = { 0, TALLY_MODEL_IDLE_NS };
-	unsigned int idle = 0, i;
+	unsigned int idle = 0, i, n;
 	uint64_t polled = 0, now;
 
 	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
@@ -131,9 +142,13 @@ tally_model_thread(void *arg)
 			__atomic_store_n(&m->svc_active, 0, __ATOMIC_RELAXED);
 			polled = now;
 		}
-		if (now - polled >= TALLY_MODEL_POLLED_NS && tally_model_step(m) != 0) {
-			idle = 0;
-			continue;
+		if (now - polled >= TALLY_MODEL_POLLED_NS && tally_model_trylock(m)) {
+			n = tally_model_step_locked(m);
+			tally_model_unlock(m);
+			if (n != 0) {
+				idle = 0;
+				continue;
+			}
 		}
 		if (++idle < TALLY_MODEL_SPIN_POLLS) {
 			for (i = 0; i < TALLY_MODEL_IDLE_PAUSES; i++)
