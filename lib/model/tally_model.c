@@ -200,8 +200,8 @@ tally_model_wire_eof(struct tally_model *m)
 
 /*
  * The caller's thread lends the device a step, in both modes. In thread
- * mode it also tells the thread that someone polls (the flag is written only
- * when it changes, so a polling core does not keep its cache line busy).
+ * mode it also tells the thread that someone polls (a store, never a load:
+ * the polling core does not wait for the line the thread last wrote).
  * Waiting for a step the thread has in progress (rather than skipping it)
  * is what guarantees progress when the thread was preempted inside its
  * step.
@@ -211,7 +211,7 @@ tally_model_service(void *ctx)
 {
 	struct tally_model *m = ctx;
 
-	if (m->thread_started && !__atomic_load_n(&m->svc_active, __ATOMIC_RELAXED))
+	if (m->thread_started)
 		__atomic_store_n(&m->svc_active, 1, __ATOMIC_RELAXED);
 	return tally_model_step(m);
 }
