@@ -30,8 +30,8 @@
 
 /* Idle back-off, by time since the last loop that did work: spin, then
  * yield, then short sleeps; long sleeps only for a device idle for long. */
-#define NIC_SPIN_NS		2000000ull	/* spin this long (pause between polls) */
-#define NIC_YIELD_NS		20000000ull	/* then yield the CPU between polls */
+#define NIC_SPIN_NS		200000ull	/* spin this long (pause between polls) */
+#define NIC_YIELD_NS		1000000ull	/* then yield the CPU between polls */
 #define NIC_NAP_NS		20000	/* then sleep this long between polls */
 #define NIC_DEEP_IDLE_NS	1000000000ull	/* idle this long: ... */
 #define NIC_SLEEP_MAX_NS	500000	/* ... sleep this long (< heartbeat) */
@@ -227,9 +227,9 @@ nic_print_stats(const struct nic *n)
  * there is work and for NIC_SPIN_NS after the last of it (a forwarding loop
  * that was preempted for a moment finds the device awake), then yields,
  * then sleeps NIC_NAP_NS at a time, and NIC_SLEEP_MAX_NS only once idle for
- * NIC_DEEP_IDLE_NS. Sleeping from the first idle microseconds on cost the
- * device process most of its forwarding rate: every pause of the driver's
- * core sent the device into naps of hundreds of microseconds.
+ * NIC_DEEP_IDLE_NS. (Naps that grow to 500 us within a millisecond of
+ * idleness leave the device asleep for hundreds of microseconds after any
+ * short pause of the driver's core.)
  */
 static void
 nic_run(struct nic *n, unsigned int stats_s)
