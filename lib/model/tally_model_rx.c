@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rx pipeline, run under the model lock for one frame from the wire:
- * validate -> MAC filter -> parse -> steer -> choose a queue -> write into
- * that queue's Rx ring (scatter over descriptors when CTRL_SCATTER).
+ * Rx pipeline, run under the model lock for a burst of frames from the
+ * wire: validate -> MAC filter -> parse (every frame of the burst), steer ->
+ * choose a queue (every parsed frame), write into that queue's Rx ring
+ * (scatter over descriptors when CTRL_SCATTER).
  */
 #include <string.h>
 

@@ -2,12 +2,14 @@
 /*
  * Tally data path: Rx and Tx burst functions only.
  *
- * Rx: let the device run (in-process model without a thread), take
- * completions while their phase is the expected one, build mbufs (chains
- * when a frame spans descriptors), repost a fresh mbuf in every consumed
- * slot, then ring the doorbell once.
- * Tx: let the device run, reclaim completed descriptors, map each segment of
- * each frame to one descriptor (EOP on the last), ring the doorbell once.
+ * Rx: let the device run (in-process model), count the completions whose
+ * phase is the expected one, take fresh mbufs for that batch in one mempool
+ * get, build mbufs (chains when a frame spans descriptors) with the next
+ * ones prefetched, repost a fresh mbuf in every consumed slot, then ring the
+ * doorbell once.
+ * Tx: let the device run, reclaim completed descriptors (their mbufs go back
+ * with one mempool put per pool), map each segment of each frame to one
+ * descriptor (EOP on the last), ring the doorbell once.
  * When the ring fills in the middle of a burst, publish what is posted, let
  * the device run and reclaim once more before giving up: a transmit-only
  * application that never calls Rx still makes progress, in every mode.
