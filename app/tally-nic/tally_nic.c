@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,9 +28,15 @@
 #include "tally_nic.h"
 #include "tally_plat.h"
 
-#define NIC_SPIN_IDLE		2000	/* idle loops spent spinning */
-#define NIC_SLEEP_MAX_NS	500000	/* longest idle sleep (< heartbeat) */
-#define NIC_HOST_POLL_EVERY	64	/* busy loops between socket polls */
+/* Idle back-off, by time since the last loop that did work: spin, then
+ * yield, then short sleeps; long sleeps only for a device idle for long. */
+#define NIC_SPIN_NS		200000ull	/* spin this long (pause between polls) */
+#define NIC_YIELD_NS		1000000ull	/* then yield the CPU between polls */
+#define NIC_NAP_NS		20000	/* then sleep this long between polls */
+#define NIC_DEEP_IDLE_NS	1000000000ull	/* idle this long: ... */
+#define NIC_SLEEP_MAX_NS	500000	/* ... sleep this long (< heartbeat) */
+#define NIC_IDLE_CLOCK_EVERY	64	/* idle loops between clock reads */
+#define NIC_HOST_POLL_EVERY	64	/* loops between socket polls */
 
 static volatile sig_atomic_t nic_stop;
 static volatile sig_atomic_t nic_dump;
@@ -215,20 +222,31 @@ nic_print_stats(const struct nic *n)
 	fprintf(stderr, "---- tally-nic statistics ----\n%s", buf);
 }
 
-/* The device thread: posted writes, device steps, socket; idle back-off. */
+/*
+ * The device thread: posted writes, device steps, socket. It spins while
+ * there is work and for NIC_SPIN_NS after the last of it (a forwarding loop
+ * that was preempted for a moment finds the device awake), then yields,
+ * then sleeps NIC_NAP_NS at a time, and NIC_SLEEP_MAX_NS only once idle for
+ * NIC_DEEP_IDLE_NS. (Naps that grow to 500 us within a millisecond of
+ * idleness leave the device asleep for hundreds of microseconds after any
+ * short pause of the driver's core.)
+ */
 static void
 nic_run(struct nic *n, unsigned int stats_s)
 {
 	struct timespec nap = { 0, 0 };
-	uint64_t idle = 0, loops = 0, next_stats = 0, now;
+	uint64_t idle = 0, loops = 0, next_stats = 0, now = 0, last_work;
 	unsigned int work;
 
+	last_work = tally_time_ns();
 	if (stats_s != 0)
-		next_stats = tally_time_ns() + (uint64_t)stats_s * 1000000000ull;
+		next_stats = last_work + (uint64_t)stats_s * 1000000000ull;
 	while (!nic_stop) {
 		work = tally_model_mbox_poll(n->model);
 		work += tally_model_step(n->model);
-		if (work == 0 || (++loops % NIC_HOST_POLL_EVERY) == 0)
+		/* the socket (a system call): every NIC_HOST_POLL_EVERY loops,
+		 * busy or idle, and before every sleep */
+		if ((++loops % NIC_HOST_POLL_EVERY) == 0)
 			work += nic_host_poll(n);
 		if (nic_dump) {
 			nic_dump = 0;
@@ -243,15 +261,28 @@ nic_run(struct nic *n, unsigned int stats_s)
 			idle = 0;
 			continue;
 		}
-		if (++idle < NIC_SPIN_IDLE) {
+		if (idle++ % NIC_IDLE_CLOCK_EVERY == 0) {
+			now = tally_time_ns();
+			if (idle == 1)
+				last_work = now;
+		}
+		if (now - last_work < NIC_SPIN_NS) {
 			__builtin_ia32_pause();
 			continue;
 		}
-		/* back off: 1 us doubling up to NIC_SLEEP_MAX_NS */
-		nap.tv_nsec = (long)TALLY_MIN((idle - NIC_SPIN_IDLE + 1) * 1000,
-					      (uint64_t)NIC_SLEEP_MAX_NS);
+		if (now - last_work < NIC_YIELD_NS) {
+			sched_yield();
+			continue;
+		}
+		if (nic_host_poll(n) != 0) {
+			idle = 0;
+			continue;
+		}
+		nap.tv_nsec = now - last_work < NIC_DEEP_IDLE_NS ? NIC_NAP_NS :
+			      NIC_SLEEP_MAX_NS;
 		nanosleep(&nap, NULL);
-		if (stats_s != 0 && (now = tally_time_ns()) >= next_stats) {
+		now = tally_time_ns();
+		if (stats_s != 0 && now >= next_stats) {
 			nic_print_stats(n);
 			next_stats = now + (uint64_t)stats_s * 1000000000ull;
 		}

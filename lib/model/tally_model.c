@@ -6,7 +6,11 @@
 
 #include "tally_model_priv.h"
 
-#define TALLY_MODEL_IDLE_NS	20000	/* thread sleep when nothing moved */
+#define TALLY_MODEL_SPIN_POLLS	4096	/* empty steps spun through, then yield */
+#define TALLY_MODEL_YIELD_POLLS	8192	/* empty steps with a yield, then sleep */
+#define TALLY_MODEL_IDLE_PAUSES	16	/* pauses between two empty steps */
+#define TALLY_MODEL_IDLE_NS	20000	/* thread sleep once idle for long */
+#define TALLY_MODEL_POLLED_NS	2000000	/* thread steps when nobody polled this long */
 #define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
 
 static inline void
@@ -56,6 +60,7 @@ static unsigned int
 tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
+	struct tally_model_rx_in in[TALLY_MODEL_BURST];
 	uint32_t caplen, len, qi;
 
 	/* Round robin: a queue that fills a busy wire does not starve the next. */
@@ -68,6 +73,17 @@ tally_model_step_locked(struct tally_model *m)
 	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
 	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
+	if (m->wire->rx_peek != NULL) {
+		for (i = 0; i < TALLY_MODEL_BURST; i++)
+			if (m->wire->rx_peek(m, i, &in[i].frame, &in[i].caplen,
+					     &in[i].len) <= 0)
+				break;
+		if (i != 0) {
+			tally_model_rx_burst(m, in, i);
+			m->wire->rx_next(m, i);
+		}
+		return frames + i;
+	}
 	for (i = 0; i < TALLY_MODEL_BURST; i++) {
 		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
 			break;
@@ -88,15 +104,64 @@ tally_model_step(struct tally_model *m)
 	return n;
 }
 
+/*
+ * The device thread. While an application polls the port, the burst
+ * functions step the device themselves (see tally_model_service()) and mark
+ * `svc_active`; the thread then stays out of their way until nobody polled
+ * for TALLY_MODEL_POLLED_NS: stepping as well would only make the
+ * forwarding core wait for the lock behind a thread that may be preempted
+ * on a busy CPU. When nobody polls (an application that posts and waits, a
+ * pause in the traffic), the thread steps the device: it spins while steps
+ * move frames (taking the lock only when it is free: it never queues behind
+ * the burst functions); empty steps are spaced by a few pauses, after
+ * TALLY_MODEL_SPIN_POLLS of them it yields, after TALLY_MODEL_YIELD_POLLS
+ * it sleeps TALLY_MODEL_IDLE_NS at a time until a step moves frames again.
+ */
+/* The lock if it is free right now (no waiting in line): true when taken. */
+static bool
+tally_model_trylock(struct tally_model *m)
+{
+	uint32_t t = __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED);
+
+	/* acquire: pairs with the release store in tally_model_unlock() */
+	return __atomic_compare_exchange_n(&m->lock_next, &t, t + 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 static void *
 tally_model_thread(void *arg)
 {
 	struct tally_model *m = arg;
-	struct timespec idle = { 0, TALLY_MODEL_IDLE_NS };
+	struct timespec idle_ts = { 0, TALLY_MODEL_IDLE_NS };
+	unsigned int idle = 0, i, n;
+	uint64_t polled = 0, now;
 
-	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
-		if (tally_model_step(m) == 0)
-			nanosleep(&idle, NULL);
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		now = tally_time_ns();
+		if (__atomic_load_n(&m->svc_active, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&m->svc_active, 0, __ATOMIC_RELAXED);
+			polled = now;
+		}
+		if (now - polled >= TALLY_MODEL_POLLED_NS && tally_model_trylock(m)) {
+			n = tally_model_step_locked(m);
+			tally_model_unlock(m);
+			if (n != 0) {
+				idle = 0;
+				continue;
+			}
+		}
+		if (++idle < TALLY_MODEL_SPIN_POLLS) {
+			for (i = 0; i < TALLY_MODEL_IDLE_PAUSES; i++)
+				tally_model_cpu_relax();
+			continue;
+		}
+		if (idle < TALLY_MODEL_YIELD_POLLS) {
+			sched_yield();
+			continue;
+		}
+		idle = TALLY_MODEL_YIELD_POLLS;
+		nanosleep(&idle_ts, NULL);
+	}
 	return NULL;
 }
 
@@ -134,17 +199,21 @@ tally_model_wire_eof(struct tally_model *m)
 }
 
 /*
- * The caller's thread lends the device a step, in both modes. In thread mode
- * the model thread may get no CPU for milliseconds (it inherits the affinity
- * of the thread that created it, often a busy polling lcore); the burst
- * functions then keep Tx and the wire moving themselves. Waiting for a step
- * the thread has in progress (rather than skipping it) is what guarantees
- * that progress when the thread was preempted inside its step.
+ * The caller's thread lends the device a step, in both modes. In thread
+ * mode it also tells the thread that someone polls (a store, never a load:
+ * the polling core does not wait for the line the thread last wrote).
+ * Waiting for a step the thread has in progress (rather than skipping it)
+ * is what guarantees progress when the thread was preempted inside its
+ * step.
  */
 static unsigned int
 tally_model_service(void *ctx)
 {
-	return tally_model_step(ctx);
+	struct tally_model *m = ctx;
+
+	if (m->thread_started)
+		__atomic_store_n(&m->svc_active, 1, __ATOMIC_RELAXED);
+	return tally_model_step(m);
 }
 
 static const struct tally_io_ops tally_model_io_ops = {
@@ -173,6 +242,7 @@ tally_model_free(struct tally_model *m)
 	tally_model_cls_free(m);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
+	tally_free(m->rx_pkts);
 	tally_free(m->pcap_rx);
 	tally_free(m->pcap_tx);
 	tally_free(m->iface);
@@ -244,7 +314,9 @@ tally_model_alloc(struct tally_model *m)
 	}
 	m->rx_buf = tally_zmalloc(TALLY_MODEL_WIRE_BUF);
 	m->tx_buf = tally_zmalloc(m->cfg.max_frame);
-	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL)
+	m->rx_pkts = tally_zmalloc(sizeof(*m->rx_pkts) * TALLY_MODEL_BURST);
+	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL ||
+	    m->rx_pkts == NULL)
 		return -ENOMEM;
 	return 0;
 }

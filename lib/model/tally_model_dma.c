@@ -21,25 +21,34 @@ tally_model_dma_region_update(struct tally_model *m, unsigned int i)
 	m->dma[i].len = len;
 }
 
+static inline bool
+tally_model_region_has(const struct tally_model_region *r, uint64_t iova, size_t len)
+{
+	return r->len != 0 && iova >= r->base && iova - r->base < r->len &&
+	       len <= r->len - (iova - r->base);
+}
+
+/* Buffers of one burst nearly always lie in the region the last one did
+ * (one mempool): that region is tried first, the others in order after. */
 void *
 tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len)
 {
-	const struct tally_model_region *r;
+	uint32_t last = m->dma_last % TALLY_DMA_REGION_MAX;
 	unsigned int i;
 
 	if (len == 0)
 		return NULL;
-	for (i = 0; i < TALLY_DMA_REGION_MAX; i++) {
-		r = &m->dma[i];
-		if (r->len == 0 || iova < r->base)
-			continue;
-		if (iova - r->base >= r->len || len > r->len - (iova - r->base))
-			continue;
-		if (m->cfg.xlate != NULL)
-			return m->cfg.xlate(m->cfg.xlate_arg, iova, len);
-		return (void *)(uintptr_t)iova;
+	if (!tally_model_region_has(&m->dma[last], iova, len)) {
+		for (i = 0; i < TALLY_DMA_REGION_MAX; i++)
+			if (tally_model_region_has(&m->dma[i], iova, len))
+				break;
+		if (i == TALLY_DMA_REGION_MAX)
+			return NULL;
+		m->dma_last = i;
 	}
-	return NULL;
+	if (m->cfg.xlate != NULL)
+		return m->cfg.xlate(m->cfg.xlate_arg, iova, len);
+	return (void *)(uintptr_t)iova;
 }
 
 void *

@@ -70,6 +70,17 @@ struct tally_wire_ops {
 	int (*rx)(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 		  uint32_t *caplen, uint32_t *len);
 	int (*eof)(struct tally_model *m);
+	/* Optional, both or neither: the idx-th pending frame in place instead
+	 * of a copy (1, or 0 when fewer are pending); rx_next() drops the first
+	 * n. The frames stay valid and unchanged until rx_next(). */
+	int (*rx_peek)(struct tally_model *m, uint32_t idx, const uint8_t **frame,
+		       uint32_t *caplen, uint32_t *len);
+	void (*rx_next)(struct tally_model *m, uint32_t n);
+	/* Optional, both or neither: room for one frame of up to max_frame
+	 * bytes to gather into, or NULL when the wire is busy; tx_put() sends
+	 * the len bytes written there. Without them, or on NULL, tx() is used. */
+	uint8_t *(*tx_slot)(struct tally_model *m);
+	void (*tx_put)(struct tally_model *m, uint32_t len);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -109,6 +120,7 @@ struct tally_model {
 	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
 
 	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
+	uint32_t dma_last;		/* region of the last translation, tried first */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
@@ -119,6 +131,7 @@ struct tally_model {
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
 	uint8_t *tx_buf;		/* max_frame bytes */
+	struct tally_model_pkt *rx_pkts;	/* TALLY_MODEL_BURST parsed frames */
 
 	int wire_held;			/* atomic: wire input held back */
 	struct tally_model_cls *cls;	/* classification cache (tally_model_cls.h) */
@@ -126,6 +139,7 @@ struct tally_model {
 	pthread_t thread;
 	bool thread_started;
 	int stop;			/* atomic */
+	int svc_active;			/* atomic: burst functions stepped lately */
 };
 
 /* ---- BAR access (atomic, so the driver never sees a torn value) ---------- */
@@ -142,10 +156,15 @@ tally_model_bar_wr(struct tally_model *m, uint32_t off, uint32_t val)
 	__atomic_store_n((uint32_t *)(void *)(m->bar + off), val, __ATOMIC_RELEASE);
 }
 
+/* Every writer of a BAR statistic or counter holds the model lock, so an add
+ * needs no locked read-modify-write: a relaxed load and a relaxed store (plain
+ * moves) keep readers from ever seeing a torn value. */
 static inline void
 tally_model_bar_add64(struct tally_model *m, uint32_t off, uint64_t val)
 {
-	__atomic_fetch_add((uint64_t *)(void *)(m->bar + off), val, __ATOMIC_RELAXED);
+	uint64_t *p = (uint64_t *)(void *)(m->bar + off);
+
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + val, __ATOMIC_RELAXED);
 }
 
 static inline void
@@ -229,9 +248,17 @@ bool tally_model_rss_hash(const struct tally_model *m,
 			  const struct tally_model_pkt *pkt, uint32_t hf,
 			  uint32_t *hash);
 
-/* tally_model_rx.c: one frame from the wire (caplen bytes of len). */
+/* tally_model_rx.c: one frame from the wire (caplen bytes of len), or a
+ * burst of up to TALLY_MODEL_BURST of them. */
+struct tally_model_rx_in {
+	const uint8_t *frame;
+	uint32_t caplen;
+	uint32_t len;
+};
 void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 			  uint32_t caplen, uint32_t len);
+void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
+			  unsigned int n);
 
 /* tally_model_tx.c: consume posted descriptors of one Tx queue. */
 unsigned int tally_model_tx_queue(struct tally_model *m,

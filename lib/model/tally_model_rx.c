@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rx pipeline, run under the model lock for one frame from the wire:
- * validate -> MAC filter -> parse -> steer -> choose a queue -> write into
- * that queue's Rx ring (scatter over descriptors when CTRL_SCATTER).
+ * Rx pipeline, run under the model lock for a burst of frames from the
+ * wire: validate -> MAC filter -> parse (every frame of the burst), steer ->
+ * choose a queue (every parsed frame), write into that queue's Rx ring
+ * (scatter over descriptors when CTRL_SCATTER).
  */
 #include <string.h>
 
@@ -221,17 +222,22 @@ tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 	return tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
 }
 
+/* Per-burst settings, read once per burst instead of once per frame. */
+struct tally_model_rx_ctx {
+	uint32_t ctrl;
+	uint64_t max_len;	/* min(max_frame, MTU + L2 overhead) */
+};
+
 /* Length checks; false (and counted) when the frame is dropped. */
 static bool
-tally_model_rx_valid(struct tally_model *m, uint32_t caplen, uint32_t len)
+tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
+		     uint32_t caplen, uint32_t len)
 {
-	uint32_t mtu = tally_model_bar_rd(m, TALLY_REG_MTU);
-
 	if (len < TALLY_MODEL_ETH_HLEN) {
 		tally_model_stat_add(m, TALLY_STAT_RX_ERR_RUNT, 1);
 		return false;
 	}
-	if (len > m->cfg.max_frame || (uint64_t)len > (uint64_t)mtu + TALLY_MODEL_L2_OVERHEAD) {
+	if ((uint64_t)len > cx->max_len) {
 		tally_model_stat_add(m, TALLY_STAT_RX_ERR_OVERSIZE, 1);
 		return false;
 	}
@@ -242,30 +248,61 @@ tally_model_rx_valid(struct tally_model *m, uint32_t caplen, uint32_t len)
 	return true;
 }
 
+/*
+ * A burst of frames from the wire, in three passes over the burst: check
+ * and parse every frame, classify every parsed frame, deliver. The
+ * steering call is made per frame from one loop, so a burst classifier can
+ * take the whole array in its place. Under the lock for the whole burst:
+ * the driver sees the same results as frame by frame.
+ */
+void
+tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
+		     unsigned int n)
+{
+	struct tally_model_rx_meta meta[TALLY_MODEL_BURST];
+	struct tally_model_pkt *pkt = m->rx_pkts;
+	const uint8_t *frame[TALLY_MODEL_BURST];
+	int64_t qi[TALLY_MODEL_BURST];
+	struct tally_model_rx_ctx cx;
+	unsigned int i, np = 0;
+
+	if (n > TALLY_MODEL_BURST)
+		n = TALLY_MODEL_BURST;
+	cx.ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
+	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
+			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
+			       TALLY_MODEL_L2_OVERHEAD);
+	for (i = 0; i < n; i++) {
+		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
+			continue;
+		tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, 1);
+		if (!tally_model_rx_mac_ok(m, in[i].frame, cx.ctrl)) {
+			tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, 1);
+			continue;
+		}
+		tally_model_parse(in[i].frame, in[i].len, &pkt[np]);
+		memset(&meta[np], 0, sizeof(meta[np]));
+		meta[np].ptype = pkt[np].ptype;
+		if (pkt[np].has_vlan)
+			meta[np].flags |= TALLY_RXC_F_VLAN;
+		frame[np++] = in[i].frame;
+	}
+	for (i = 0; i < np; i++)
+		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, &meta[i]);
+	for (i = 0; i < np; i++) {
+		if (qi[i] == RX_STEER_DROP) {
+			tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, 1);
+			continue;
+		}
+		tally_model_rx_deliver(m, (uint32_t)qi[i], frame[i], pkt[i].len, &meta[i]);
+	}
+}
+
 void
 tally_model_rx_frame(struct tally_model *m, const uint8_t *frame, uint32_t caplen,
 		     uint32_t len)
 {
-	struct tally_model_rx_meta meta = { 0 };
-	struct tally_model_pkt pkt;
-	uint32_t ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
-	int64_t qi;
+	struct tally_model_rx_in in = { frame, caplen, len };
 
-	if (!tally_model_rx_valid(m, caplen, len))
-		return;
-	tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, 1);
-	if (!tally_model_rx_mac_ok(m, frame, ctrl)) {
-		tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, 1);
-		return;
-	}
-	tally_model_parse(frame, len, &pkt);
-	meta.ptype = pkt.ptype;
-	if (pkt.has_vlan)
-		meta.flags |= TALLY_RXC_F_VLAN;
-	qi = tally_model_rx_queue(m, &pkt, ctrl, &meta);
-	if (qi == RX_STEER_DROP) {
-		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, 1);
-		return;
-	}
-	tally_model_rx_deliver(m, (uint32_t)qi, frame, len, &meta);
+	tally_model_rx_burst(m, &in, 1);
 }

@@ -55,10 +55,10 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 	q->head += n;
 }
 
-/* Copy the n segments at head into m->tx_buf. */
+/* Copy the n segments at head into dst (max_frame bytes). */
 static uint8_t
 tally_model_tx_gather(struct tally_model *m, struct tally_model_queue *q,
-		      uint32_t n, uint32_t *total)
+		      uint32_t n, uint8_t *dst, uint32_t *total)
 {
 	struct tally_tx_desc d;
 	uint32_t k;
@@ -74,10 +74,27 @@ tally_model_tx_gather(struct tally_model *m, struct tally_model_queue *q,
 		p = tally_model_dma(m, d.addr, d.len);
 		if (p == NULL)
 			return TALLY_TXC_ERR_DMA;
-		memcpy(m->tx_buf + *total, p, d.len);
+		memcpy(dst + *total, p, d.len);
 		*total += d.len;
 	}
 	return TALLY_TXC_OK;
+}
+
+/* Gather into the wire's own slot when it offers one (no second copy). */
+static int
+tally_model_tx_send(struct tally_model *m, struct tally_model_queue *q,
+		    uint32_t n, uint32_t *total, uint8_t *st)
+{
+	uint8_t *slot = m->wire->tx_slot != NULL ? m->wire->tx_slot(m) : NULL;
+
+	*st = tally_model_tx_gather(m, q, n, slot != NULL ? slot : m->tx_buf, total);
+	if (*st != TALLY_TXC_OK)
+		return 0;
+	if (slot != NULL) {
+		m->wire->tx_put(m, *total);
+		return 0;
+	}
+	return m->wire->tx(m, m->tx_buf, *total);
 }
 
 /* One frame of n descriptors at head: false when the wire is busy (nothing
@@ -89,9 +106,8 @@ tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_
 	uint8_t st;
 	int rc;
 
-	st = tally_model_tx_gather(m, q, n, &total);
+	rc = tally_model_tx_send(m, q, n, &total, &st);
 	if (st == TALLY_TXC_OK) {
-		rc = m->wire->tx(m, m->tx_buf, total);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc < 0) {

@@ -85,6 +85,50 @@ tally_wire_loop_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 }
 
 static int
+tally_wire_loop_rx_peek(struct tally_model *m, uint32_t idx, const uint8_t **frame,
+			uint32_t *caplen, uint32_t *len)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	uint32_t slot = (l->head + idx) % TALLY_WIRE_LOOP_DEPTH;
+
+	if (idx >= l->count)
+		return 0;
+	*frame = l->data + (size_t)slot * l->slot_len;
+	*len = l->len[slot];
+	*caplen = *len;
+	return 1;
+}
+
+static void
+tally_wire_loop_rx_next(struct tally_model *m, uint32_t n)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+
+	l->head = (l->head + n) % TALLY_WIRE_LOOP_DEPTH;
+	l->count -= n;
+}
+
+static uint8_t *
+tally_wire_loop_tx_slot(struct tally_model *m)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+
+	if (l->count == TALLY_WIRE_LOOP_DEPTH)
+		return NULL;
+	return l->data + (size_t)((l->head + l->count) % TALLY_WIRE_LOOP_DEPTH) *
+			 l->slot_len;
+}
+
+static void
+tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+
+	l->len[(l->head + l->count) % TALLY_WIRE_LOOP_DEPTH] = len;
+	l->count++;
+}
+
+static int
 tally_wire_loop_eof(struct tally_model *m)
 {
 	return 0;
@@ -97,4 +141,8 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.tx = tally_wire_loop_tx,
 	.rx = tally_wire_loop_rx,
 	.eof = tally_wire_loop_eof,
+	.rx_peek = tally_wire_loop_rx_peek,
+	.rx_next = tally_wire_loop_rx_next,
+	.tx_slot = tally_wire_loop_tx_slot,
+	.tx_put = tally_wire_loop_tx_put,
 };

@@ -2,7 +2,8 @@
 /*
  * Traffic over the loopback wire: exact packet and byte counts in stats and
  * xstats, byte-exact delivery, multi-segment Tx, 9000-byte frames with and
- * without Rx scatter, RSS over 8 queues, MTU drop.
+ * without Rx scatter, RSS over 8 queues, MTU drop, Rx with the mbuf pool
+ * exhausted in the middle of a burst.
  */
 #include "tally_dpdk_test.h"
 
@@ -336,6 +337,94 @@ test_thread_mode(void)
 	return rc;
 }
 
+/*
+ * Rx with the mbuf pool running dry in the middle of a burst: the burst
+ * returns the frames it could refill slots for, each failure counts once in
+ * rx_nombuf, the frames not taken stay in the ring (nothing lost, nothing
+ * reordered) and no mbuf leaks: the pool is full again once the port closed.
+ */
+#define NOMBUF_DESC	64
+#define NOMBUF_SPARE	10
+#define NOMBUF_FRAMES	40
+
+static int
+test_rx_nombuf(void)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("nombuf_pool",
+		NOMBUF_DESC + NOMBUF_SPARE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		(int)rte_socket_id());
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1,
+				    .nb_desc = NOMBUF_DESC, .mp = mp };
+	struct rte_mbuf *tx[NOMBUF_FRAMES], *rx[32];
+	unsigned int i, got = 0, tries = 0;
+	struct rte_eth_stats st;
+	struct burst_port bp;
+	uint16_t n, k;
+	int rc = TEST_FAILED;
+
+	TEST_ASSERT(mp != NULL, "pool");
+	bp.port = -1;
+	if (bp_open(&bp, "", &pc) != 0)
+		goto out;
+	/* the ring took NOMBUF_DESC mbufs */
+	TEST_ASSERT_EQ(rte_mempool_avail_count(mp), NOMBUF_SPARE, "");
+	for (i = 0; i < NOMBUF_FRAMES; i++) {
+		tx[i] = tdt_mbuf_build(64 + i, i, 1);
+		TEST_ASSERT(tx[i] != NULL, "");
+	}
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, tx, NOMBUF_FRAMES), NOMBUF_FRAMES, "");
+	/* all of them in the ring (a device process delivers on its own) */
+	while (rte_eth_rx_descriptor_status(bp.port, 0, NOMBUF_FRAMES - 1) !=
+	       RTE_ETH_RX_DESC_DONE && tries++ < 2000) {
+		rte_pmd_tally_model_step(bp.port);
+		rte_delay_us_sleep(1000);
+	}
+	TEST_ASSERT_EQ(rte_eth_rx_descriptor_status(bp.port, 0, NOMBUF_FRAMES - 1),
+		       RTE_ETH_RX_DESC_DONE, "");
+	tries = 0;
+	/* 32 completions ready, 10 mbufs: 10 frames, one failure */
+	n = rte_eth_rx_burst(bp.port, 0, rx, 32);
+	TEST_ASSERT_EQ(n, NOMBUF_SPARE, "");
+	TEST_ASSERT_EQ(rte_mempool_avail_count(mp), 0, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.rx_nombuf, 1, "");
+	/* nothing left in the pool: no frame, one more failure */
+	TEST_ASSERT_EQ(rte_eth_rx_burst(bp.port, 0, rx + n, 32), 0, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.rx_nombuf, 2, "");
+	for (k = 0; k < n; k++, got++) {
+		TEST_ASSERT_EQ(tdt_mbuf_check(rx[k], 64 + got, got), 0, "frame %u", got);
+		rte_pktmbuf_free(rx[k]);
+	}
+	/* the rest, in order, as mbufs come back */
+	while (got < NOMBUF_FRAMES && tries++ < 1000) {
+		n = rte_eth_rx_burst(bp.port, 0, rx, 32);
+		TEST_ASSERT(n <= NOMBUF_SPARE, "%u frames from %u spare mbufs", n,
+			    NOMBUF_SPARE);
+		for (k = 0; k < n; k++, got++) {
+			TEST_ASSERT_EQ(tdt_mbuf_check(rx[k], 64 + got, got), 0,
+				       "frame %u", got);
+			rte_pktmbuf_free(rx[k]);
+		}
+	}
+	TEST_ASSERT_EQ(got, NOMBUF_FRAMES, "");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.ipackets, NOMBUF_FRAMES, "");
+	TEST_ASSERT_U64_EQ(st.imissed + st.ierrors, 0, "");
+	TEST_ASSERT(st.rx_nombuf >= 2, "rx_nombuf %" PRIu64, st.rx_nombuf);
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "rx_mbuf_allocation_errors"), st.rx_nombuf, "");
+	TEST_ASSERT_EQ(rte_mempool_avail_count(mp), NOMBUF_SPARE, "");
+	bp_close(&bp);
+	bp.port = -1;
+	/* no leak: every mbuf is back */
+	TEST_ASSERT_EQ(rte_mempool_avail_count(mp), NOMBUF_DESC + NOMBUF_SPARE, "");
+	rc = TEST_SUCCESS;
+out:
+	bp_close(&bp);
+	rte_mempool_free(mp);
+	return rc;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_loop_counts),
 	TEST_CASE(test_multiseg_tx),
@@ -345,6 +434,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_mtu_drop),
 	TEST_CASE(test_tx_reject),
 	TEST_CASE(test_thread_mode),
+	TEST_CASE(test_rx_nombuf),
 };
 
 int

@@ -28,7 +28,8 @@ stop_nic() {
 	fi
 	[ -z "$nic_dir" ] || rm -rf "$nic_dir"
 }
-trap stop_nic EXIT
+sess_dir=""
+trap 'stop_nic; [ -z "$sess_dir" ] || rm -rf "$sess_dir"' EXIT
 if [ -n "${TALLY_TEST_NIC:-}" ]; then
 	nic_dir=$(mktemp -d)
 	name=${vdev%%,*}
@@ -63,8 +64,21 @@ wait_port_enabled() {
 	done
 }
 
+# testpmd reads commands only once it has started (0.5-3 s here, longer on a
+# loaded machine: it locks all of its memory first). Commands written before
+# would pile up and run back to back, and the script's pauses would mean
+# nothing (a "start ... sleep 2 ... stop" could forward for microseconds):
+# wait for its first prompt.
+wait_ready() {
+	for _ in $(seq 1200); do
+		grep -q 'testpmd> ' "$out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+}
+
 feed() {
 	local line
+	wait_ready
 	[ -z "$nic_pid" ] || wait_port_enabled
 	while IFS= read -r line || [ -n "$line" ]; do
 		case "$line" in
@@ -84,18 +98,19 @@ starts=0
 release_wire() {
 	starts=$((starts + 1))
 	for _ in $(seq 200); do
-		[ "$(grep -c 'packet forwarding - ports=' "$nic_dir/out" 2>/dev/null)" -ge "$starts" ] && break
+		[ "$(grep -c 'packet forwarding - ports=' "$out" 2>/dev/null)" -ge "$starts" ] && break
 		sleep 0.05
 	done
 	kill -USR2 "$nic_pid"
 }
 
-out=/dev/null
-[ -z "$nic_pid" ] || out="$nic_dir/out"
+sess_dir=$(mktemp -d)
+out="$sess_dir/out"
 feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
 	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 |
 	tee "$out" || true
 stop_nic
+rm -rf "$sess_dir"
 # EAL leaves its runtime directory (config and memory maps, ~6 MB here)
 rm -rf "/var/run/dpdk/$prefix"

@@ -2,12 +2,14 @@
 /*
  * Tally data path: Rx and Tx burst functions only.
  *
- * Rx: let the device run (in-process model without a thread), take
- * completions while their phase is the expected one, build mbufs (chains
- * when a frame spans descriptors), repost a fresh mbuf in every consumed
- * slot, then ring the doorbell once.
- * Tx: let the device run, reclaim completed descriptors, map each segment of
- * each frame to one descriptor (EOP on the last), ring the doorbell once.
+ * Rx: let the device run (in-process model), count the completions whose
+ * phase is the expected one, take fresh mbufs for that batch in one mempool
+ * get, build mbufs (chains when a frame spans descriptors) with the next
+ * ones prefetched, repost a fresh mbuf in every consumed slot, then ring the
+ * doorbell once.
+ * Tx: let the device run, reclaim completed descriptors (their mbufs go back
+ * with one mempool put per pool), map each segment of each frame to one
+ * descriptor (EOP on the last), ring the doorbell once.
  * When the ring fills in the middle of a burst, publish what is posted, let
  * the device run and reclaim once more before giving up: a transmit-only
  * application that never calls Rx still makes progress, in every mode.
@@ -81,63 +83,130 @@ tally_rx_drop_partial(struct tally_rxq *rxq)
 	rxq->pkt_last = NULL;
 }
 
+/* Completions ready from cons on, at most max (phase bits only). */
+static inline uint32_t
+tally_rx_ready(const struct tally_rxq *rxq, uint32_t cons, uint32_t max)
+{
+	uint32_t n = 0, idx;
+	uint8_t phase = rxq->phase;
+
+	while (n < max) {
+		idx = (cons + n) & rxq->mask;
+		if (!tally_hal_rx_cqe_ready(&rxq->cq[idx], phase))
+			break;
+		n++;
+		if (((cons + n) & rxq->mask) == 0)
+			phase ^= 1;
+	}
+	return n;
+}
+
+/*
+ * Fresh mbufs for n consumed slots: one bulk get from the pool; when the pool
+ * has fewer, as many as it gives one by one. Each failure stops the burst and
+ * counts once in rx_nombuf; the completions not taken stay for a later burst.
+ */
+static inline uint32_t
+tally_rx_refill_get(struct tally_rxq *rxq, struct rte_mbuf **nms, uint32_t n)
+{
+	uint32_t k;
+
+	if (likely(rte_mempool_get_bulk(rxq->mp, (void **)nms, n) == 0))
+		return n;
+	for (k = 0; k < n; k++) {
+		nms[k] = rte_mbuf_raw_alloc(rxq->mp);
+		if (nms[k] == NULL) {
+			(*rxq->alloc_failed)++;
+			break;
+		}
+	}
+	return k;
+}
+
+/* Take the completion in slot idx (its mbuf m), post nm in its place;
+ * true when it ended a frame (then *out is the frame). */
+static inline bool
+tally_rx_one(struct tally_rxq *rxq, uint32_t idx, struct rte_mbuf *nm,
+	     struct rte_mbuf **out)
+{
+	const struct tally_rx_cqe *c = &rxq->cq[idx];
+	struct rte_mbuf *m = rxq->sw_ring[idx];
+
+	rxq->sw_ring[idx] = nm;
+	rxq->ring[idx].addr = rte_mbuf_data_iova_default(nm);
+	rxq->ring[idx].buf_len = rxq->buf_len;
+	if (unlikely(c->flags & TALLY_RXC_F_ERR)) {
+		TALLY_RX_LOG(DEBUG, "rxq %u: completion error %u", rxq->qid, c->err);
+		rxq->sw_errors++;
+		rte_pktmbuf_free_seg(m);
+		tally_rx_drop_partial(rxq);
+		return false;
+	}
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->data_len = c->len;
+	m->next = NULL;
+	m->nb_segs = 1;
+	if (likely(rxq->pkt_first == NULL)) {
+		tally_rx_first(rxq, m, c);
+		if (likely(!(c->flags & TALLY_RXC_F_MORE))) {
+			*out = m;
+			return true;
+		}
+		rxq->pkt_first = m;
+	} else {
+		rxq->pkt_last->next = m;
+		rxq->pkt_first->nb_segs++;
+		rxq->pkt_first->pkt_len += c->len;
+	}
+	rxq->pkt_last = m;
+	if (c->flags & TALLY_RXC_F_MORE)
+		return false;
+	*out = rxq->pkt_first;
+	rxq->pkt_first = NULL;
+	rxq->pkt_last = NULL;
+	return true;
+}
+
+#define TALLY_RX_BULK	64	/* slots refilled per mempool get */
+#define TALLY_RX_PREFETCH	4	/* mbufs prefetched ahead */
+
+/*
+ * Rx in batches: count the ready completions (at most one per packet still
+ * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
+ * then turn the batch into packets with the mbufs a few slots ahead
+ * prefetched. One doorbell for the whole burst.
+ */
 uint16_t
 tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
+	struct rte_mbuf *nms[TALLY_RX_BULK];
 	struct tally_rxq *rxq = queue;
-	struct tally_rx_desc *ring = rxq->ring;
-	struct tally_rx_cqe *cq = rxq->cq;
 	uint32_t cons = rxq->cons;
 	uint32_t start = cons;
+	uint32_t n, got, k, idx;
 	uint16_t nb_rx = 0;
 
 	tally_hal_service(rxq->hal);
 	while (nb_rx < nb_pkts) {
-		uint32_t idx = cons & rxq->mask;
-		const struct tally_rx_cqe *c = &cq[idx];
-		struct rte_mbuf *m, *nm;
-
-		if (!tally_hal_rx_cqe_ready(c, rxq->phase))
+		n = tally_rx_ready(rxq, cons,
+				   RTE_MIN((uint32_t)(nb_pkts - nb_rx), (uint32_t)TALLY_RX_BULK));
+		if (n == 0)
 			break;
-		nm = rte_mbuf_raw_alloc(rxq->mp);
-		if (unlikely(nm == NULL)) {
-			(*rxq->alloc_failed)++;
+		got = tally_rx_refill_get(rxq, nms, n);
+		for (k = 0; k < RTE_MIN(got, (uint32_t)TALLY_RX_PREFETCH); k++)
+			rte_prefetch0(rxq->sw_ring[(cons + k) & rxq->mask]);
+		for (k = 0; k < got; k++) {
+			idx = cons & rxq->mask;
+			if (k + TALLY_RX_PREFETCH < got)
+				rte_prefetch0(rxq->sw_ring[(cons + TALLY_RX_PREFETCH) & rxq->mask]);
+			if (tally_rx_one(rxq, idx, nms[k], &pkts[nb_rx]))
+				nb_rx++;
+			cons++;
+			if ((cons & rxq->mask) == 0)
+				rxq->phase ^= 1;
+		}
+		if (got < n)
 			break;
-		}
-		m = rxq->sw_ring[idx];
-		rxq->sw_ring[idx] = nm;
-		ring[idx].addr = rte_mbuf_data_iova_default(nm);
-		ring[idx].buf_len = rxq->buf_len;
-		cons++;
-		if ((cons & rxq->mask) == 0)
-			rxq->phase ^= 1;
-
-		if (unlikely(c->flags & TALLY_RXC_F_ERR)) {
-			TALLY_RX_LOG(DEBUG, "rxq %u: completion error %u",
-				     rxq->qid, c->err);
-			rxq->sw_errors++;
-			rte_pktmbuf_free_seg(m);
-			tally_rx_drop_partial(rxq);
-			continue;
-		}
-		m->data_off = RTE_PKTMBUF_HEADROOM;
-		m->data_len = c->len;
-		m->next = NULL;
-		m->nb_segs = 1;
-		if (rxq->pkt_first == NULL) {
-			tally_rx_first(rxq, m, c);
-			rxq->pkt_first = m;
-		} else {
-			rxq->pkt_last->next = m;
-			rxq->pkt_first->nb_segs++;
-			rxq->pkt_first->pkt_len += c->len;
-		}
-		rxq->pkt_last = m;
-		if (c->flags & TALLY_RXC_F_MORE)
-			continue;
-		pkts[nb_rx++] = rxq->pkt_first;
-		rxq->pkt_first = NULL;
-		rxq->pkt_last = NULL;
 	}
 	if (cons != start) {
 		rxq->cons = cons;
@@ -147,11 +216,16 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	return nb_rx;
 }
 
-/* Free the mbufs of completed descriptors. */
+#define TALLY_TX_FREE_BULK	64	/* mbufs returned per mempool put */
+
+/* Free the mbufs of completed descriptors, in bulk per pool. */
 static inline void
 tally_tx_reclaim(struct tally_txq *txq)
 {
-	uint32_t cons = txq->cons;
+	struct rte_mbuf *fb[TALLY_TX_FREE_BULK];
+	struct rte_mempool *fp = NULL;
+	uint32_t cons = txq->cons, nf = 0;
+	struct rte_mbuf *m;
 
 	while (cons != txq->prod) {
 		uint32_t idx = cons & txq->mask;
@@ -165,12 +239,22 @@ tally_tx_reclaim(struct tally_txq *txq)
 				     c->status);
 			txq->sw_cq_errors++;
 		}
-		rte_pktmbuf_free_seg(txq->sw_ring[idx]);
+		m = rte_pktmbuf_prefree_seg(txq->sw_ring[idx]);
 		txq->sw_ring[idx] = NULL;
+		if (m != NULL) {
+			if (nf == TALLY_TX_FREE_BULK || (nf != 0 && m->pool != fp)) {
+				rte_mempool_put_bulk(fp, (void **)fb, nf);
+				nf = 0;
+			}
+			fp = m->pool;
+			fb[nf++] = m;
+		}
 		cons++;
 		if ((cons & txq->mask) == 0)
 			txq->phase ^= 1;
 	}
+	if (nf != 0)
+		rte_mempool_put_bulk(fp, (void **)fb, nf);
 	txq->cons = cons;
 }
 

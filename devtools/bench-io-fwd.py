@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One stock dpdk-testpmd io-forwarding measurement, driven command by command.
+
+bench-io-fwd.py [--pmd SO] [--vdev ARGS] [--secs S] [--warm S] [--bursts N]
+                [--lcores L] [--early S]
+
+testpmd is started with one forwarding core (-l 0-1: lcore 0 is testpmd's
+main lcore, lcore 1 forwards). Every command is sent only once testpmd has
+answered the previous one (its prompt came back), so the timings are measured
+from when testpmd really started forwarding, not from when the command was
+queued: testpmd needs 1-3 s to start on a loaded machine (it locks all of
+its -m memory), and commands written ahead of that pile up and run back to
+back. After `start tx_first N`: RX-packets at --early seconds (the start-up
+check), then after --warm seconds two `show port stats 0` --secs apart.
+Prints one line of key=value pairs: pps (RX-packets delta / measured time),
+early (RX-packets at the early mark) and ready (seconds testpmd took to start).
+"""
+import argparse
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+PROMPT = b"testpmd> "
+
+
+class Testpmd:
+    def __init__(self, cmd):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, bufsize=0)
+        self.buf = b""
+        self.log = b""
+
+    def until_prompt(self, timeout=60.0):
+        end = time.monotonic() + timeout
+        while PROMPT not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise RuntimeError("testpmd did not answer: " + self.log[-2000:].decode(errors="replace"))
+            r, _, _ = select.select([self.p.stdout], [], [], min(left, 0.5))
+            if r:
+                d = os.read(self.p.stdout.fileno(), 1 << 16)
+                if not d:
+                    raise RuntimeError("testpmd exited: " + self.log[-2000:].decode(errors="replace"))
+                self.buf += d
+                self.log += d
+        i = self.buf.index(PROMPT)
+        out, self.buf = self.buf[:i], self.buf[i + len(PROMPT):]
+        return out
+
+    def cmd(self, line):
+        self.p.stdin.write(line.encode() + b"\n")
+        return self.until_prompt()
+
+    def rx_packets(self):
+        out = self.cmd("show port stats 0")
+        m = re.search(rb"RX-packets:\s+(\d+)", out)
+        if m is None:
+            raise RuntimeError("no RX-packets in: " + out.decode(errors="replace"))
+        return int(m.group(1)), time.monotonic()
+
+    def close(self):
+        try:
+            self.p.stdin.write(b"stop\nquit\n")
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pmd", help="librte_net_tally.so to load with -d (none for net_null)")
+    ap.add_argument("--vdev", default="net_tally0")
+    ap.add_argument("--secs", type=float, default=3.0)
+    ap.add_argument("--warm", type=float, default=0.5)
+    ap.add_argument("--early", type=float, default=0.2)
+    ap.add_argument("--bursts", type=int, default=4)
+    ap.add_argument("--lcores", default="0-1")
+    a = ap.parse_args()
+    prefix = "io-fwd-%d" % os.getpid()
+    cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", a.lcores, "--no-huge", "-m", "1024",
+           "--no-pci", "--no-shconf", "--file-prefix=" + prefix]
+    if a.pmd:
+        cmd += ["-d", a.pmd]
+    cmd += ["--vdev", a.vdev, "--", "-i", "--nb-cores=1", "--rxq=1", "--txq=1",
+            "--forward-mode=io", "--total-num-mbufs=8192", "--disable-link-check"]
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    t = Testpmd(cmd)
+    try:
+        t0 = time.monotonic()
+        t.until_prompt()
+        ready = time.monotonic() - t0
+        t.cmd("start tx_first %d" % a.bursts)
+        ts = time.monotonic()
+        time.sleep(max(0.0, a.early - (time.monotonic() - ts)))
+        early, te = t.rx_packets()
+        time.sleep(max(0.0, a.warm - (time.monotonic() - ts)))
+        n1, t1 = t.rx_packets()
+        time.sleep(a.secs)
+        n2, t2 = t.rx_packets()
+    finally:
+        t.close()
+    print("pps=%.0f early=%d early_at=%.3f ready=%.2f" %
+          ((n2 - n1) / (t2 - t1), early, te - ts, ready))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
