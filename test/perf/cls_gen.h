@@ -91,6 +91,8 @@ struct cls_ref;
 int cls_ref_build(const struct cls_set *s, struct cls_ref **out);
 int32_t cls_ref_classify(const struct cls_ref *ref, const struct cls_pkt *p);
 void cls_ref_free(struct cls_ref *ref);
+/* The expected results against a scan of every rule (slow: small sets). */
+int cls_ref_selfcheck(const struct cls_set *s);
 
 /* ---- masked exact-match entries and their tuples (one per band + mask) ---- */
 struct cls_entry {

@@ -99,6 +99,24 @@ cls_ref_classify(const struct cls_ref *ref, const struct cls_pkt *p)
 	return best == UINT32_MAX ? -1 : (int32_t)best;
 }
 
+int
+cls_ref_selfcheck(const struct cls_set *s)
+{
+	uint32_t i, r, bad = 0;
+	int32_t want;
+
+	for (i = 0; i < s->npkts; i++) {
+		want = -1;
+		for (r = 0; r < s->nrules && want < 0; r++)
+			if (cls_rule_match(&s->rules[r], &s->pkts[i]))
+				want = (int32_t)r;
+		if (want != s->expect[i] && bad++ < 5)
+			fprintf(stderr, "reference: packet %u: rule %d, a full scan says %d\n",
+				i, s->expect[i], want);
+	}
+	return bad == 0 ? 0 : -1;
+}
+
 void
 cls_ref_free(struct cls_ref *ref)
 {
