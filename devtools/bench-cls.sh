@@ -41,7 +41,7 @@ if [ -z "$acl_tool" ] || [ ! -x "$acl_tool" ]; then
 	echo "bench-cls: dpdk-test-acl not found (set DPDK_TEST_ACL)" >&2
 	exit 1
 fi
-eal=(--no-huge -m 1024 --no-pci --no-shconf -l "$CPU" --log-level=lib.eal:error
+eal=(--no-huge -m 1024 --no-pci --no-shconf --no-telemetry -l "$CPU" --log-level=lib.eal:error
      --force-max-simd-bitwidth=512)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-cls.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -86,6 +86,9 @@ for round in $(seq 1 "$ROUNDS"); do
 		taskset -c "$CPU" "$perf/cls_tally" --rules "$n" "${gen[@]}" --iter "$ITER" \
 			>"$work/tally.out" || { cat "$work/tally.out"; exit 1; }
 		record "$round" <"$work/tally.out"
+		[ "$round" != 1 ] || grep -E '^(set|tally):' "$work/tally.out" | sed "s/^/[$n] /"
+		[ "$round" != 1 ] || grep -E '^RESULT bench=tally-keys' "$work/tally.out" |
+			sed -n "1s/.*stage_cyc=\([0-9.]*\).*/[$n] tally-keys includes \1 cycles\/packet of key copy/p"
 		"$perf/cls_peer" "${eal[@]}" -- --rules "$n" "${gen[@]}" --iter "$ITER" \
 			>"$work/peer.out" 2>&1 || { cat "$work/peer.out"; exit 1; }
 		record "$round" <"$work/peer.out"

@@ -8,5 +8,5 @@
 set -eu
 args="--rules 600 --packets 30000 --seed 7"
 "$1" $args --check
-"$2" --no-huge -m 256 --no-pci --no-shconf -l 0 --log-level=lib.eal:error \
+"$2" --no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 0 --log-level=lib.eal:error \
 	--force-max-simd-bitwidth=512 -- $args --check
