@@ -86,7 +86,7 @@ for round in $(seq 1 "$ROUNDS"); do
 		taskset -c "$CPU" "$perf/cls_tally" --rules "$n" "${gen[@]}" --iter "$ITER" \
 			>"$work/tally.out" || { cat "$work/tally.out"; exit 1; }
 		record "$round" <"$work/tally.out"
-		[ "$round" != 1 ] || grep -E '^(set|tally):' "$work/tally.out" | sed "s/^/[$n] /"
+		[ "$round" != 1 ] || grep -E '^tally:' "$work/tally.out" | sed "s/^/[$n] /"
 		[ "$round" != 1 ] || grep -E '^RESULT bench=tally-keys' "$work/tally.out" |
 			sed -n "1s/.*stage_cyc=\([0-9.]*\).*/[$n] tally-keys includes \1 cycles\/packet of key copy/p"
 		"$perf/cls_peer" "${eal[@]}" -- --rules "$n" "${gen[@]}" --iter "$ITER" \

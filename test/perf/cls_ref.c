@@ -159,6 +159,17 @@ tuple_same(const struct cls_tuple *t, const struct cls_tuple *u)
 	       t->dp_m == u->dp_m && t->sip_m == u->sip_m && t->dip_m == u->dip_m;
 }
 
+static int
+grow(void **p, size_t size)
+{
+	void *q = realloc(*p, size);
+
+	if (q == NULL)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
 int
 cls_expand(const struct cls_set *s, struct cls_tuples *t)
 {
@@ -176,10 +187,9 @@ cls_expand(const struct cls_set *s, struct cls_tuples *t)
 		nd = cls_range_prefixes(r->dp_lo, r->dp_hi, dv, dm);
 		if (n + ns * nd > cap) {
 			cap = (n + ns * nd) * 2;
-			ent = realloc(ent, cap * sizeof(*ent));
-			eti = realloc(eti, cap * sizeof(*eti));
-			t->tup = realloc(t->tup, cap * sizeof(*t->tup));
-			if (ent == NULL || eti == NULL || t->tup == NULL)
+			if (grow((void **)&ent, cap * sizeof(*ent)) != 0 ||
+			    grow((void **)&eti, cap * sizeof(*eti)) != 0 ||
+			    grow((void **)&t->tup, cap * sizeof(*t->tup)) != 0)
 				goto nomem;
 		}
 		for (a = 0; a < ns; a++) {
