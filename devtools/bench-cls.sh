@@ -96,8 +96,14 @@ for round in $(seq 1 "$ROUNDS"); do
 			acl_run "$n" "$alg" "$ITER" 0 >"$work/acl.out" 2>&1 ||
 				{ cat "$work/acl.out"; exit 1; }
 			# "... N pkts, ... C cycles/pkt, P pkt/sec": one figure over all passes
-			sed -n 's/.* \([0-9.]*\) cycles\/pkt, \([0-9.]*\) pkt\/sec.*/\2 \1/p' \
-				"$work/acl.out" | awk -v r="$round" -v n="$n" -v a="$alg" \
+			fig=$(sed -n 's/.* \([0-9.]*\) cycles\/pkt, \([0-9.]*\) pkt\/sec.*/\2 \1/p' \
+				"$work/acl.out")
+			if [ -z "$fig" ]; then
+				echo "bench-cls: no cycles/pkt in the dpdk-test-acl output:" >&2
+				tail -5 "$work/acl.out" >&2
+				exit 1
+			fi
+			echo "$fig" | awk -v r="$round" -v n="$n" -v a="$alg" \
 				'{ printf "%s %s acl-%s %.3f %s\n", r, n, a, $1 / 1e6, $2 }' >>"$res"
 		done
 	done
