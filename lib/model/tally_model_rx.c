@@ -181,17 +181,15 @@ tally_model_reta(const struct tally_model *m, uint32_t hash)
 
 #define RX_STEER_DROP	(-1)	/* queue choice: steering or isolate drops */
 
-/* Queue for the frame, or RX_STEER_DROP. */
+/* Queue for the frame given its steering verdict, or RX_STEER_DROP. */
 static int64_t
 tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
-		     uint32_t ctrl, struct tally_model_rx_meta *meta)
+		     uint32_t ctrl, const struct tally_model_verdict *vp,
+		     struct tally_model_rx_meta *meta)
 {
-	struct tally_model_verdict v;
+	const struct tally_model_verdict v = *vp;
 	uint32_t hf;
 
-	memset(&v, 0, sizeof(v));
-	if (ctrl & TALLY_CTRL_STEER)
-		tally_model_steer_classify(m, pkt, &v);
 	if (v.flags & TALLY_VERDICT_MARK) {
 		meta->flags |= TALLY_RXC_F_MARK;
 		meta->mark = v.mark;
@@ -250,9 +248,8 @@ tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
 
 /*
  * A burst of frames from the wire, in three passes over the burst: check
- * and parse every frame, classify every parsed frame, deliver. The
- * steering call is made per frame from one loop, so a burst classifier can
- * take the whole array in its place. Under the lock for the whole burst:
+ * and parse every frame, classify the parsed frames as one burst
+ * (tally_model_steer_classify_burst), deliver. Under the lock for the whole burst:
  * the driver sees the same results as frame by frame.
  */
 void
@@ -260,6 +257,8 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		     unsigned int n)
 {
 	struct tally_model_rx_meta meta[TALLY_MODEL_BURST];
+	struct tally_model_verdict v[TALLY_MODEL_BURST];
+	const struct tally_model_pkt *pp[TALLY_MODEL_BURST];
 	struct tally_model_pkt *pkt = m->rx_pkts;
 	const uint8_t *frame[TALLY_MODEL_BURST];
 	int64_t qi[TALLY_MODEL_BURST];
@@ -287,8 +286,14 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			meta[np].flags |= TALLY_RXC_F_VLAN;
 		frame[np++] = in[i].frame;
 	}
+	memset(v, 0, np * sizeof(v[0]));
+	if ((cx.ctrl & TALLY_CTRL_STEER) && np > 0) {
+		for (i = 0; i < np; i++)
+			pp[i] = &pkt[i];
+		tally_model_steer_classify_burst(m, pp, np, v);
+	}
 	for (i = 0; i < np; i++)
-		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, &meta[i]);
+		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, &v[i], &meta[i]);
 	for (i = 0; i < np; i++) {
 		if (qi[i] == RX_STEER_DROP) {
 			tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, 1);
