@@ -16,12 +16,20 @@
  *    fragment header; L4 fields are only filled for the first fragment.
  *  - A header cut short by the end of the frame stops parsing; the fields
  *    filled so far stay (never reads past len).
+ *
+ * Cost: the common frame (untagged Ethernet, IPv4 without options, TCP or
+ * UDP) takes a fast path that composes the outer section in word stores; any
+ * other frame takes the general path. Only the sections a frame can fill
+ * (outer, misc, inner, misc3) are ever written, so a caller that reuses its
+ * tally_model_pkt (the device's Rx burst) passes the sections the previous
+ * frame wrote and only those are cleared (tally_model_parse_reuse()).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <tally/tally_desc.h>
 
-#include "tally_model_dev.h"
+#include "tally_model_priv.h"
 
 #define ETH_HLEN	14
 #define ET_IPV4		0x0800
@@ -276,17 +284,18 @@ parse_stack(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o)
 		parse_l4(f, len, off, proto, o);
 }
 
-void
-tally_model_parse(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
+/* The general parser: every header the file comment lists, into a key whose
+ * sections other than the outer one are zero; the outer one is cleared here.
+ * Returns the sections (TALLY_PARSE_SEC bits) it may have written besides
+ * the outer one. */
+static uint8_t
+parse_general(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
 {
 	struct parse_out o, in;
-	uint8_t *k;
+	uint8_t *k = pkt->key.b;
+	uint8_t dirty = 0;
 
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->frame = frame;
-	pkt->len = len;
-	k = pkt->key.b;
-
+	memset(k + TALLY_MS_OFF(TALLY_MS_OUTER), 0, TALLY_MATCH_SECTION_LEN);
 	memset(&o, 0, sizeof(o));
 	o.sec = k + TALLY_MS_OFF(TALLY_MS_OUTER);
 	o.misc = k + TALLY_MS_OFF(TALLY_MS_MISC);
@@ -302,6 +311,11 @@ tally_model_parse(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pk
 	pkt->dport = o.dport;
 	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, o.l3) |
 			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, o.l4));
+	/* misc: second VLAN tags, IPv6 flow label; misc3: ICMP */
+	if (o.has_vlan || o.l3 == TALLY_PTYPE_L3_IPV6)
+		dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC);
+	if (o.l4 == TALLY_PTYPE_L4_ICMP)
+		dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC3);
 
 	/* VXLAN: UDP/4789 carrying flags with the I bit and a full header. */
 	if (o.l4 == TALLY_PTYPE_L4_UDP && o.udp_dport == TALLY_VXLAN_UDP_PORT &&
@@ -315,5 +329,148 @@ tally_model_parse(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pk
 		/* misc3 has no inner ICMP fields: inner ICMP is not matchable */
 		in.misc3 = NULL;
 		parse_stack(frame, len, o.l4_off + 8, &in);
+		dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC) | TALLY_PARSE_SEC(TALLY_MS_INNER);
 	}
+	return dirty;
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t
+ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void
+st64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * The common frame: untagged Ethernet, IPv4 without options and not a
+ * fragment, TCP or UDP (not to the VXLAN port), all headers present. The
+ * outer section is composed in eight word stores, byte for byte what
+ * parse_general() writes, and nothing else of the key is touched. Returns
+ * false (nothing written) for any other frame.
+ */
+static inline bool
+parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + 20;
+	uint8_t *k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_OUTER);
+	uint64_t w2, w3, ports;
+	uint8_t proto, l4t;
+
+	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
+	    (rd16(ip + 6) & 0x3fff) != 0)
+		return false;
+	proto = ip[9];
+	ports = ld32(l4);
+	/* byte 16 protocol, 17 dscp/ecn, 18 flags (IP version 4) */
+	w2 = proto | (uint64_t)ip[1] << 8 |
+	     (uint64_t)TALLY_FIELD_PREP(TALLY_L24_F_IPVER_M, 4) << 16;
+	/* byte 26 ihl, 27 ttl */
+	w3 = (uint64_t)(5u << 4) << 16 | (uint64_t)ip[8] << 24;
+	if (proto == PROTO_TCP) {
+		if (len < ETH_HLEN + 20 + 20)
+			return false;
+		/* byte 18 bit 0 = TCP flag bit 8, 19 = flags 7:0, 20..23 ports */
+		w2 |= (uint64_t)(l4[12] & 1) << 16 | (uint64_t)l4[13] << 24 |
+		      ports << 32;
+		l4t = TALLY_PTYPE_L4_TCP;
+	} else if (proto == PROTO_UDP) {
+		if (rd16(l4 + 2) == TALLY_VXLAN_UDP_PORT)
+			return false;
+		w3 |= ports << 32;	/* bytes 28..31 */
+		l4t = TALLY_PTYPE_L4_UDP;
+	} else {
+		return false;
+	}
+	st64(k + 0, ld64(f + 6));			/* smac, ethertype */
+	st64(k + 8, ld64(f) & 0x0000ffffffffffffull);	/* dmac, no VLAN */
+	st64(k + 16, w2);
+	st64(k + 24, w3);
+	st64(k + 32, 0);
+	st64(k + 40, (uint64_t)ld32(ip + 12) << 32);	/* bytes 44..47 */
+	st64(k + 48, 0);
+	st64(k + 56, (uint64_t)ld32(ip + 16) << 32);	/* bytes 60..63 */
+
+	pkt->l3 = TALLY_PTYPE_L3_IPV4;
+	pkt->l4 = l4t;
+	pkt->has_vlan = 0;
+	st64(pkt->src, ld32(ip + 12));
+	st64(pkt->src + 8, 0);
+	st64(pkt->dst, ld32(ip + 16));
+	st64(pkt->dst + 8, 0);
+	pkt->sport = rd16(l4);
+	pkt->dport = rd16(l4 + 2);
+	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
+			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+	return true;
+}
+#else
+static inline bool
+parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	(void)f;
+	(void)len;
+	(void)pkt;
+	return false;
+}
+#endif
+
+void
+tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
+			struct tally_model_pkt *pkt, uint8_t *dirty)
+{
+	uint8_t *k = pkt->key.b;
+	uint32_t d = *dirty & ~TALLY_PARSE_SEC(TALLY_MS_OUTER), s;
+
+	pkt->frame = frame;
+	pkt->len = len;
+	if (d == TALLY_PARSE_ALL_BUT_OUTER) {
+		memset(k + TALLY_MATCH_SECTION_LEN, 0,
+		       TALLY_MATCH_KEY_LEN - TALLY_MATCH_SECTION_LEN);
+	} else {
+		while (d != 0) {
+			s = (uint32_t)__builtin_ctz(d);
+			d &= d - 1;
+			memset(k + TALLY_MS_OFF(s), 0, TALLY_MATCH_SECTION_LEN);
+		}
+	}
+	if (parse_fast(frame, len, pkt)) {
+		*dirty = 0;
+		return;
+	}
+	*dirty = parse_general(frame, len, pkt);
+}
+
+void
+tally_model_parse(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
+{
+	uint8_t dirty = TALLY_PARSE_ALL_BUT_OUTER;
+
+	tally_model_parse_reuse(frame, len, pkt, &dirty);
+}
+
+void
+tally_model_parse_ref(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->frame = frame;
+	pkt->len = len;
+	(void)parse_general(frame, len, pkt);
 }

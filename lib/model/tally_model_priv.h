@@ -132,6 +132,7 @@ struct tally_model {
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
 	uint8_t *tx_buf;		/* max_frame bytes */
 	struct tally_model_pkt *rx_pkts;	/* TALLY_MODEL_BURST parsed frames */
+	uint8_t rx_dirty[TALLY_MODEL_BURST];	/* key sections rx_pkts[i] holds (parse) */
 
 	int wire_held;			/* atomic: wire input held back */
 	struct tally_model_cls *cls;	/* classification cache (tally_model_cls.h) */
@@ -239,6 +240,20 @@ void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
 void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
 void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
 			  bool error);
+
+/* tally_model_parse.c: key sections as bits of a `dirty` mask. */
+#define TALLY_PARSE_SEC(s)		(1u << (s))
+#define TALLY_PARSE_ALL_BUT_OUTER	0xfeu
+/* tally_model_parse() into a pkt reused from an earlier frame: the key
+ * sections outside the outer one are zero except those in *dirty (as the
+ * last call left it, or TALLY_PARSE_ALL_BUT_OUTER for unknown contents).
+ * Same result as tally_model_parse(); *dirty becomes the sections this frame
+ * wrote besides the outer one. */
+void tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
+			     struct tally_model_pkt *pkt, uint8_t *dirty);
+/* The general path alone, on a zeroed pkt (tests compare the fast path). */
+void tally_model_parse_ref(const uint8_t *frame, uint32_t len,
+			   struct tally_model_pkt *pkt);
 
 /* tally_model_rss.c */
 uint32_t tally_model_toeplitz(const uint8_t key[TALLY_RSS_KEY_LEN],

@@ -62,18 +62,65 @@ tally_model_rx_desc(const struct tally_model_queue *q, uint32_t idx)
 	return c;
 }
 
+/* Statistics and queue heads of one burst, written to the BAR once at its
+ * end (everything runs under the lock, so nobody is between the frames). */
+struct tally_model_rx_acc {
+	uint64_t pkts, bytes, missed, oversize;
+	uint32_t touched;	/* Rx queues below, bit per queue */
+	struct {
+		uint32_t ctrl;	/* Q_CTRL, read at the queue's first frame */
+		uint32_t pkts, drops, errors;
+		uint64_t bytes;
+	} q[TALLY_MAX_QUEUES];
+};
+
+static inline void
+tally_model_rx_acc_flush(struct tally_model *m, struct tally_model_rx_acc *acc)
+{
+	struct tally_model_queue *q;
+	uint32_t t = acc->touched, i;
+
+	if (acc->pkts != 0) {
+		tally_model_stat_add(m, TALLY_STAT_RX_PKTS, acc->pkts);
+		tally_model_stat_add(m, TALLY_STAT_RX_BYTES, acc->bytes);
+	}
+	if (acc->missed != 0)
+		tally_model_stat_add(m, TALLY_STAT_RX_MISSED, acc->missed);
+	if (acc->oversize != 0)
+		tally_model_stat_add(m, TALLY_STAT_RX_ERR_OVERSIZE, acc->oversize);
+	while (t != 0) {
+		i = (uint32_t)__builtin_ctz(t);
+		t &= t - 1;
+		q = &m->rxq[i];
+		if (acc->q[i].pkts != 0) {
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, acc->q[i].pkts);
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, acc->q[i].bytes);
+		}
+		if (acc->q[i].drops != 0)
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, acc->q[i].drops);
+		if (acc->q[i].errors != 0)
+			tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, acc->q[i].errors);
+		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
+	}
+}
+
 /* Descriptors the frame needs: 0 when there are not enough (missed),
- * -1 when it does not fit without scatter (oversize). */
+ * -1 when it does not fit without scatter (oversize). *d0 is the first
+ * descriptor as read (valid when the result is not 0). */
 static int64_t
 tally_model_rx_plan(const struct tally_model_queue *q, uint32_t avail,
-		    uint32_t len, bool scatter)
+		    uint32_t len, bool scatter, struct tally_rx_desc *d0)
 {
 	uint32_t n = 0, room = 0, bl;
+	struct tally_rx_desc d;
 
 	while (room < len) {
 		if (n == avail)
 			return 0;
-		bl = tally_model_rx_desc(q, q->head + n).buf_len;
+		d = tally_model_rx_desc(q, q->head + n);
+		if (n == 0)
+			*d0 = d;
+		bl = d.buf_len;
 		n++;
 		if (bl == 0)
 			return n;	/* reported as a descriptor error */
@@ -84,19 +131,22 @@ tally_model_rx_plan(const struct tally_model_queue *q, uint32_t avail,
 	return n;
 }
 
-/* Copy the frame into n descriptors; on error complete them all in error. */
+/* Copy the frame into n descriptors, the first one d0 as the plan read it;
+ * on error complete them all in error. */
 static void
 tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
-		     uint32_t n, const uint8_t *frame, uint32_t len,
-		     const struct tally_model_rx_meta *meta)
+		     uint32_t n, struct tally_rx_desc d0, const uint8_t *frame,
+		     uint32_t len, const struct tally_model_rx_meta *meta,
+		     struct tally_model_rx_acc *acc)
 {
 	uint32_t k, off = 0, chunk;
-	struct tally_rx_desc d;
+	struct tally_rx_desc d = d0;
 	uint8_t err = TALLY_RXC_ERR_NONE;
 	void *p;
 
 	for (k = 0; k < n && err == TALLY_RXC_ERR_NONE; k++) {
-		d = tally_model_rx_desc(q, q->head + k);
+		if (k > 0)
+			d = tally_model_rx_desc(q, q->head + k);
 		chunk = TALLY_MIN(len - off, (uint32_t)d.buf_len);
 		if (chunk == 0) {
 			tally_model_fault(m, TALLY_FAULT_BAD_DESC, d.addr);
@@ -119,56 +169,65 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 		for (k = 0; k < n; k++)
 			tally_model_rx_cqe(m, q, q->head + k, 0,
 					   TALLY_RXC_F_ERR, err, meta);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
+		acc->q[q->id].errors++;
+	} else if (n == 1) {
+		tally_model_rx_cqe(m, q, q->head, (uint16_t)len, meta->flags, 0, meta);
 	} else {
 		off = 0;
 		for (k = 0; k < n; k++) {
-			d = tally_model_rx_desc(q, q->head + k);
+			d = k == 0 ? d0 : tally_model_rx_desc(q, q->head + k);
 			chunk = TALLY_MIN(len - off, (uint32_t)d.buf_len);
 			off += chunk;
 			tally_model_rx_cqe(m, q, q->head + k, (uint16_t)chunk,
 					   meta->flags | (k + 1 < n ? TALLY_RXC_F_MORE : 0),
 					   0, meta);
 		}
-		tally_model_stat_add(m, TALLY_STAT_RX_PKTS, 1);
-		tally_model_stat_add(m, TALLY_STAT_RX_BYTES, len);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, 1);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, len);
+	}
+	if (err == TALLY_RXC_ERR_NONE) {
+		acc->pkts++;
+		acc->bytes += len;
+		acc->q[q->id].pkts++;
+		acc->q[q->id].bytes += len;
 	}
 	q->head += n;
-	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 }
 
 static void
 tally_model_rx_deliver(struct tally_model *m, uint32_t qi, const uint8_t *frame,
-		       uint32_t len, const struct tally_model_rx_meta *meta)
+		       uint32_t len, const struct tally_model_rx_meta *meta,
+		       struct tally_model_rx_acc *acc)
 {
 	struct tally_model_queue *q;
+	struct tally_rx_desc d0 = { .addr = 0 };
 	uint32_t avail;
-	bool scatter;
 	int64_t n;
 
 	if (qi >= m->cfg.rx_queues) {
-		tally_model_stat_add(m, TALLY_STAT_RX_MISSED, 1);
+		acc->missed++;
 		return;
 	}
 	q = &m->rxq[qi];
+	if (!(acc->touched & (1u << qi))) {
+		acc->touched |= 1u << qi;
+		memset(&acc->q[qi], 0, sizeof(acc->q[qi]));
+		acc->q[qi].ctrl = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL));
+	}
 	avail = q->prod - q->head;
 	if (avail > q->mask + 1)
 		avail = q->mask + 1;	/* producer ran past the ring */
-	scatter = (tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL)) &
-		   TALLY_Q_CTRL_SCATTER) != 0;
-	n = q->en ? tally_model_rx_plan(q, avail, len, scatter) : 0;
+	n = q->en ? tally_model_rx_plan(q, avail, len,
+					(acc->q[qi].ctrl & TALLY_Q_CTRL_SCATTER) != 0,
+					&d0) : 0;
 	if (n == 0) {
-		tally_model_stat_add(m, TALLY_STAT_RX_MISSED, 1);
-		tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
+		acc->missed++;
+		acc->q[qi].drops++;
 		return;
 	}
 	if (n < 0) {
-		tally_model_stat_add(m, TALLY_STAT_RX_ERR_OVERSIZE, 1);
+		acc->oversize++;
 		return;
 	}
-	tally_model_rx_write(m, q, (uint32_t)n, frame, len, meta);
+	tally_model_rx_write(m, q, (uint32_t)n, d0, frame, len, meta, acc);
 }
 
 static uint32_t
@@ -187,26 +246,26 @@ tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 		     uint32_t ctrl, const struct tally_model_verdict *vp,
 		     struct tally_model_rx_meta *meta)
 {
-	const struct tally_model_verdict v = *vp;
+	const struct tally_model_verdict *v = vp;
 	uint32_t hf;
 
-	if (v.flags & TALLY_VERDICT_MARK) {
+	if (v->flags & TALLY_VERDICT_MARK) {
 		meta->flags |= TALLY_RXC_F_MARK;
-		meta->mark = v.mark;
+		meta->mark = v->mark;
 	}
-	if (v.flags & TALLY_VERDICT_FLAG)
+	if (v->flags & TALLY_VERDICT_FLAG)
 		meta->flags |= TALLY_RXC_F_FLAG;
-	if (v.flags & TALLY_VERDICT_DROP)
+	if (v->flags & TALLY_VERDICT_DROP)
 		return RX_STEER_DROP;
-	if (v.flags & TALLY_VERDICT_QUEUE)
-		return v.queue;
-	if ((v.flags & TALLY_VERDICT_RSS) && v.rss_nq > 0) {
-		hf = v.rss_hf != 0 ? v.rss_hf : tally_model_bar_rd(m, TALLY_REG_RSS_HF);
+	if (v->flags & TALLY_VERDICT_QUEUE)
+		return v->queue;
+	if ((v->flags & TALLY_VERDICT_RSS) && v->rss_nq > 0) {
+		hf = v->rss_hf != 0 ? v->rss_hf : tally_model_bar_rd(m, TALLY_REG_RSS_HF);
 		if (!tally_model_rss_hash(m, pkt, hf, &meta->hash))
-			return v.rss_queues[0];
+			return v->rss_queues[0];
 		meta->flags |= TALLY_RXC_F_RSS;
-		return v.rss_queues[meta->hash %
-				    TALLY_MIN(v.rss_nq, (uint16_t)TALLY_VERDICT_MAX_RSS)];
+		return v->rss_queues[meta->hash %
+				    TALLY_MIN(v->rss_nq, (uint16_t)TALLY_VERDICT_MAX_RSS)];
 	}
 	if ((ctrl & TALLY_CTRL_STEER) && (ctrl & TALLY_CTRL_ISOLATE))
 		return RX_STEER_DROP;
@@ -250,20 +309,24 @@ tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
  * A burst of frames from the wire, in three passes over the burst: check
  * and parse every frame, classify the parsed frames as one burst
  * (tally_model_steer_classify_burst), deliver. Under the lock for the whole burst:
- * the driver sees the same results as frame by frame.
+ * the driver sees the same results as frame by frame. The parsed frames live
+ * in m->rx_pkts, reused burst after burst: each slot's key is cleared only
+ * where the previous frame in it wrote (m->rx_dirty).
  */
 void
 tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		     unsigned int n)
 {
+	static const struct tally_model_verdict none;
 	struct tally_model_rx_meta meta[TALLY_MODEL_BURST];
 	struct tally_model_verdict v[TALLY_MODEL_BURST];
 	const struct tally_model_pkt *pp[TALLY_MODEL_BURST];
 	struct tally_model_pkt *pkt = m->rx_pkts;
-	const uint8_t *frame[TALLY_MODEL_BURST];
 	int64_t qi[TALLY_MODEL_BURST];
 	struct tally_model_rx_ctx cx;
-	unsigned int i, np = 0;
+	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0;
+	struct tally_model_rx_acc acc;
+	bool steer;
 
 	if (n > TALLY_MODEL_BURST)
 		n = TALLY_MODEL_BURST;
@@ -274,33 +337,46 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	for (i = 0; i < n; i++) {
 		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
 			continue;
-		tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, 1);
+		wire++;
 		if (!tally_model_rx_mac_ok(m, in[i].frame, cx.ctrl)) {
-			tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, 1);
+			filtered++;
 			continue;
 		}
-		tally_model_parse(in[i].frame, in[i].len, &pkt[np]);
-		memset(&meta[np], 0, sizeof(meta[np]));
+		tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
+					&m->rx_dirty[np]);
+		meta[np].hash = 0;
+		meta[np].mark = 0;
 		meta[np].ptype = pkt[np].ptype;
-		if (pkt[np].has_vlan)
-			meta[np].flags |= TALLY_RXC_F_VLAN;
-		frame[np++] = in[i].frame;
+		meta[np].flags = pkt[np].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		np++;
 	}
-	memset(v, 0, np * sizeof(v[0]));
-	if ((cx.ctrl & TALLY_CTRL_STEER) && np > 0) {
+	if (wire != 0)
+		tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, wire);
+	if (filtered != 0)
+		tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, filtered);
+	acc.pkts = acc.bytes = acc.missed = acc.oversize = 0;
+	acc.touched = 0;
+	steer = (cx.ctrl & TALLY_CTRL_STEER) && np > 0;
+	if (steer) {
 		for (i = 0; i < np; i++)
 			pp[i] = &pkt[i];
+		/* fills every verdict */
 		tally_model_steer_classify_burst(m, pp, np, v);
 	}
 	for (i = 0; i < np; i++)
-		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, &v[i], &meta[i]);
+		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, steer ? &v[i] : &none,
+					     &meta[i]);
 	for (i = 0; i < np; i++) {
 		if (qi[i] == RX_STEER_DROP) {
-			tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, 1);
+			sdrop++;
 			continue;
 		}
-		tally_model_rx_deliver(m, (uint32_t)qi[i], frame[i], pkt[i].len, &meta[i]);
+		tally_model_rx_deliver(m, (uint32_t)qi[i], pkt[i].frame, pkt[i].len,
+				       &meta[i], &acc);
 	}
+	tally_model_rx_acc_flush(m, &acc);
+	if (sdrop != 0)
+		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, sdrop);
 }
 
 void

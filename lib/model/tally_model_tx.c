@@ -97,10 +97,17 @@ tally_model_tx_send(struct tally_model *m, struct tally_model_queue *q,
 	return m->wire->tx(m, m->tx_buf, *total);
 }
 
+/* Frames sent by one tally_model_tx_queue() call, added to the statistics
+ * once at its end (under the lock: nobody is between the frames). */
+struct tally_model_tx_acc {
+	uint64_t pkts, bytes;
+};
+
 /* One frame of n descriptors at head: false when the wire is busy (nothing
  * consumed, the frame stays posted), true when it was completed. */
 static bool
-tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_t n)
+tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_t n,
+		     struct tally_model_tx_acc *acc)
 {
 	uint32_t total;
 	uint8_t st;
@@ -115,10 +122,8 @@ tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_
 			tally_model_stat_add(m, TALLY_STAT_TX_WIRE_DROP, 1);
 			tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
 		} else {
-			tally_model_stat_add(m, TALLY_STAT_TX_PKTS, 1);
-			tally_model_stat_add(m, TALLY_STAT_TX_BYTES, total);
-			tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, 1);
-			tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, total);
+			acc->pkts++;
+			acc->bytes += total;
 		}
 	} else {
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
@@ -144,6 +149,7 @@ tally_model_tx_extent(const struct tally_model_queue *q, uint32_t avail)
 unsigned int
 tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
+	struct tally_model_tx_acc acc = { 0, 0 };
 	unsigned int frames = 0;
 	uint32_t avail;
 	int32_t n;
@@ -171,9 +177,15 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 			q->tx_skip = true;
 			continue;
 		}
-		if (!tally_model_tx_frame(m, q, (uint32_t)n))
+		if (!tally_model_tx_frame(m, q, (uint32_t)n, &acc))
 			break;		/* wire busy: retried by a later step */
 		frames++;
+	}
+	if (acc.pkts != 0) {
+		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, acc.pkts);
+		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, acc.bytes);
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, acc.pkts);
+		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, acc.bytes);
 	}
 	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 	return frames;
