@@ -166,10 +166,19 @@ tally_cnt_alloc_locked(struct tally_cnt_pool *pool, uint32_t *idx)
 		i = pool->free_head;
 		pool->free_head = pool->state[i] & ~CNT_FREE;
 		pool->nfree--;
+		cnt_set_baseline(pool, i, NULL, NULL);
 	} else {
+		uint64_t p, b;
+
+		/* never handed out: its baseline is zero, or the bank value
+		 * a reset of the free index saw; banks only grow, so with the
+		 * bank at zero the baseline is zero too and the baseline array
+		 * stays untouched */
 		i = pool->fresh++;
+		tally_cnt_bank_read(&pool->bank[i], &p, &b);
+		if (p != 0 || b != 0)
+			cnt_set_baseline(pool, i, NULL, NULL);
 	}
-	cnt_set_baseline(pool, i, NULL, NULL);
 	/* pairs with the acquire CAS in tally_cnt_ref() */
 	__atomic_store_n(&pool->state[i], 1, __ATOMIC_RELEASE);
 	*idx = pool->first + i;

@@ -19,16 +19,6 @@ tally_steer_matcher_words(const struct tally_steer_matcher *m, uint8_t *idx,
 void
 tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k)
 {
-	const uint32_t *shadow;
-	const uint8_t *ent;
-	uint32_t log2, slot;
-
 	k->hash = tally_steer_hash(k->w, m->nwords, m->seed);
-	/* as tally_steer_rule_key(): a stale address only wastes the prefetch */
-	ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
-	shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
-	log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
-	slot = k->hash & ((1u << log2) - 1);
-	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
-	__builtin_prefetch(&shadow[slot], 1, 3);
+	steer_prefetch_insert(m, k->hash);
 }

@@ -238,6 +238,42 @@ steer_entry(const struct tally_steer_matcher *m, uint32_t slot)
 	return steer_entry_at(m->ent, m->stride, slot);
 }
 
+/*
+ * Mark hash h in the filter of the array at ent (before the entry turns VALID
+ * with its release store). lib/steer is the filter's only writer, under the
+ * context lock, and the device only reads it: a plain read and a store of
+ * the byte (none when the bit is already set) instead of an atomic OR.
+ */
+static inline void
+steer_filter_set(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
+{
+	uint32_t b = tally_steer_filter_bit(h, log2);
+	uint8_t *p = tally_steer_filter(ent, log2, stride) + (b >> 3);
+	uint8_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	if (!(v & (1u << (b & 7))))
+		__atomic_store_n(p, (uint8_t)(v | (1u << (b & 7))), __ATOMIC_RELAXED);
+}
+
+/*
+ * Start fetching what inserting a key of hash h touches: its slot, the slot's
+ * shadow and the filter byte. No lock: the array may be replaced meanwhile;
+ * a prefetch of a stale address is harmless (it never faults).
+ */
+static inline void
+steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
+{
+	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
+	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
+	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
+	uint32_t slot = h & ((1u << log2) - 1);
+
+	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
+	__builtin_prefetch(&shadow[slot], 1, 3);
+	__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
+			   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
+}
+
 static inline uint32_t
 steer_state(uint32_t ctrl)
 {

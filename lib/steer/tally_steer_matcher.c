@@ -92,7 +92,7 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
 		hash = tally_steer_hash(e->key, m->nwords, m->seed);
-		tally_steer_filter_add(nent, log2, m->stride, hash);
+		steer_filter_set(nent, log2, m->stride, hash);
 		s = hash & mask;
 		for (;;) {
 			ne = (struct tally_steer_entry *)(void *)(nent + (size_t)s * m->stride);

@@ -109,7 +109,7 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 		if ((r->slot & STEER_SLOT_PAR) == npar)
 			continue;	/* inserted during the migration: already there */
 		h = tally_steer_hash(e->key, m->nwords, m->seed);
-		tally_steer_filter_add(t->ent, t->log2, m->stride, h);
+		steer_filter_set(t->ent, t->log2, m->stride, h);
 		s = steer_free_slot(t->ent, t->log2, m->stride, h);
 		if (steer_state(steer_entry_at(t->ent, m->stride, s)->ctrl) ==
 		    TALLY_STEER_S_TOMB)

@@ -120,21 +120,12 @@ void
 tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key *value,
 		     struct tally_steer_key *k)
 {
-	const uint32_t *shadow;
-	const uint8_t *ent;
-	uint32_t i, log2, slot;
+	uint32_t i;
 
 	for (i = 0; i < m->nwords; i++)
 		k->w[i] = tally_steer_key_word(value, m->widx[i]) & m->wmask[i];
 	k->hash = tally_steer_hash(k->w, m->nwords, m->seed);
-	/* No lock: the array may be replaced meanwhile; a prefetch of a stale
-	 * address is harmless (it never faults). */
-	ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
-	shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
-	log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
-	slot = k->hash & ((1u << log2) - 1);
-	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
-	__builtin_prefetch(&shadow[slot], 1, 3);
+	steer_prefetch_insert(m, k->hash);
 }
 
 /*
@@ -158,8 +149,14 @@ steer_make_room(struct tally_steer_matcher *m)
 		rc = steer_make_room(m);
 		return rc < 0 ? rc : 1;
 	}
+	/* below the start load, and not mostly empty or not allowed to
+	 * shrink (a reserved array): the common case */
+	if (load <= STEER_LOAD_START * n &&
+	    ((uint64_t)m->used * 16 >= n || m->log2 <= m->min_log2))
+		return 0;
 	/* shrink at most 8x per migration, so that one step stays short */
-	target = TALLY_MAX(steer_mig_target(m, m->used), m->log2 > 3 ? m->log2 - 3 : 0);
+	target = steer_mig_target(m, m->used);
+	target = TALLY_MAX(target, m->log2 > 3 ? m->log2 - 3 : 0);
 	if (load <= STEER_LOAD_START * n &&
 	    !(target < m->log2 && (uint64_t)m->used * 16 < n))
 		return 0;
@@ -204,7 +201,7 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		t->tombs--;
-	tally_steer_filter_add(t->ent, t->log2, m->stride, h);
+	steer_filter_set(t->ent, t->log2, m->stride, h);
 	memcpy(e, src, m->stride);
 	t->shadow[s] = idx;
 	t->used++;
@@ -246,7 +243,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		m->tombs--;
 	/* the filter bit before the entry turns VALID (release) */
-	tally_steer_filter_add(m->ent, m->log2, m->stride, k->hash);
+	steer_filter_set(m->ent, m->log2, m->stride, k->hash);
 	steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
 	m->shadow[ins] = r->idx;
 	m->used++;

@@ -1113,10 +1113,314 @@ test_concurrent(void)
 	return TEST_SUCCESS;
 }
 
+
+/* ---- key builder of the synchronous create ------------------------------------ */
+
+/*
+ * Random shapes eth / ipv4|ipv6 / [udp|tcp] with random masks (the L3 source
+ * address always fully masked and unique per rule): rules created through
+ * the parser and rules created through the shape's key builder must have
+ * the same key in the same matcher, seen as EEXIST both ways; fresh specs
+ * through the builder must not collide; a changed mask behind the same
+ * pointer is not taken for the shape.
+ */
+#define KB_SHAPES	24
+#define KB_SLOW		6
+#define KB_FAST		40	/* > the run before the builder compiles (16) */
+
+struct kb_shape {
+	int l3, l4;			/* 4|6; 0 none, 1 udp, 2 tcp */
+	int eth_how, l4_how;		/* 0 no spec, 1 default mask, 2 mask */
+	int void_at;			/* VOID item before item i, or -1 */
+	struct rte_flow_item_eth eth_m;
+	struct rte_flow_item_ipv4 v4_m;
+	struct rte_flow_item_ipv6 v6_m;
+	struct rte_flow_item_udp udp_m;
+	struct rte_flow_item_tcp tcp_m;
+};
+
+struct kb_rule {
+	struct rte_flow_item_eth eth;
+	struct rte_flow_item_ipv4 v4;
+	struct rte_flow_item_ipv6 v6;
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item_tcp tcp;
+	struct rte_flow_item it[6];
+};
+
+static uint64_t
+kb_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void
+kb_bytes(uint64_t *s, void *p, size_t n)
+{
+	uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)kb_rand(s);
+}
+
+/* Random bits in a random few of the bytes, or all of a field. */
+static void
+kb_mask(uint64_t *s, void *p, size_t n)
+{
+	uint8_t *b = p;
+	size_t i;
+
+	switch (kb_rand(s) % 3) {
+	case 0:
+		memset(b, 0, n);
+		break;
+	case 1:
+		memset(b, 0xff, n);
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			b[i] = kb_rand(s) % 2 ? (uint8_t)kb_rand(s) : 0;
+	}
+}
+
+static void
+kb_shape_make(uint64_t *s, struct kb_shape *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->l3 = kb_rand(s) % 2 ? 4 : 6;
+	sh->l4 = (int)(kb_rand(s) % 3);
+	sh->eth_how = (int)(kb_rand(s) % 3);
+	sh->l4_how = (int)(kb_rand(s) % 3);
+	sh->void_at = kb_rand(s) % 4 == 0 ? (int)(kb_rand(s) % 3) : -1;
+	kb_mask(s, &sh->eth_m.hdr.dst_addr, 6);
+	kb_mask(s, &sh->eth_m.hdr.src_addr, 6);
+	kb_mask(s, &sh->eth_m.hdr.ether_type, 2);
+	sh->eth_m.has_vlan = kb_rand(s) % 2;
+	sh->v4_m.hdr.src_addr = RTE_BE32(0xffffffff);
+	kb_mask(s, &sh->v4_m.hdr.dst_addr, 4);
+	kb_mask(s, &sh->v4_m.hdr.type_of_service, 1);
+	kb_mask(s, &sh->v4_m.hdr.time_to_live, 1);
+	memset(&sh->v6_m.hdr.src_addr, 0xff, 16);
+	kb_mask(s, &sh->v6_m.hdr.dst_addr, 16);
+	kb_mask(s, &sh->v6_m.hdr.hop_limits, 1);
+	kb_mask(s, &sh->v6_m.hdr.vtc_flow, 4);
+	sh->v6_m.hdr.vtc_flow &= RTE_BE32(0x0fffffff);
+	kb_mask(s, &sh->udp_m.hdr.src_port, 2);
+	kb_mask(s, &sh->udp_m.hdr.dst_port, 2);
+	kb_mask(s, &sh->tcp_m.hdr.src_port, 2);
+	kb_mask(s, &sh->tcp_m.hdr.dst_port, 2);
+	kb_mask(s, &sh->tcp_m.hdr.tcp_flags, 1);
+}
+
+static void
+kb_item(struct rte_flow_item *it, enum rte_flow_item_type type, int how,
+	const void *spec, const void *mask)
+{
+	it->type = type;
+	it->spec = how != 0 ? spec : NULL;
+	it->mask = how == 2 ? mask : NULL;
+}
+
+/* Rule `id` of shape sh, its other fields from *s. */
+static const struct rte_flow_item *
+kb_rule_make(uint64_t *s, const struct kb_shape *sh, uint32_t id, struct kb_rule *r)
+{
+	struct rte_flow_item *it = r->it;
+	int n = 0;
+
+	memset(r, 0, sizeof(*r));
+	kb_bytes(s, &r->eth, sizeof(r->eth));
+	kb_bytes(s, &r->v4, sizeof(r->v4));
+	kb_bytes(s, &r->v6, sizeof(r->v6));
+	kb_bytes(s, &r->udp, sizeof(r->udp));
+	kb_bytes(s, &r->tcp, sizeof(r->tcp));
+	r->v4.hdr.src_addr = rte_cpu_to_be_32(id);
+	memset(&r->v6.hdr.src_addr, 0, 12);
+	memcpy((uint8_t *)&r->v6.hdr.src_addr + 12, &r->v4.hdr.src_addr, 4);
+	if (sh->void_at == 0)
+		it[n++].type = RTE_FLOW_ITEM_TYPE_VOID;
+	kb_item(&it[n++], RTE_FLOW_ITEM_TYPE_ETH, sh->eth_how, &r->eth, &sh->eth_m);
+	if (sh->void_at == 1)
+		it[n++].type = RTE_FLOW_ITEM_TYPE_VOID;
+	if (sh->l3 == 4)
+		kb_item(&it[n++], RTE_FLOW_ITEM_TYPE_IPV4, 2, &r->v4, &sh->v4_m);
+	else
+		kb_item(&it[n++], RTE_FLOW_ITEM_TYPE_IPV6, 2, &r->v6, &sh->v6_m);
+	if (sh->void_at == 2)
+		it[n++].type = RTE_FLOW_ITEM_TYPE_VOID;
+	if (sh->l4 == 1)
+		kb_item(&it[n++], RTE_FLOW_ITEM_TYPE_UDP, sh->l4_how, &r->udp, &sh->udp_m);
+	else if (sh->l4 == 2)
+		kb_item(&it[n++], RTE_FLOW_ITEM_TYPE_TCP, sh->l4_how, &r->tcp, &sh->tcp_m);
+	it[n].type = RTE_FLOW_ITEM_TYPE_END;
+	return it;
+}
+
+/* Keys the port's key builder made so far (rte_flow_dev_dump). */
+static int
+kb_keys(uint16_t port, uint64_t *keys)
+{
+	struct rte_flow_error err;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	ret = rte_flow_dev_dump(port, NULL, f, &err);
+	fclose(f);
+	p = buf != NULL ? strstr(buf, "key builder ") : NULL;
+	if (ret == 0 && (p == NULL || sscanf(p, "key builder %" SCNu64, keys) != 1))
+		ret = -1;
+	free(buf);
+	return ret;
+}
+
+/* A rule another shape has (so the next create is parsed). */
+static int
+kb_breaker(uint16_t port, uint32_t id)
+{
+	struct rte_flow_attr a = { .priority = 5, .ingress = 1 };
+	struct rte_flow_item_eth e = { 0 };
+	struct rte_flow_item it[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &e },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_error err;
+
+	e.hdr.dst_addr.addr_bytes[2] = (uint8_t)(id >> 24);
+	e.hdr.dst_addr.addr_bytes[3] = (uint8_t)(id >> 16);
+	e.hdr.dst_addr.addr_bytes[4] = (uint8_t)(id >> 8);
+	e.hdr.dst_addr.addr_bytes[5] = (uint8_t)id;
+	return rte_flow_create(port, &a, it, ACTS(A_DROP), &err) != NULL ? 0 : -1;
+}
+
+/* Create and expect EEXIST; *keys grows by `built` (1: through the builder). */
+static int
+kb_expect_dup(uint16_t port, const struct rte_flow_item *it, int built,
+	      const char *what, uint32_t id)
+{
+	struct rte_flow_error err;
+	uint64_t k0, k1;
+
+	TEST_ASSERT_EQ(kb_keys(port, &k0), 0, "dump");
+	rte_errno = 0;
+	TEST_ASSERT(rte_flow_create(port, &attr_in, it, ACTS(A_COUNT, A_QUEUE(0)),
+				    &err) == NULL,
+		    "%s: rule %u created twice: the builder's key differs", what, id);
+	TEST_ASSERT_EQ(rte_errno, EEXIST, "%s: rule %u: %s", what, id,
+		       err.message ? err.message : "?");
+	TEST_ASSERT_EQ(kb_keys(port, &k1), 0, "dump");
+	TEST_ASSERT_U64_EQ(k1 - k0, (uint64_t)built, "%s: rule %u: builder used", what, id);
+	return TEST_SUCCESS;
+}
+
+static int
+kb_one_shape(uint16_t port, uint64_t *seed, int si, uint32_t *bid)
+{
+	uint64_t slow_seed[KB_SLOW], fast_seed[KB_FAST], k0, k1, s2;
+	const struct rte_flow_action *acts = ACTS(A_COUNT, A_QUEUE(0));
+	struct rte_flow_error err;
+	struct kb_shape sh, sh2;
+	struct kb_rule r;
+	uint32_t j;
+
+	kb_shape_make(seed, &sh);
+	/* parsed rules, each after a rule of another shape */
+	for (j = 0; j < KB_SLOW; j++) {
+		TEST_ASSERT_EQ(kb_breaker(port, (*bid)++), 0, "breaker");
+		slow_seed[j] = kb_rand(seed);
+		s2 = slow_seed[j];
+		TEST_ASSERT_EQ(kb_keys(port, &k0), 0, "");
+		TEST_ASSERT(rte_flow_create(port, &attr_in, kb_rule_make(&s2, &sh, j, &r),
+					    acts, &err) != NULL,
+			    "shape %d l3 %d l4 %d: parsed rule %u: %s", si, sh.l3, sh.l4, j,
+			    err.message ? err.message : "?");
+		TEST_ASSERT_EQ(kb_keys(port, &k1), 0, "");
+		TEST_ASSERT_U64_EQ(k1, k0, "after another shape the pattern is parsed");
+	}
+	/* a run of the shape: the builder takes over */
+	TEST_ASSERT_EQ(kb_keys(port, &k0), 0, "");
+	for (j = 0; j < KB_FAST; j++) {
+		fast_seed[j] = kb_rand(seed);
+		s2 = fast_seed[j];
+		TEST_ASSERT(rte_flow_create(port, &attr_in,
+					    kb_rule_make(&s2, &sh, 1000 + j, &r), acts,
+					    &err) != NULL,
+			    "shape %d: rule %u of the run: %s", si, 1000 + j,
+			    err.message ? err.message : "?");
+	}
+	TEST_ASSERT_EQ(kb_keys(port, &k1), 0, "");
+	TEST_ASSERT(k1 - k0 >= KB_FAST - 16, "shape %d (l3 %d l4 %d eth %d l4 %d): "
+		    "%" PRIu64 " keys by the builder in a run of %d", si, sh.l3, sh.l4,
+		    sh.eth_how, sh.l4_how, k1 - k0, KB_FAST);
+	/* the parsed rules again, through the builder */
+	for (j = 0; j < KB_SLOW; j++) {
+		s2 = slow_seed[j];
+		if (kb_expect_dup(port, kb_rule_make(&s2, &sh, j, &r), 1, "builder",
+				  j) != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
+	/* a mask changed behind the same pointer: parsed, and refused when
+	 * it asks for a protocol other than the L4 item's */
+	if (sh.l4 != 0) {
+		struct rte_flow *f;
+
+		s2 = fast_seed[0];
+		kb_rule_make(&s2, &sh, 5000, &r);
+		sh2 = sh;
+		sh.v4_m.hdr.next_proto_id = 0xff;
+		sh.v6_m.hdr.proto = 0xff;
+		r.v4.hdr.next_proto_id = 1;
+		r.v6.hdr.proto = 1;
+		rte_errno = 0;
+		f = rte_flow_create(port, &attr_in, r.it, acts, &err);
+		sh = sh2;
+		TEST_ASSERT(f == NULL, "shape %d: changed mask taken for the shape", si);
+		TEST_ASSERT_EQ(rte_errno, EINVAL, "%s", err.message ? err.message : "?");
+	}
+	/* the builder's rules again, through the parser */
+	for (j = KB_FAST - 8; j < KB_FAST; j++) {
+		TEST_ASSERT_EQ(kb_breaker(port, (*bid)++), 0, "breaker");
+		s2 = fast_seed[j];
+		if (kb_expect_dup(port, kb_rule_make(&s2, &sh, 1000 + j, &r), 0, "parser",
+				  1000 + j) != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
+	TEST_ASSERT_EQ(rte_flow_flush(port, &err), 0, "");
+	return TEST_SUCCESS;
+}
+
+static int
+test_key_builder(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL);
+	struct fport fp;
+	uint32_t bid = 1;
+	int si;
+
+	printf("  seed %" PRIu64 "\n", seed);
+	TEST_ASSERT_EQ(fp_open(&fp, "", 2), 0, "");
+	for (si = 0; si < KB_SHAPES; si++)
+		if (kb_one_shape((uint16_t)fp.port, &seed, si, &bid) != TEST_SUCCESS) {
+			fp_close(&fp);
+			return TEST_FAILED;
+		}
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_error_causes),
 	TEST_CASE(test_jump_loop),
 	TEST_CASE(test_duplicate),
+	TEST_CASE(test_key_builder),
 	TEST_CASE(test_counter_exhausted),
 	TEST_CASE(test_count_exact),
 	TEST_CASE(test_indirect_count),

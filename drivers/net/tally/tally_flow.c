@@ -154,6 +154,7 @@ tally_flow_fini(struct tally_adapter *ad)
 		rte_free(h);
 	}
 	pthread_mutex_unlock(&fc->lock);
+	tally_flow_shape_reset(&fc->shape);
 	tally_flow_age_fini(fc);
 	tally_flow_tmpl_fini(fc);
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
@@ -352,6 +353,8 @@ matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 		return;
 	if (fc->last == fm)
 		fc->last = NULL;
+	if (fc->shape.fm == fm)
+		tally_flow_shape_reset(&fc->shape);
 	TAILQ_REMOVE(&fc->matchers, fm, next);
 	if (tally_steer_matcher_destroy_locked(fm->m) != 0)
 		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);
@@ -613,18 +616,29 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	struct tally_flow_acts a;
 	struct tally_steer_key key;
 	struct rte_flow *flow;
-	bool own_counter = false;
+	bool own_counter = false, parsed = false;
 	int ret;
 
-	ret = flow_check_match(dev, attr, pattern, &m, &lim, error);
+	flow_limits(dev, &lim);
+	ret = tally_flow_parse_attr(attr, &lim, error);
 	if (ret)
 		return NULL;
-	/* Most rules go to the matcher of the previous one: then hash the key
-	 * and start fetching its slot now, so that the TLB and cache misses
-	 * overlap with checking the actions and taking the counter. */
-	last = matcher_last(fc, attr, &m.mask);
-	if (last != NULL)
-		tally_steer_rule_key(last->m, &m.value, &key);
+	/* A pattern of the shape of the previous rules: its key words come
+	 * from the specs by the shape's builder, nothing is parsed. Else
+	 * parse; most rules still go to the matcher of the previous one. In
+	 * both cases the key is hashed and its slot fetched now, so that the
+	 * TLB and cache misses overlap with checking the actions and taking
+	 * the counter. */
+	last = tally_flow_shape_key(&fc->shape, attr, pattern, &key);
+	if (last == NULL) {
+		ret = tally_flow_parse_pattern(pattern, &m, error);
+		if (ret)
+			return NULL;
+		parsed = true;
+		last = matcher_last(fc, attr, &m.mask);
+		if (last != NULL)
+			tally_steer_rule_key(last->m, &m.value, &key);
+	}
 	ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
 	if (ret)
 		return NULL;
@@ -646,8 +660,9 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		}
 	}
 	if (last != NULL) {
-		fm = last;		/* still the last matcher: nothing ran in between */
+		fm = last;		/* still there: nothing ran in between */
 		fm->refs++;
+		fc->last = fm;
 	} else {
 		fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
 		if (fm == NULL)
@@ -688,6 +703,8 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	}
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
+	if (parsed)
+		tally_flow_shape_learn(&fc->shape, attr, pattern, &m, fm);
 	/* a grown hash array leaves the old one waiting for a fence */
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
@@ -997,10 +1014,11 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
-		" host bytes; counters %u in use, %u free, %u pending reuse\n",
+		" host bytes; counters %u in use, %u free, %u pending reuse;"
+		" key builder %" PRIu64 " keys\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
-		pending);
+		pending, fc->shape.keys);
 	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
 		if (it != NULL)
 			dump_flow(fc, it, f);

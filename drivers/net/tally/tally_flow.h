@@ -34,6 +34,11 @@ int tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			     struct tally_flow_match *m,
 			     struct rte_flow_error *error);
 
+/* Spec size and default mask of an item the parser supports; -ENOTSUP for
+ * any other type. */
+int tally_flow_item_masks(enum rte_flow_item_type type, size_t *size,
+			  const void **default_mask);
+
 /* What the port allows actions to name. */
 struct tally_flow_limits {
 	uint16_t nb_rx_queues;

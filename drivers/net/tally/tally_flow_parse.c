@@ -475,6 +475,19 @@ find_item(enum rte_flow_item_type type)
 	return NULL;
 }
 
+int
+tally_flow_item_masks(enum rte_flow_item_type type, size_t *size,
+		      const void **default_mask)
+{
+	const struct item_desc *d = find_item(type);
+
+	if (d == NULL)
+		return -ENOTSUP;
+	*size = d->size;
+	*default_mask = d->default_mask;
+	return 0;
+}
+
 static const struct rte_flow_item *
 next_item(const struct rte_flow_item *item)
 {

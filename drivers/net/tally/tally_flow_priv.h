@@ -110,6 +110,42 @@ tally_flow_spare_push(struct rte_flow **head, struct rte_flow *f)
 	*head = f;
 }
 
+/*
+ * The shape of the synchronous creates' patterns (tally_flow_prog.c): item
+ * types, which items have a spec and their masks, group and priority. When
+ * TALLY_FLOW_SHAPE_RUN parsed creates in a row have one shape, its key
+ * builder is compiled (as a template table's, against the rules' matcher);
+ * later creates of that shape fill the matcher's key words from the specs
+ * and parse nothing. Any other shape goes through the parser, and a new
+ * shape replaces the recorded one.
+ */
+#define TALLY_FLOW_SHAPE_ITEMS	8
+#define TALLY_FLOW_SHAPE_MASK	64	/* largest item spec recorded */
+#define TALLY_FLOW_SHAPE_RUN	16
+
+enum tally_flow_shape_spec {
+	TALLY_SHAPE_NO_SPEC,		/* matches any */
+	TALLY_SHAPE_DEFAULT_MASK,	/* spec, the item's default mask */
+	TALLY_SHAPE_MASK,		/* spec and mask (bytes in mask[]) */
+};
+
+struct tally_key_prog;
+
+struct tally_flow_shape {
+	struct tally_flow_matcher *fm;	/* the matcher its rules go to */
+	struct tally_key_prog *kp;	/* the builder, or NULL */
+	uint32_t group;
+	uint32_t priority;
+	uint32_t run;			/* parsed creates in a row of this shape */
+	uint8_t n;			/* items before END; 0: no shape */
+	bool tried;			/* compiled (or failed to) */
+	uint8_t spec[TALLY_FLOW_SHAPE_ITEMS];	/* enum tally_flow_shape_spec */
+	uint8_t size[TALLY_FLOW_SHAPE_ITEMS];
+	enum rte_flow_item_type type[TALLY_FLOW_SHAPE_ITEMS];
+	uint8_t mask[TALLY_FLOW_SHAPE_ITEMS][TALLY_FLOW_SHAPE_MASK];
+	uint64_t keys;			/* keys built (dump) */
+};
+
 struct tally_flow_ctx {
 	pthread_mutex_t lock;
 	struct tally_fence fence;
@@ -119,6 +155,7 @@ struct tally_flow_ctx {
 	TAILQ_HEAD(, tally_flow_matcher) matchers;
 	TAILQ_HEAD(, tally_flow_rss) rss_sets;
 	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
+	struct tally_flow_shape shape;		/* sync creates' key builder */
 	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
 	uint32_t nb_flows;
 	bool isolated;
@@ -176,6 +213,25 @@ int tally_flow_handle_update(struct rte_eth_dev *dev,
 int tally_flow_handle_query(struct rte_eth_dev *dev,
 			    const struct rte_flow_action_handle *handle,
 			    void *data, struct rte_flow_error *error);
+
+/* ---- tally_flow_prog.c: the synchronous key builder -------------------------- */
+
+/* The matcher of a pattern of the recorded shape, its key in *key (hashed,
+ * slot being fetched); NULL when the pattern has another shape or no
+ * builder is compiled. Reads no more of the pattern than its shape. */
+struct tally_flow_matcher *tally_flow_shape_key(struct tally_flow_shape *s,
+						const struct rte_flow_attr *attr,
+						const struct rte_flow_item pattern[],
+						struct tally_steer_key *key);
+/* A parsed create went into fm with mask m->mask: record its shape, compile
+ * the builder after TALLY_FLOW_SHAPE_RUN in a row (lock held). */
+void tally_flow_shape_learn(struct tally_flow_shape *s,
+			    const struct rte_flow_attr *attr,
+			    const struct rte_flow_item pattern[],
+			    const struct tally_flow_match *m,
+			    struct tally_flow_matcher *fm);
+/* Forget the shape (its matcher goes away, or the engine does). */
+void tally_flow_shape_reset(struct tally_flow_shape *s);
 
 /* ---- tally_flow_async.c ---------------------------------------------------- */
 

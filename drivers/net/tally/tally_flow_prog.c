@@ -316,3 +316,149 @@ tally_act_prog_compile(const struct rte_flow_actions_template *at,
 	ap->count = a.count != NULL;
 	ap->ok = true;
 }
+
+/* ---- the synchronous create's key builder (tally_flow_priv.h) --------------- */
+
+void
+tally_flow_shape_reset(struct tally_flow_shape *s)
+{
+	uint64_t keys = s->keys;
+
+	rte_free(s->kp);
+	memset(s, 0, offsetof(struct tally_flow_shape, mask));
+	s->keys = keys;
+}
+
+static inline uint8_t
+shape_spec_of(const struct rte_flow_item *it)
+{
+	if (it->spec == NULL)
+		return TALLY_SHAPE_NO_SPEC;
+	return it->mask == NULL ? TALLY_SHAPE_DEFAULT_MASK : TALLY_SHAPE_MASK;
+}
+
+/* Does pattern have the shape of s (types, specs, masks)? Group and
+ * priority are the caller's. */
+static inline bool
+shape_match(const struct tally_flow_shape *s, const struct rte_flow_item pattern[])
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct rte_flow_item *it = &pattern[i];
+
+		if (it->type != s->type[i])
+			return false;
+		if (it->type == RTE_FLOW_ITEM_TYPE_VOID)
+			continue;
+		if (it->last != NULL || shape_spec_of(it) != s->spec[i])
+			return false;
+		if (s->spec[i] == TALLY_SHAPE_MASK &&
+		    memcmp(it->mask, s->mask[i], s->size[i]) != 0)
+			return false;
+	}
+	return pattern[i].type == RTE_FLOW_ITEM_TYPE_END;
+}
+
+struct tally_flow_matcher *
+tally_flow_shape_key(struct tally_flow_shape *s, const struct rte_flow_attr *attr,
+		     const struct rte_flow_item pattern[], struct tally_steer_key *key)
+{
+	const struct tally_key_prog *kp = s->kp;
+	uint32_t i;
+
+	if (kp == NULL || pattern == NULL || attr->group != s->group ||
+	    attr->priority != s->priority || !shape_match(s, pattern))
+		return NULL;
+	for (i = 0; i < kp->nwords; i++)
+		key->w[i] = kp->base[i];
+	for (i = 0; i < kp->nops; i++)
+		key->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
+							   pattern[kp->op[i].item].spec);
+	tally_steer_key_finish(kp->m, key);
+	s->keys++;
+	return s->fm;
+}
+
+/* Record pattern's shape in s; false if it cannot have a builder (an item
+ * the parser does not know, a range, too many items, a large spec). */
+static bool
+shape_record(struct tally_flow_shape *s, const struct rte_flow_item pattern[])
+{
+	const void *dmask;
+	size_t size;
+	uint32_t i;
+
+	for (i = 0; pattern[i].type != RTE_FLOW_ITEM_TYPE_END; i++) {
+		const struct rte_flow_item *it = &pattern[i];
+
+		if (i == TALLY_FLOW_SHAPE_ITEMS)
+			return false;
+		s->type[i] = it->type;
+		s->spec[i] = TALLY_SHAPE_NO_SPEC;
+		s->size[i] = 0;
+		if (it->type == RTE_FLOW_ITEM_TYPE_VOID)
+			continue;
+		if (it->last != NULL ||
+		    tally_flow_item_masks(it->type, &size, &dmask) != 0 ||
+		    size > TALLY_FLOW_SHAPE_MASK)
+			return false;
+		s->spec[i] = shape_spec_of(it);
+		s->size[i] = (uint8_t)size;
+		if (s->spec[i] == TALLY_SHAPE_MASK)
+			memcpy(s->mask[i], it->mask, size);
+	}
+	s->n = (uint8_t)i;
+	return i > 0;
+}
+
+/* Compile s's builder against its matcher: a template of the shape's items,
+ * masked as its rules are. */
+static void
+shape_compile(struct tally_flow_shape *s, const struct tally_flow_match *m)
+{
+	struct rte_flow_item items[TALLY_FLOW_SHAPE_ITEMS + 1];
+	struct rte_flow_pattern_template pt;
+	const void *dmask;
+	size_t size;
+	uint32_t i;
+
+	memset(&pt, 0, sizeof(pt));
+	memset(items, 0, sizeof(items));
+	for (i = 0; i < s->n; i++) {
+		items[i].type = s->type[i];
+		if (s->spec[i] == TALLY_SHAPE_MASK)
+			items[i].mask = s->mask[i];
+		else if (s->spec[i] == TALLY_SHAPE_DEFAULT_MASK &&
+			 tally_flow_item_masks(s->type[i], &size, &dmask) == 0)
+			items[i].mask = dmask;
+	}
+	items[i].type = RTE_FLOW_ITEM_TYPE_END;
+	pt.items = items;
+	pt.nb_items = s->n;
+	pt.mask = m->mask;
+	s->tried = true;
+	s->kp = tally_key_prog_compile(&pt, tally_flow_matcher_steer(s->fm));
+}
+
+void
+tally_flow_shape_learn(struct tally_flow_shape *s, const struct rte_flow_attr *attr,
+		       const struct rte_flow_item pattern[],
+		       const struct tally_flow_match *m, struct tally_flow_matcher *fm)
+{
+	if (s->n != 0 && s->fm == fm && s->group == attr->group &&
+	    s->priority == attr->priority && shape_match(s, pattern)) {
+		if (!s->tried && ++s->run >= TALLY_FLOW_SHAPE_RUN)
+			shape_compile(s, m);
+		return;
+	}
+	tally_flow_shape_reset(s);
+	if (!shape_record(s, pattern)) {
+		s->n = 0;
+		return;
+	}
+	s->fm = fm;
+	s->group = attr->group;
+	s->priority = attr->priority;
+	s->run = 1;
+}
