@@ -8,7 +8,8 @@
  *   keys  pre-parsed keys: each burst's keys (the outer section of the match
  *         key, the only one the frames fill) are copied into a reused burst
  *         of struct tally_model_pkt, then classified;
- *   full  frames: tally_model_parse() + classify (+ count) per packet.
+ *   full  frames: parse (tally_model_parse_reuse(), as the device's Rx path)
+ *         + classify (+ count) per packet.
  * After every pass the verdicts are compared with the reference (every
  * packet) and every counter with its expected value (packets and bytes).
  *
@@ -33,6 +34,7 @@
 #include "steer_test_util.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
+#include "tally_model_priv.h"
 #include "tally_plat.h"
 #include "tally_steer_place.h"
 #include "cls_gen.h"
@@ -75,6 +77,7 @@ struct run {
 	uint8_t (*outer)[OUTER_LEN];	/* pre-parsed keys: outer section */
 	struct tally_model_pkt *stage;	/* one burst */
 	struct tally_model_verdict v[MAX_BURST];
+	uint8_t dirty[MAX_BURST];	/* key sections a staged frame wrote */
 	int32_t *got;
 	uint32_t burst;
 	uint32_t passes;		/* counted passes so far */
@@ -296,8 +299,10 @@ run_prepare(struct run *r, const struct cls_set *s, uint32_t burst)
 	if (r->frames == NULL || r->outer == NULL || r->stage == NULL || r->got == NULL)
 		return -ENOMEM;
 	memset(r->stage, 0, MAX_BURST * sizeof(*r->stage));
-	for (i = 0; i < MAX_BURST; i++)
+	for (i = 0; i < MAX_BURST; i++) {
 		r->stage[i].len = CLS_FRAME_LEN;
+		r->dirty[i] = TALLY_PARSE_ALL_BUT_OUTER;
+	}
 	for (i = 0; i < s->npkts; i++) {
 		uint8_t *f = r->frames + (size_t)i * CLS_FRAME_LEN;
 
@@ -346,9 +351,11 @@ run_pass(struct run *r, struct tally_model *m, enum mode mode)
 	for (i = 0; i < n; i += nb) {
 		nb = n - i < r->burst ? n - i : r->burst;
 		if (mode == MODE_FULL) {
+			/* as the device's Rx does: reused slots, only the key
+			 * sections the slot's previous frame wrote are cleared */
 			for (j = 0; j < nb; j++)
-				tally_model_parse(r->frames + (size_t)(i + j) * CLS_FRAME_LEN,
-						  CLS_FRAME_LEN, &r->stage[j]);
+				tally_model_parse_reuse(r->frames + (size_t)(i + j) * CLS_FRAME_LEN,
+							CLS_FRAME_LEN, &r->stage[j], &r->dirty[j]);
 		} else {
 			for (j = 0; j < nb; j++)
 				memcpy(r->stage[j].key.b, r->outer[i + j], OUTER_LEN);
