@@ -125,7 +125,6 @@ tb_setup(struct tb *b, uint32_t nrules)
 	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
-	uint64_t base;
 	uint32_t i;
 
 	tally_model_config_init(&mc);
@@ -138,12 +137,7 @@ tb_setup(struct tb *b, uint32_t nrules)
 	tally_model_io(b->m, &b->io);
 	if (arena_init(&b->arena, ARENA_LEN) != 0)
 		return -ENOMEM;
-	base = (uint64_t)(uintptr_t)b->arena.base;
-	b->io.ops->write32(b->io.ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	b->io.ops->write32(b->io.ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	b->io.ops->write32(b->io.ctx, TALLY_REG_DMA_LEN_LO(0), (uint32_t)ARENA_LEN);
-	b->io.ops->write32(b->io.ctx, TALLY_REG_DMA_LEN_HI(0), (uint32_t)(ARENA_LEN >> 32));
-	b->io.ops->write32(b->io.ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
+	arena_map_steer(&b->arena, &b->io);
 	tally_fence_init(&b->fence, &b->io);
 	pc.io = &b->io;
 	pc.fence = &b->fence;

@@ -36,7 +36,6 @@ cc_setup(struct cc *c)
 	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
-	uint64_t base;
 
 	memset(c, 0, sizeof(*c));
 	tally_model_config_init(&mc);
@@ -45,12 +44,7 @@ cc_setup(struct cc *c)
 	TEST_ASSERT_EQ(tally_model_create(&mc, &c->m, err, sizeof(err)), 0, "%s", err);
 	tally_model_io(c->m, &c->io);
 	TEST_ASSERT_EQ(arena_init(&c->arena, ARENA_LEN), 0, "");
-	base = (uint64_t)(uintptr_t)c->arena.base;
-	c->io.ops->write32(c->io.ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	c->io.ops->write32(c->io.ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	c->io.ops->write32(c->io.ctx, TALLY_REG_DMA_LEN_LO(0), ARENA_LEN);
-	c->io.ops->write32(c->io.ctx, TALLY_REG_DMA_LEN_HI(0), 0);
-	c->io.ops->write32(c->io.ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
+	arena_map_steer(&c->arena, &c->io);
 	tally_fence_init(&c->fence, &c->io);
 	pc.io = &c->io;
 	pc.fence = &c->fence;

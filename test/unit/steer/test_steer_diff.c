@@ -502,7 +502,6 @@ diff_setup(struct diff *d)
 	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
-	uint64_t base;
 	uint32_t i, j;
 
 	tally_model_config_init(&mc);
@@ -511,12 +510,7 @@ diff_setup(struct diff *d)
 	TEST_ASSERT_EQ(tally_model_create(&mc, &d->m, err, sizeof(err)), 0, "%s", err);
 	tally_model_io(d->m, &d->io);
 	TEST_ASSERT_EQ(arena_init(&d->arena, ARENA_LEN), 0, "");
-	base = (uint64_t)(uintptr_t)d->arena.base;
-	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_LEN_LO(0), (uint32_t)ARENA_LEN);
-	d->io.ops->write32(d->io.ctx, TALLY_REG_DMA_LEN_HI(0), (uint32_t)(ARENA_LEN >> 32));
-	d->io.ops->write32(d->io.ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
+	arena_map_steer(&d->arena, &d->io);
 	tally_fence_init(&d->fence, &d->io);
 	pc.io = &d->io;
 	pc.fence = &d->fence;

@@ -151,7 +151,6 @@ test_merge_classify(void)
 	struct prule *rules = calloc(NRULES, sizeof(*rules));
 	unsigned int seed = 4242;
 	uint32_t i, j, n = 0, hits = 0, nm = 0;
-	uint64_t base;
 	char err[128];
 
 	TEST_ASSERT(rules != NULL, "");
@@ -160,12 +159,7 @@ test_merge_classify(void)
 	TEST_ASSERT_EQ(tally_model_create(&mc, &m, err, sizeof(err)), 0, "%s", err);
 	tally_model_io(m, &io);
 	TEST_ASSERT_EQ(arena_init(&arena, ARENA_LEN), 0, "");
-	base = (uint64_t)(uintptr_t)arena.base;
-	io.ops->write32(io.ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	io.ops->write32(io.ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	io.ops->write32(io.ctx, TALLY_REG_DMA_LEN_LO(0), ARENA_LEN);
-	io.ops->write32(io.ctx, TALLY_REG_DMA_LEN_HI(0), 0);
-	io.ops->write32(io.ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
+	arena_map_steer(&arena, &io);
 	tally_fence_init(&fence, &io);
 	sc.io = &io;
 	sc.fence = &fence;
