@@ -39,7 +39,8 @@ __rte_experimental
 int rte_pmd_tally_model_step(uint16_t port_id);
 
 /**
- * Print the device identity, control and status registers, fault state,
+ * Print the device identity, control and status registers, where the
+ * steering engine keeps its large arrays (devarg steer_mem), fault state,
  * port statistics and the state of every configured queue to f.
  * For diagnostics; reads registers, so not for the data path.
  *

@@ -216,20 +216,24 @@ tally_dma_walk(struct tally_dma_walk *w)
 static int
 tally_dma_program(struct tally_adapter *ad)
 {
+	uint64_t wiova = 0, wlen = 0;
 	struct tally_dma_walk *w;
-	unsigned int i;
+	unsigned int i, win;
 	int rc = 0;
 
 	w = rte_zmalloc("tally_dma_walk", sizeof(*w), 0);
 	if (w == NULL)
 		return -ENOMEM;
 	tally_dma_walk(w);
-	if (w->n > ad->hal.dma_regions) {
+	win = tally_flow_mem_window(ad->flow, &wiova, &wlen) ? 1 : 0;
+	if (w->n + win > ad->hal.dma_regions) {
 		w->only_populated = true;
 		tally_dma_walk(w);
 		TALLY_DRV_LOG(WARNING, "more memory lists than DMA regions: registering the %u populated ones only",
 			      w->n);
 	}
+	if (win != 0)	/* the steering engine's host window (tally_flow_mem.c) */
+		tally_dma_collect(w, wiova, wlen);
 	if (w->n > ad->hal.dma_regions || w->overflow) {
 		TALLY_DRV_LOG(ERR, "%u%s memory areas, device has %u DMA regions",
 			      w->n, w->overflow ? "+" : "", ad->hal.dma_regions);

@@ -135,6 +135,7 @@ struct tally_adapter {
 	uint64_t rss_hf;		/* RTE_ETH_RSS_* */
 	bool reta_user;			/* reta set by reta_update */
 	unsigned int dma_regions_used;
+	bool steer_mem_eal;		/* devarg steer_mem=eal (tally_flow_mem.c) */
 	struct tally_stats_base base;
 	struct tally_stats_retired retired;
 	char fw_version[32];

@@ -30,25 +30,6 @@
 #include "tally_flow_priv.h"
 #include "tally_logs.h"
 
-/* ---- device-visible memory for lib/steer ---------------------------------- */
-
-static void *
-flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
-{
-	void *p = rte_zmalloc_socket("tally_steer", size, align,
-				     (int)(uintptr_t)arg);
-
-	if (p != NULL)
-		*iova = rte_malloc_virt2iova(p);
-	return p;
-}
-
-static void
-flow_mem_free(void *arg, void *ptr, size_t size)
-{
-	rte_free(ptr);
-}
-
 /* ---- lifecycle ----------------------------------------------------------- */
 
 int
@@ -67,6 +48,11 @@ tally_flow_init(struct tally_adapter *ad)
 	TAILQ_INIT(&fc->matchers);
 	TAILQ_INIT(&fc->rss_sets);
 	fc->dev = ad->eth_dev;
+	ret = tally_flow_mem_init(fc, ad);
+	if (ret) {
+		rte_free(fc);
+		return ret;
+	}
 	tally_fence_init(&fc->fence, &ad->hal.io);
 	ccfg.io = &ad->hal.io;
 	ccfg.fence = &fc->fence;
@@ -80,9 +66,9 @@ tally_flow_init(struct tally_adapter *ad)
 	scfg.fence = &fc->fence;
 	scfg.cnt = fc->cnt;
 	scfg.lock = &fc->lock;
-	scfg.mem.alloc = flow_mem_alloc;
-	scfg.mem.free = flow_mem_free;
-	scfg.mem.arg = (void *)(uintptr_t)ad->eth_dev->data->numa_node;
+	scfg.mem.alloc = tally_flow_mem_alloc;
+	scfg.mem.free = tally_flow_mem_free;
+	scfg.mem.arg = fc->mem;
 	scfg.max_tables = TALLY_FLOW_GROUPS;
 	scfg.max_rss = TALLY_FLOW_RSS_SETS;
 	scfg.nb_queues = ad->max_rxq;
@@ -98,6 +84,7 @@ err:
 	if (fc->cnt != NULL)
 		tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
+	tally_flow_mem_fini(fc);
 	pthread_mutex_destroy(&fc->lock);
 	rte_free(fc);
 	return ret;
@@ -171,6 +158,7 @@ tally_flow_fini(struct tally_adapter *ad)
 	tally_steer_ctx_destroy(fc->steer);
 	tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
+	tally_flow_mem_fini(fc);
 	pthread_mutex_destroy(&fc->lock);
 	rte_free(fc);
 	ad->flow = NULL;
@@ -275,7 +263,9 @@ steer_error(int ret, struct rte_flow_error *error, const void *cause,
  * as the counter bank has counters (a port that counts its rules cannot hold
  * more), so that filling it never migrates its hash array; later matchers
  * start small and grow. Only when the array fits in a quarter of the free
- * DPDK heap: a small heap keeps the growing matcher instead.
+ * DPDK heap: a small heap keeps the growing matcher instead. When the
+ * pre-sized matcher goes (its last rule destroyed), the next new matcher is
+ * the first again.
  */
 static void
 matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
@@ -284,9 +274,9 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	uint64_t need;
 	int socket = fc->dev->data->numa_node;
 
-	if (fc->presized)
+	if (fc->presize_tried)
 		return;
-	fc->presized = true;
+	fc->presize_tried = true;
 	need = (uint64_t)fc->cnt->num * 2 *
 	       (TALLY_STEER_ENTRY_SIZE(tally_steer_matcher_nwords(m)) + 4);
 	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
@@ -294,6 +284,8 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 		return;
 	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0)
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
+	else
+		fc->presized = tally_steer_matcher_udata(m);
 }
 
 static struct tally_flow_matcher *
@@ -355,6 +347,10 @@ matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 		fc->last = NULL;
 	if (fc->shape.fm == fm)
 		tally_flow_shape_reset(&fc->shape);
+	if (fc->presized == fm) {
+		fc->presized = NULL;
+		fc->presize_tried = false;
+	}
 	TAILQ_REMOVE(&fc->matchers, fm, next);
 	if (tally_steer_matcher_destroy_locked(fm->m) != 0)
 		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);

@@ -78,6 +78,13 @@ struct rte_eth_dev;
 
 int tally_flow_init(struct tally_adapter *ad);
 void tally_flow_fini(struct tally_adapter *ad);
+/* The host window the steering engine keeps its large arrays in, to be
+ * registered with the device as a DMA region (tally_flow_mem.c); false when
+ * the port keeps them in DPDK memory. */
+bool tally_flow_mem_window(const struct tally_flow_ctx *fc, uint64_t *iova,
+			   uint64_t *len);
+/* Bytes of the window in use now (0 without one). */
+size_t tally_flow_mem_window_used(const struct tally_flow_ctx *fc);
 /* eth_dev_ops.flow_ops_get */
 int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* The async/template callbacks (tally_flow_async.c). */

@@ -159,11 +159,24 @@ struct tally_flow_ctx {
 	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
 	uint32_t nb_flows;
 	bool isolated;
-	bool presized;				/* the first sync matcher was pre-sized */
+	bool presize_tried;			/* a sync matcher was offered pre-sizing */
+	struct tally_flow_matcher *presized;	/* the one that got it, or NULL */
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
+	struct tally_flow_mem *mem;		/* tally_flow_mem.c */
 };
+
+/* ---- tally_flow_mem.c: device-visible memory for lib/steer --------------- */
+
+struct tally_adapter;
+
+/* The memory provider of the port (fc->mem); 0 or -ENOMEM. */
+int tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad);
+void tally_flow_mem_fini(struct tally_flow_ctx *fc);
+/* lib/steer's mem ops, arg = fc->mem */
+void *tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova);
+void tally_flow_mem_free(void *arg, void *ptr, size_t size);
 
 /* ---- tally_flow.c: what the template and aging code build on ------------- */
 

@@ -7,6 +7,7 @@
 #include "tally_hal_io.h"
 #include "tally_model.h"
 #include "tally_ethdev.h"
+#include "tally_flow.h"
 #include "rte_pmd_tally.h"
 
 int
@@ -73,7 +74,7 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 	struct tally_adapter *ad = tally_adapter_from_port(port_id);
 	struct tally_hal_dev *hal;
 	struct tally_hal_fault flt;
-	uint64_t st[TALLY_STAT_NUM];
+	uint64_t st[TALLY_STAT_NUM], wiova, wlen;
 	unsigned int i;
 
 	if (ad == NULL || ad->closed)
@@ -90,6 +91,12 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 	fprintf(f, "  counters %u @0x%x comp_counters %u @0x%x dma regions %u/%u\n",
 		hal->cnt_num, hal->cnt_off, hal->ccnt_num, hal->ccnt_off,
 		ad->dma_regions_used, hal->dma_regions);
+	if (tally_flow_mem_window(ad->flow, &wiova, &wlen))
+		fprintf(f, "  steering memory: host window 0x%" PRIx64 "+0x%" PRIx64
+			", %zu bytes in use\n", wiova, wlen,
+			tally_flow_mem_window_used(ad->flow));
+	else
+		fprintf(f, "  steering memory: DPDK\n");
 	fprintf(f, "  ctrl 0x%08x status 0x%08x mtu %u rss_hf 0x%x\n",
 		tally_hal_ctrl_get(hal), tally_hal_read32(hal, TALLY_REG_STATUS),
 		tally_hal_read32(hal, TALLY_REG_MTU),

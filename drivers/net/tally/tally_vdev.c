@@ -20,6 +20,11 @@
  *   dev=<socket path>   no in-process model: attach to the device process
  *                       `tally-nic --socket <path>` (tally_hostif.c); the
  *                       settings above then belong to tally-nic
+ *   steer_mem=auto|eal  where the steering engine keeps its large arrays:
+ *                       auto (default) a host window advised for huge
+ *                       pages when the in-process device runs on an EAL
+ *                       without huge pages (tally_flow_mem.c), else DPDK
+ *                       memory; eal: always DPDK memory
  *
  * An unknown key or a malformed value fails the probe with an error log
  * naming the argument; nothing is left allocated.
@@ -49,6 +54,7 @@ struct tally_vdev_args {
 	struct tally_vdev_priv *priv;
 	const char *name;
 	char dev[PATH_MAX];		/* dev=: device process socket */
+	bool steer_mem_eal;		/* steer_mem=eal */
 	unsigned int nb_model_args;	/* device settings given */
 };
 
@@ -79,6 +85,16 @@ tally_vdev_parse(struct tally_vdev_args *a, const char *params)
 				rc = -EINVAL;
 			} else {
 				strcpy(a->dev, p->value);
+			}
+			continue;
+		}
+		if (strcmp(p->key, "steer_mem") == 0) {
+			if (p->value != NULL && strcmp(p->value, "eal") == 0) {
+				a->steer_mem_eal = true;
+			} else if (p->value == NULL || strcmp(p->value, "auto") != 0) {
+				TALLY_INIT_LOG(ERR, "%s: devarg steer_mem: '%s' is not auto or eal",
+					       a->name, p->value != NULL ? p->value : "");
+				rc = -EINVAL;
 			}
 			continue;
 		}
@@ -167,6 +183,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	ad->model = a.priv->model;
 	ad->transport_priv = a.priv;
 	ad->transport_fini = tally_vdev_fini;
+	ad->steer_mem_eal = a.steer_mem_eal;
 	tally_model_io(a.priv->model, &io);
 	rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
@@ -209,4 +226,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_tally,
 	"rx_pcap=<file> tx_pcap=<file> pcap_loops=<int> iface=<name> "
 	"gen_flows=<int> gen_len=<int> gen_count=<int> "
 	"rxq=<1-8> txq=<1-8> counters=<int> comp_counters=<int> "
-	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket>");
+	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket> "
+	"steer_mem=auto|eal");

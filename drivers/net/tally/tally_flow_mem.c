@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device-visible memory for the steering engine (lib/steer's mem ops).
+ *
+ * Small structures (roots, matcher descriptors, lists) come from DPDK
+ * memory. Large ones (hash arrays, >= 2 MiB) are read by the device at
+ * random, one entry per lookup or insert: on 4 KiB pages nearly every one
+ * of those reads misses the TLB. When EAL runs without huge pages
+ * (--no-huge, where its memory is shared memory that gets no transparent
+ * huge pages) and the device is the in-process model, which reaches host
+ * memory by virtual address (IOVA as VA), large blocks come instead from a
+ * host window: one anonymous mapping, reserved once (no memory until
+ * touched), advised for transparent huge pages and registered with the
+ * device as one more DMA region at start. Blocks are whole 2 MiB units,
+ * first fit; a freed block is handed back to the kernel (MADV_DONTNEED), so
+ * it reads zero when reused and costs nothing while free. devarg
+ * steer_mem=eal keeps everything in DPDK memory.
+ *
+ * Calls come from lib/steer under the port's engine lock; the window keeps
+ * a lock of its own anyway, since it costs nothing next to an mmap call.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rte_eal.h>
+#include <rte_malloc.h>
+
+#include "tally_ethdev.h"
+#include "tally_flow_priv.h"
+#include "tally_logs.h"
+
+#define FLOW_MEM_UNIT		((size_t)2 << 20)
+/* Virtual space reserved for the window: MAP_NORESERVE, so only what is
+ * touched is memory. */
+#define FLOW_MEM_WINDOW		((size_t)64 << 30)
+#define FLOW_MEM_UNITS		(FLOW_MEM_WINDOW / FLOW_MEM_UNIT)
+
+struct tally_flow_mem {
+	pthread_mutex_t lock;
+	uint8_t *base;			/* FLOW_MEM_WINDOW bytes, unit aligned */
+	void *map;			/* the mapping as made (for munmap) */
+	size_t map_len;
+	size_t used;			/* bytes in blocks now */
+	int socket;			/* DPDK memory: the port's socket */
+	uint64_t bits[FLOW_MEM_UNITS / 64];	/* unit in use */
+};
+
+static bool
+flow_mem_bit(const struct tally_flow_mem *fm, size_t u)
+{
+	return (fm->bits[u / 64] >> (u % 64)) & 1;
+}
+
+static void
+flow_mem_mark(struct tally_flow_mem *fm, size_t u, size_t n, bool on)
+{
+	size_t i;
+
+	for (i = u; i < u + n; i++) {
+		if (on)
+			fm->bits[i / 64] |= 1ull << (i % 64);
+		else
+			fm->bits[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* First run of n free units, or SIZE_MAX. */
+static size_t
+flow_mem_find(const struct tally_flow_mem *fm, size_t n)
+{
+	size_t u = 0, run = 0;
+
+	while (u < FLOW_MEM_UNITS) {
+		if (run == 0 && fm->bits[u / 64] == UINT64_MAX) {
+			u = (u / 64 + 1) * 64;	/* a full word */
+			continue;
+		}
+		if (flow_mem_bit(fm, u))
+			run = 0;
+		else if (++run == n)
+			return u + 1 - n;
+		u++;
+	}
+	return SIZE_MAX;
+}
+
+int
+tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
+{
+	struct tally_flow_mem *fm;
+	uintptr_t p, a;
+
+	fm = rte_zmalloc("tally_flow_mem", sizeof(*fm), 0);
+	if (fm == NULL)
+		return -ENOMEM;
+	pthread_mutex_init(&fm->lock, NULL);
+	fm->socket = fc->dev->data->numa_node;
+	fc->mem = fm;
+	if (ad->model == NULL || ad->steer_mem_eal || rte_eal_has_hugepages() ||
+	    rte_eal_iova_mode() != RTE_IOVA_VA)
+		return 0;
+	fm->map_len = FLOW_MEM_WINDOW + FLOW_MEM_UNIT;
+	fm->map = mmap(NULL, fm->map_len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (fm->map == MAP_FAILED) {
+		/* e.g. strict overcommit: DPDK memory only */
+		TALLY_FLOW_LOG(INFO, "no host window for steering memory: %s",
+			       strerror(errno));
+		fm->map = NULL;
+		return 0;
+	}
+	p = (uintptr_t)fm->map;
+	a = (p + FLOW_MEM_UNIT - 1) & ~(uintptr_t)(FLOW_MEM_UNIT - 1);
+	fm->base = (uint8_t *)a;
+#ifdef MADV_HUGEPAGE
+	/* a hint: without transparent huge pages this is plain memory */
+	(void)madvise(fm->base, FLOW_MEM_WINDOW, MADV_HUGEPAGE);
+#endif
+	return 0;
+}
+
+void
+tally_flow_mem_fini(struct tally_flow_ctx *fc)
+{
+	struct tally_flow_mem *fm = fc->mem;
+
+	if (fm == NULL)
+		return;
+	if (fm->map != NULL)
+		munmap(fm->map, fm->map_len);
+	pthread_mutex_destroy(&fm->lock);
+	rte_free(fm);
+	fc->mem = NULL;
+}
+
+bool
+tally_flow_mem_window(const struct tally_flow_ctx *fc, uint64_t *iova, uint64_t *len)
+{
+	if (fc == NULL || fc->mem == NULL || fc->mem->base == NULL)
+		return false;
+	*iova = (uintptr_t)fc->mem->base;
+	*len = FLOW_MEM_WINDOW;
+	return true;
+}
+
+size_t
+tally_flow_mem_window_used(const struct tally_flow_ctx *fc)
+{
+	return fc->mem != NULL ? fc->mem->used : 0;
+}
+
+static bool
+flow_mem_in_window(const struct tally_flow_mem *fm, const void *p)
+{
+	return fm->base != NULL && (const uint8_t *)p >= fm->base &&
+	       (const uint8_t *)p < fm->base + FLOW_MEM_WINDOW;
+}
+
+void *
+tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
+{
+	struct tally_flow_mem *fm = arg;
+	size_t n, u;
+	void *p;
+
+	if (fm->base != NULL && size >= FLOW_MEM_UNIT && align <= FLOW_MEM_UNIT) {
+		n = (size + FLOW_MEM_UNIT - 1) / FLOW_MEM_UNIT;
+		pthread_mutex_lock(&fm->lock);
+		u = flow_mem_find(fm, n);
+		if (u != SIZE_MAX) {
+			flow_mem_mark(fm, u, n, true);
+			fm->used += n * FLOW_MEM_UNIT;
+		}
+		pthread_mutex_unlock(&fm->lock);
+		if (u != SIZE_MAX) {
+			/* zero: never touched, or given back when freed */
+			p = fm->base + u * FLOW_MEM_UNIT;
+			*iova = (uintptr_t)p;
+			return p;
+		}
+		/* window full: DPDK memory below */
+	}
+	p = rte_zmalloc_socket("tally_steer", size, align, fm->socket);
+	if (p != NULL)
+		*iova = rte_malloc_virt2iova(p);
+	return p;
+}
+
+void
+tally_flow_mem_free(void *arg, void *ptr, size_t size)
+{
+	struct tally_flow_mem *fm = arg;
+	size_t n, u;
+
+	if (ptr == NULL)
+		return;
+	if (!flow_mem_in_window(fm, ptr)) {
+		rte_free(ptr);
+		return;
+	}
+	u = (size_t)((uint8_t *)ptr - fm->base) / FLOW_MEM_UNIT;
+	n = (size + FLOW_MEM_UNIT - 1) / FLOW_MEM_UNIT;
+	/* back to the kernel: no memory while free, zero when reused */
+	(void)madvise(ptr, n * FLOW_MEM_UNIT, MADV_DONTNEED);
+	pthread_mutex_lock(&fm->lock);
+	flow_mem_mark(fm, u, n, false);
+	fm->used -= n * FLOW_MEM_UNIT;
+	pthread_mutex_unlock(&fm->lock);
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where the steering engine keeps its large arrays (tally_flow_mem.c, devarg
+ * steer_mem): with the in-process device on an EAL without huge pages, a
+ * pre-sized hash array lives in the port's host window, which the device
+ * reads through a DMA region of its own; steer_mem=eal keeps it in DPDK
+ * memory. Either way rules classify real frames with exact counters, rules
+ * of a flushed round never match again, a freed array's memory reads zero
+ * (the engine relies on zeroed arrays: EMPTY entries, clear filter), and a
+ * bad steer_mem value fails the probe. Against the device process
+ * (nic suite) there is no window: the device cannot see host-private
+ * memory.
+ */
+#include <stdio.h>
+
+#include "flow_test_util.h"
+
+/* counters=2^20: the first matcher is pre-sized for 2^20 rules, tens of MB,
+ * far above the window's 2 MiB threshold and within a quarter of the
+ * tests' 512 MB heap */
+#define MEM_COUNTERS	"counters=1048576"
+
+/* From the port's dump: the window's address and its "in use" bytes;
+ * *used = -1 without a window, -2 when the dump cannot be read. */
+static void
+window_get(uint16_t port, uintptr_t *base, long long *used)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*base = 0;
+	*used = -2;
+	if (f == NULL)
+		return;
+	if (rte_pmd_tally_dump(port, f) != 0) {
+		fclose(f);
+		free(buf);
+		return;
+	}
+	fclose(f);
+	p = strstr(buf, "steering memory: ");
+	if (p != NULL && strncmp(p + 17, "DPDK", 4) == 0) {
+		*used = -1;
+	} else if (p != NULL && strncmp(p + 17, "host window 0x", 14) == 0) {
+		*base = (uintptr_t)strtoull(p + 29, NULL, 16);
+		if ((p = strstr(p, ", ")) != NULL)
+			*used = strtoll(p + 2, NULL, 10);
+	}
+	free(buf);
+}
+
+static long long
+window_used(uint16_t port)
+{
+	uintptr_t base;
+	long long used;
+
+	window_get(port, &base, &used);
+	return used;
+}
+
+/* eth / ipv4 src 10.0.0.<src> -> count, queue 1 */
+static struct rte_flow *
+src_rule(const struct fport *fp, uint32_t src, struct rte_flow_error *e)
+{
+	static const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_ipv4 spec = { 0 }, mask = { 0 };
+	struct rte_flow_action_queue q = { .index = 1 };
+	struct rte_flow_action_count c = { 0 };
+	struct rte_flow_item it[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &spec, .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT, .conf = &c },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+
+	spec.hdr.src_addr = rte_cpu_to_be_32(0x0a000000 | src);
+	mask.hdr.src_addr = RTE_BE32(0xffffffff);
+	return rte_flow_create((uint16_t)fp->port, &attr, it, act, e);
+}
+
+static int
+hits(const struct fport *fp, struct rte_flow *f, uint64_t *n)
+{
+	const struct rte_flow_action_count c = { 0 };
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT, .conf = &c },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_query_count q = { 0 };
+	struct rte_flow_error e;
+	int rc = rte_flow_query((uint16_t)fp->port, f, act, &q, &e);
+
+	*n = q.hits;
+	return rc;
+}
+
+#define NB_RULES	64
+
+/*
+ * NB_RULES rules (sources base..base+NB_RULES-1) on a pre-sized matcher,
+ * frames from sources base-NB_RULES..base+NB_RULES-1 (3 of each): the ruled
+ * half lands on queue 1 and counts exactly 3 per rule, the other half
+ * misses (queue 0). Then the rules are flushed.
+ */
+static int
+round_trip(struct fport *fp, uint32_t base, bool window)
+{
+	static struct rte_flow *f[NB_RULES];
+	struct rte_flow_error e;
+	struct rx_set rs;
+	uint64_t n;
+	long long used;
+	uint32_t i;
+
+	for (i = 0; i < NB_RULES; i++) {
+		f[i] = src_rule(fp, base + i, &e);
+		TEST_ASSERT(f[i] != NULL, "rule %u: %s", i, e.message ? e.message : "");
+	}
+	used = window_used((uint16_t)fp->port);
+	if (window)
+		/* the pre-sized array: 2^21 slots of >= 20 bytes */
+		TEST_ASSERT(used >= (40ll << 20), "window in use %lld bytes", used);
+	else
+		TEST_ASSERT_EQ(used, -1, "no window expected");
+	rs_init(&rs);
+	for (i = base - NB_RULES; i < base + NB_RULES; i++)
+		TEST_ASSERT_EQ(xfer(fp, i, 64, 3, &rs), 3, "frames of source %u", i);
+	TEST_ASSERT_EQ(rs.per_q[1], 3u * NB_RULES, "frames steered to queue 1");
+	TEST_ASSERT_EQ(rs.per_q[0], 3u * NB_RULES, "frames missing every rule");
+	rs_free(&rs);
+	for (i = 0; i < NB_RULES; i++) {
+		TEST_ASSERT_EQ(hits(fp, f[i], &n), 0, "query %u", i);
+		TEST_ASSERT_EQ(n, 3, "rule %u hits", i);
+	}
+	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp->port, &e), 0, "flush");
+	return TEST_SUCCESS;
+}
+
+static bool
+nic_mode(void)
+{
+	return tdt_nic_path() != NULL;
+}
+
+/* Default: the window, reused after a flush (the second round's rules must
+ * not see the first round's entries), and empty again at the end. */
+static int
+test_window_default(void)
+{
+	struct fport fp;
+	long long used;
+
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
+	TEST_ASSERT_EQ(round_trip(&fp, 1000, !nic_mode()), TEST_SUCCESS, "round 1");
+	/* every round's missing half is the previous round's rules */
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + NB_RULES, !nic_mode()), TEST_SUCCESS,
+		       "round 2");
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + 2 * NB_RULES, !nic_mode()), TEST_SUCCESS,
+		       "round 3");
+	used = window_used((uint16_t)fp.port);
+	if (!nic_mode())
+		TEST_ASSERT(used >= 0, "window expected, got %lld", used);
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
+/* A freed block goes back to the kernel: once the flushed matcher's array is
+ * released (after the device's fence), its bytes read zero, the state the
+ * next array taking the block starts from. */
+static int
+test_window_freed_zero(void)
+{
+	struct fport fp;
+	long long used;
+	const uint64_t *w;
+	uintptr_t base;
+	unsigned int k;
+	size_t i;
+
+	if (nic_mode())
+		return TEST_SKIPPED;
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
+	TEST_ASSERT_EQ(round_trip(&fp, 5000, true), TEST_SUCCESS, "round");
+	/* round_trip flushed: the array goes once the device has fenced */
+	window_get((uint16_t)fp.port, &base, &used);
+	for (k = 0; k < 100 && window_used((uint16_t)fp.port) != 0; k++) {
+		rte_pmd_tally_model_step((uint16_t)fp.port);
+		rte_delay_us_sleep(1000);
+	}
+	used = window_used((uint16_t)fp.port);
+	TEST_ASSERT_EQ(used, 0, "window still in use");
+	TEST_ASSERT(base != 0, "window address");
+	/* first fit: the array was the window's first block; rules were
+	 * written into it, so without the release some bytes stay set */
+	w = (const uint64_t *)base;
+	for (i = 0; i < (size_t)(40ll << 20) / 8; i++)
+		TEST_ASSERT_EQ(w[i], 0, "byte %zu of a freed block", i * 8);
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
+static int
+test_window_eal(void)
+{
+	struct fport fp;
+
+	if (nic_mode())
+		return TEST_SKIPPED;	/* steer_mem belongs to the PMD, not tally-nic */
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=eal", 2), 0, "port");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, false), TEST_SUCCESS, "round");
+	fp_close(&fp);
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=auto", 2), 0, "port");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, true), TEST_SUCCESS, "round");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
+static int
+test_window_bad_devarg(void)
+{
+	char name[32];
+	int port;
+
+	if (nic_mode())
+		return TEST_SKIPPED;
+	port = tdt_port_create("steer_mem=huge", name, sizeof(name));
+	TEST_ASSERT(port < 0, "steer_mem=huge accepted");
+	TEST_ASSERT_EQ(tdt_port_by_name(name), -1, "no port left behind");
+	return TEST_SUCCESS;
+}
+
+static const struct tally_test_case cases[] = {
+	TEST_CASE(test_window_default),
+	TEST_CASE(test_window_freed_zero),
+	TEST_CASE(test_window_eal),
+	TEST_CASE(test_window_bad_devarg),
+};
+
+int
+main(void)
+{
+	int rc;
+
+	tdt_eal_init("tally-flow-mem");
+	rc = tally_test_run("dpdk-flow-mem", cases, RTE_DIM(cases));
+	rte_eal_cleanup();
+	return rc;
+}
