@@ -371,6 +371,7 @@ tally_steer_hash_sw(const uint32_t *w, uint32_t n, uint32_t seed)
 
 #if defined(__SSE4_2__)
 #include <nmmintrin.h>
+/* 1: built for the instruction; 2: chosen at run time; 0: table only */
 #define TALLY_STEER_HASH_HW	1
 static inline uint32_t
 tally_steer_hash(const uint32_t *w, uint32_t n, uint32_t seed)
@@ -385,6 +386,33 @@ tally_steer_hash(const uint32_t *w, uint32_t n, uint32_t seed)
 	if (i < n)
 		h = _mm_crc32_u32((uint32_t)h, w[i]);
 	return (uint32_t)h;
+}
+#elif defined(__x86_64__) && defined(__GNUC__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* A baseline x86-64 build: the instruction where the CPU has it. */
+#define TALLY_STEER_HASH_HW	2
+__attribute__((target("sse4.2")))
+static inline uint32_t
+tally_steer_hash_hw(const uint32_t *w, uint32_t n, uint32_t seed)
+{
+	unsigned long long h = seed, v;
+	uint32_t i = 0;
+
+	for (; i + 2 <= n; i += 2) {
+		memcpy(&v, &w[i], 8);
+		h = __builtin_ia32_crc32di(h, v);
+	}
+	if (i < n)
+		h = __builtin_ia32_crc32si((uint32_t)h, w[i]);
+	return (uint32_t)h;
+}
+
+static inline uint32_t
+tally_steer_hash(const uint32_t *w, uint32_t n, uint32_t seed)
+{
+	if (__builtin_cpu_supports("sse4.2"))
+		return tally_steer_hash_hw(w, n, seed);
+	return tally_steer_hash_sw(w, n, seed);
 }
 #else
 #define TALLY_STEER_HASH_HW	0

@@ -305,6 +305,8 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 		if (p->stock) {
 			p->flow->counter = p->act.counter;
 			p->flow->flags |= FLOW_F_COUNTED;
+			/* the stock's reference becomes the rule's */
+			p->act.flags |= TALLY_STEER_A_CNT_HELD;
 		}
 		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
 					       &p->act, p->count && !p->stock);
@@ -312,12 +314,8 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 		/* the table is full: the object back */
 		q->cache[q->ncache++] = p->flow;
 	}
-	if (p->stock) {
-		if (ret == 0)
-			tally_cnt_free_locked(fc->cnt, p->act.counter);	/* the rule holds it */
-		else
-			q->cnt[q->ncnt++] = p->act.counter;
-	}
+	if (p->stock && ret != 0)
+		q->cnt[q->ncnt++] = p->act.counter;	/* still the stock's */
 	if (ret != 0) {
 		/* rejected: an error result, no state */
 		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);

@@ -16,7 +16,7 @@
 static bool
 no_cpu(void)
 {
-#if TALLY_STEER_HASH_HW
+#if TALLY_STEER_HASH_HW == 1
 	return !__builtin_cpu_supports("sse4.2");
 #else
 	return false;
