@@ -5,13 +5,15 @@
  * pre-sized hash array lives in the port's host window, which the device
  * reads through a DMA region of its own; steer_mem=eal keeps it in DPDK
  * memory. Either way rules classify real frames with exact counters, rules
- * of a flushed round never match again, a freed array's memory reads zero
- * (the engine relies on zeroed arrays: EMPTY entries, clear filter), and a
- * bad steer_mem value fails the probe. Against the device process
+ * of a flushed round never match again, a freed array's memory goes back to
+ * the kernel (so it reads zero when reused: the engine relies on zeroed
+ * arrays, EMPTY entries and a clear filter), and a bad steer_mem value fails
+ * the probe. Against the device process
  * (nic suite) there is no window: the device cannot see host-private
  * memory.
  */
 #include <stdio.h>
+#include <sys/mman.h>
 
 #include "flow_test_util.h"
 
@@ -106,10 +108,10 @@ hits(const struct fport *fp, struct rte_flow *f, uint64_t *n)
  * NB_RULES rules (sources base..base+NB_RULES-1) on a pre-sized matcher,
  * frames from sources base-NB_RULES..base+NB_RULES-1 (3 of each): the ruled
  * half lands on queue 1 and counts exactly 3 per rule, the other half
- * misses (queue 0). Then the rules are flushed.
+ * misses (queue 0). Then the rules are flushed (flush) or stay.
  */
 static int
-round_trip(struct fport *fp, uint32_t base, bool window)
+round_trip(struct fport *fp, uint32_t base, bool window, bool flush)
 {
 	static struct rte_flow *f[NB_RULES];
 	struct rte_flow_error e;
@@ -138,7 +140,8 @@ round_trip(struct fport *fp, uint32_t base, bool window)
 		TEST_ASSERT_EQ(hits(fp, f[i], &n), 0, "query %u", i);
 		TEST_ASSERT_EQ(n, 3, "rule %u hits", i);
 	}
-	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp->port, &e), 0, "flush");
+	if (flush)
+		TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp->port, &e), 0, "flush");
 	return TEST_SUCCESS;
 }
 
@@ -157,11 +160,11 @@ test_window_default(void)
 	long long used;
 
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 1000, !nic_mode()), TEST_SUCCESS, "round 1");
+	TEST_ASSERT_EQ(round_trip(&fp, 1000, !nic_mode(), true), TEST_SUCCESS, "round 1");
 	/* every round's missing half is the previous round's rules */
-	TEST_ASSERT_EQ(round_trip(&fp, 1000 + NB_RULES, !nic_mode()), TEST_SUCCESS,
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + NB_RULES, !nic_mode(), true), TEST_SUCCESS,
 		       "round 2");
-	TEST_ASSERT_EQ(round_trip(&fp, 1000 + 2 * NB_RULES, !nic_mode()), TEST_SUCCESS,
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + 2 * NB_RULES, !nic_mode(), true), TEST_SUCCESS,
 		       "round 3");
 	used = window_used((uint16_t)fp.port);
 	if (!nic_mode())
@@ -171,36 +174,43 @@ test_window_default(void)
 }
 
 /* A freed block goes back to the kernel: once the flushed matcher's array is
- * released (after the device's fence), its bytes read zero, the state the
- * next array taking the block starts from. */
+ * released (after the device's fence), none of its pages is resident any
+ * more, so the next array taking the block reads zero, the state the engine
+ * starts an array from. */
 static int
-test_window_freed_zero(void)
+test_window_freed_released(void)
 {
+	static unsigned char vec[(40u << 20) / 4096];
 	struct fport fp;
 	long long used;
-	const uint64_t *w;
 	uintptr_t base;
-	unsigned int k;
+	unsigned int k, resident = 0;
 	size_t i;
 
 	if (nic_mode())
 		return TEST_SKIPPED;
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 5000, true), TEST_SUCCESS, "round");
-	/* round_trip flushed: the array goes once the device has fenced */
+	TEST_ASSERT_EQ(round_trip(&fp, 5000, true, false), TEST_SUCCESS, "round");
 	window_get((uint16_t)fp.port, &base, &used);
+	TEST_ASSERT(base != 0, "window address");
+	/* first fit: the pre-sized array was the window's first block, and
+	 * the rules were written into it */
+	TEST_ASSERT_EQ(mincore((void *)base, sizeof(vec) * 4096, vec), 0, "mincore");
+	for (i = 0; i < sizeof(vec); i++)
+		resident += vec[i] & 1;
+	TEST_ASSERT(resident > 0, "the array's pages were resident");
+	/* the array goes once the device has fenced */
+	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp.port, NULL), 0, "flush");
 	for (k = 0; k < 100 && window_used((uint16_t)fp.port) != 0; k++) {
 		rte_pmd_tally_model_step((uint16_t)fp.port);
 		rte_delay_us_sleep(1000);
 	}
 	used = window_used((uint16_t)fp.port);
 	TEST_ASSERT_EQ(used, 0, "window still in use");
-	TEST_ASSERT(base != 0, "window address");
-	/* first fit: the array was the window's first block; rules were
-	 * written into it, so without the release some bytes stay set */
-	w = (const uint64_t *)base;
-	for (i = 0; i < (size_t)(40ll << 20) / 8; i++)
-		TEST_ASSERT_EQ(w[i], 0, "byte %zu of a freed block", i * 8);
+	TEST_ASSERT_EQ(mincore((void *)base, sizeof(vec) * 4096, vec), 0, "mincore");
+	for (i = 0, resident = 0; i < sizeof(vec); i++)
+		resident += vec[i] & 1;
+	TEST_ASSERT_EQ(resident, 0, "pages of the freed block still resident");
 	fp_close(&fp);
 	return TEST_SUCCESS;
 }
@@ -213,10 +223,10 @@ test_window_eal(void)
 	if (nic_mode())
 		return TEST_SKIPPED;	/* steer_mem belongs to the PMD, not tally-nic */
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=eal", 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 3000, false), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, false, true), TEST_SUCCESS, "round");
 	fp_close(&fp);
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=auto", 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 3000, true), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, true, true), TEST_SUCCESS, "round");
 	fp_close(&fp);
 	return TEST_SUCCESS;
 }
@@ -237,7 +247,7 @@ test_window_bad_devarg(void)
 
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_window_default),
-	TEST_CASE(test_window_freed_zero),
+	TEST_CASE(test_window_freed_released),
 	TEST_CASE(test_window_eal),
 	TEST_CASE(test_window_bad_devarg),
 };

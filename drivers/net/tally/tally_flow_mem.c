@@ -12,9 +12,12 @@
  * host window: one anonymous mapping, reserved once (no memory until
  * touched), advised for transparent huge pages and registered with the
  * device as one more DMA region at start. Blocks are whole 2 MiB units,
- * first fit; a freed block is handed back to the kernel (MADV_DONTNEED), so
- * it reads zero when reused and costs nothing while free. devarg
- * steer_mem=eal keeps everything in DPDK memory.
+ * first fit. The window is reserved inaccessible (PROT_NONE, like EAL's own
+ * reservations), so an application's mlockall() - testpmd's - populates
+ * nothing; a block is made accessible when allocated (populated then if the
+ * process locks its memory) and replaced by a fresh inaccessible mapping
+ * when freed, so it costs nothing while free and reads zero when reused.
+ * devarg steer_mem=eal keeps everything in DPDK memory.
  *
  * Calls come from lib/steer under the port's engine lock; the window keeps
  * a lock of its own anyway, since it costs nothing next to an mmap call.
@@ -87,6 +90,18 @@ flow_mem_find(const struct tally_flow_mem *fm, size_t n)
 	return SIZE_MAX;
 }
 
+static void
+flow_mem_advise(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	/* a hint: without transparent huge pages this is plain memory */
+	(void)madvise(p, len, MADV_HUGEPAGE);
+#else
+	RTE_SET_USED(p);
+	RTE_SET_USED(len);
+#endif
+}
+
 int
 tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
 {
@@ -103,7 +118,7 @@ tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
 	    rte_eal_iova_mode() != RTE_IOVA_VA)
 		return 0;
 	fm->map_len = FLOW_MEM_WINDOW + FLOW_MEM_UNIT;
-	fm->map = mmap(NULL, fm->map_len, PROT_READ | PROT_WRITE,
+	fm->map = mmap(NULL, fm->map_len, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (fm->map == MAP_FAILED) {
 		/* e.g. strict overcommit: DPDK memory only */
@@ -115,10 +130,7 @@ tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
 	p = (uintptr_t)fm->map;
 	a = (p + FLOW_MEM_UNIT - 1) & ~(uintptr_t)(FLOW_MEM_UNIT - 1);
 	fm->base = (uint8_t *)a;
-#ifdef MADV_HUGEPAGE
-	/* a hint: without transparent huge pages this is plain memory */
-	(void)madvise(fm->base, FLOW_MEM_WINDOW, MADV_HUGEPAGE);
-#endif
+	flow_mem_advise(fm->base, FLOW_MEM_WINDOW);
 	return 0;
 }
 
@@ -170,18 +182,21 @@ tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 		n = (size + FLOW_MEM_UNIT - 1) / FLOW_MEM_UNIT;
 		pthread_mutex_lock(&fm->lock);
 		u = flow_mem_find(fm, n);
-		if (u != SIZE_MAX) {
+		p = u != SIZE_MAX ? fm->base + u * FLOW_MEM_UNIT : NULL;
+		/* zero: never touched, or replaced when freed */
+		if (p != NULL && mprotect(p, n * FLOW_MEM_UNIT, PROT_READ | PROT_WRITE) != 0)
+			p = NULL;
+		if (p != NULL) {
 			flow_mem_mark(fm, u, n, true);
 			fm->used += n * FLOW_MEM_UNIT;
 		}
 		pthread_mutex_unlock(&fm->lock);
-		if (u != SIZE_MAX) {
-			/* zero: never touched, or given back when freed */
-			p = fm->base + u * FLOW_MEM_UNIT;
+		if (p != NULL) {
 			*iova = (uintptr_t)p;
 			return p;
 		}
-		/* window full: DPDK memory below */
+		/* window full (or no memory for a locked process): DPDK
+		 * memory below */
 	}
 	p = rte_zmalloc_socket("tally_steer", size, align, fm->socket);
 	if (p != NULL)
@@ -203,10 +218,19 @@ tally_flow_mem_free(void *arg, void *ptr, size_t size)
 	}
 	u = (size_t)((uint8_t *)ptr - fm->base) / FLOW_MEM_UNIT;
 	n = (size + FLOW_MEM_UNIT - 1) / FLOW_MEM_UNIT;
-	/* back to the kernel: no memory while free, zero when reused */
-	(void)madvise(ptr, n * FLOW_MEM_UNIT, MADV_DONTNEED);
 	pthread_mutex_lock(&fm->lock);
-	flow_mem_mark(fm, u, n, false);
-	fm->used -= n * FLOW_MEM_UNIT;
+	/* a fresh inaccessible mapping in its place: the pages go back to
+	 * the kernel (even locked ones, which MADV_DONTNEED refuses) and
+	 * the block reads zero when reused */
+	if (mmap(ptr, n * FLOW_MEM_UNIT, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		/* keep the block out of use rather than hand out stale memory */
+		TALLY_FLOW_LOG(ERR, "cannot release %zu bytes of the steering window: %s",
+			       n * FLOW_MEM_UNIT, strerror(errno));
+	} else {
+		flow_mem_advise(ptr, n * FLOW_MEM_UNIT);
+		flow_mem_mark(fm, u, n, false);
+		fm->used -= n * FLOW_MEM_UNIT;
+	}
 	pthread_mutex_unlock(&fm->lock);
 }
