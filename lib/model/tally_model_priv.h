@@ -76,10 +76,11 @@ struct tally_wire_ops {
 	int (*rx_peek)(struct tally_model *m, uint32_t idx, const uint8_t **frame,
 		       uint32_t *caplen, uint32_t *len);
 	void (*rx_next)(struct tally_model *m, uint32_t n);
-	/* Optional, both or neither: room for one frame of up to max_frame
-	 * bytes to gather into, or NULL when the wire is busy; tx_put() sends
-	 * the len bytes written there. Without them, or on NULL, tx() is used. */
-	uint8_t *(*tx_slot)(struct tally_model *m);
+	/* Optional, both or neither: room for one frame of len bytes (1 to
+	 * max_frame) to gather into, or NULL when the wire is busy; tx_put()
+	 * sends the len bytes written there (at most the len asked for).
+	 * Without them, or on NULL, tx() is used. */
+	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
 };
 
@@ -236,10 +237,49 @@ void tally_model_cls_invalidate(struct tally_model *m);
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
 void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
 
+/* The data path's translation: the region of the last hit checked inline
+ * (a burst's buffers nearly always share it), the general lookup and its
+ * fault otherwise. Same result as tally_model_dma(). */
+static inline void *
+tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
+{
+	const struct tally_model_region *r = &m->dma[m->dma_last % TALLY_DMA_REGION_MAX];
+
+	if (m->cfg.xlate == NULL && len != 0 && iova >= r->base &&
+	    iova - r->base < r->len && len <= r->len - (iova - r->base))
+		return (void *)(uintptr_t)iova;
+	return tally_model_dma(m, iova, len);
+}
+
 /* tally_model_cnt.c */
 void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
 void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
 			  bool error);
+
+/* Completion counting batched over a burst of one queue: the queue's Q_CCNT
+ * is read once (nothing changes it while the lock is held); the adds happen
+ * once, after the burst's completions were written, so a reader that sees a
+ * count also sees that many completions. */
+struct tally_model_ccnt_acc {
+	uint64_t *comp;		/* NULL: the queue counts nothing */
+	uint64_t *err;
+	uint32_t ncomp, nerr;
+};
+
+void tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
+			    struct tally_model_ccnt_acc *a);
+
+static inline void
+tally_model_ccnt_end(struct tally_model_ccnt_acc *a)
+{
+	if (a->comp == NULL)
+		return;
+	if (a->ncomp != 0)
+		__atomic_fetch_add(a->comp, a->ncomp, __ATOMIC_RELAXED);
+	if (a->nerr != 0)
+		__atomic_fetch_add(a->err, a->nerr, __ATOMIC_RELAXED);
+	a->ncomp = a->nerr = 0;
+}
 
 /* tally_model_parse.c: key sections as bits of a `dirty` mask. */
 #define TALLY_PARSE_SEC(s)		(1u << (s))
