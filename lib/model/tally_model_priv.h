@@ -55,6 +55,13 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 
 struct tally_model;
 
+/* A frame from the wire: caplen bytes of a frame of len bytes. */
+struct tally_model_rx_in {
+	const uint8_t *frame;
+	uint32_t caplen;
+	uint32_t len;
+};
+
 /* Wire back end: the other side of the port. All calls run under the lock. */
 struct tally_wire_ops {
 	const char *name;
@@ -76,6 +83,10 @@ struct tally_wire_ops {
 	int (*rx_peek)(struct tally_model *m, uint32_t idx, const uint8_t **frame,
 		       uint32_t *caplen, uint32_t *len);
 	void (*rx_next)(struct tally_model *m, uint32_t n);
+	/* Optional, with rx_peek: the first pending frames (up to max) in
+	 * place, as max calls of rx_peek would give them; returns how many. */
+	unsigned int (*rx_peek_burst)(struct tally_model *m,
+				      struct tally_model_rx_in *in, unsigned int max);
 	/* Optional, both or neither: room for one frame of len bytes (1 to
 	 * max_frame) to gather into, or NULL when the wire is busy; tx_put()
 	 * sends the len bytes written there (at most the len asked for).
@@ -241,14 +252,38 @@ void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
  * (a burst's buffers nearly always share it), the general lookup and its
  * fault otherwise. Same result as tally_model_dma(). */
 static inline void *
-tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
+tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
 {
 	const struct tally_model_region *r = &m->dma[m->dma_last % TALLY_DMA_REGION_MAX];
 
 	if (m->cfg.xlate == NULL && len != 0 && iova >= r->base &&
 	    iova - r->base < r->len && len <= r->len - (iova - r->base))
 		return (void *)(uintptr_t)iova;
-	return tally_model_dma(m, iova, len);
+	return NULL;	/* not in that region: ask tally_model_dma() */
+}
+
+static inline void *
+tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
+{
+	void *p = tally_model_dma_hit(m, iova, len);
+
+	return p != NULL ? p : tally_model_dma(m, iova, len);
+}
+
+/* Frame copy for the data path: frames of 16 to 64 bytes (most of them)
+ * with two overlapping fixed-size moves inline, anything else by memcpy(). */
+static inline void
+tally_model_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 32 && len <= 64) {
+		__builtin_memcpy(dst, src, 32);
+		__builtin_memcpy(dst + len - 32, src + len - 32, 32);
+	} else if (len >= 16 && len < 32) {
+		__builtin_memcpy(dst, src, 16);
+		__builtin_memcpy(dst + len - 16, src + len - 16, 16);
+	} else {
+		__builtin_memcpy(dst, src, len);
+	}
 }
 
 /* tally_model_cnt.c */
@@ -305,11 +340,6 @@ bool tally_model_rss_hash(const struct tally_model *m,
 
 /* tally_model_rx.c: one frame from the wire (caplen bytes of len), or a
  * burst of up to TALLY_MODEL_BURST of them. */
-struct tally_model_rx_in {
-	const uint8_t *frame;
-	uint32_t caplen;
-	uint32_t len;
-};
 void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 			  uint32_t caplen, uint32_t len);
 void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,

@@ -165,7 +165,7 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 			err = TALLY_RXC_ERR_DMA;
 			break;
 		}
-		memcpy(p, frame + off, chunk);
+		tally_model_copy(p, frame + off, chunk);
 		off += chunk;
 		if (off == len)
 			n = k + 1;	/* buffers grew since the plan */
@@ -199,6 +199,20 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 	q->head += n;
 }
 
+/* First frame of the burst for queue qi: its Q_CTRL and completion counter. */
+static inline void
+tally_model_rx_touch(struct tally_model *m, struct tally_model_rx_acc *acc, uint32_t qi)
+{
+	struct tally_model_queue *q = &m->rxq[qi];
+
+	if (acc->touched & (1u << qi))
+		return;
+	acc->touched |= 1u << qi;
+	memset(&acc->q[qi], 0, sizeof(acc->q[qi]));
+	acc->q[qi].ctrl = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL));
+	tally_model_ccnt_begin(m, q, &acc->q[qi].cc);
+}
+
 static void
 tally_model_rx_deliver(struct tally_model *m, uint32_t qi, const uint8_t *frame,
 		       uint32_t len, const struct tally_model_rx_meta *meta,
@@ -214,12 +228,7 @@ tally_model_rx_deliver(struct tally_model *m, uint32_t qi, const uint8_t *frame,
 		return;
 	}
 	q = &m->rxq[qi];
-	if (!(acc->touched & (1u << qi))) {
-		acc->touched |= 1u << qi;
-		memset(&acc->q[qi], 0, sizeof(acc->q[qi]));
-		acc->q[qi].ctrl = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL));
-		tally_model_ccnt_begin(m, q, &acc->q[qi].cc);
-	}
+	tally_model_rx_touch(m, acc, qi);
 	avail = q->prod - q->head;
 	if (avail > q->mask + 1)
 		avail = q->mask + 1;	/* producer ran past the ring */
@@ -314,6 +323,77 @@ tally_model_rx_steer_idle(struct tally_model *m, uint32_t ctrl)
 	       __atomic_load_n(&c->tbl[0].hw->mlist, __ATOMIC_ACQUIRE) == 0;
 }
 
+/* The descriptors and completion slots the next n frames of q take when
+ * each fits one descriptor (the driver wrote the descriptors a ring ago). */
+static inline void
+tally_model_rx_prefetch(const struct tally_model_queue *q, uint32_t n)
+{
+	const struct tally_rx_desc *ring = q->ring;
+	const struct tally_rx_cqe *cq = q->cq;
+	uint32_t k, avail = q->prod - q->head;
+
+	if (!q->en)
+		return;
+	n = TALLY_MIN(n, TALLY_MIN(avail, q->mask + 1));
+	for (k = 0; k < n; k += 4) {
+		__builtin_prefetch(&ring[(q->head + k) & q->mask]);
+		__builtin_prefetch(&cq[(q->head + k) & q->mask], 1);
+	}
+}
+
+/*
+ * The common burst: no classification, no RSS, no isolation, so every frame
+ * goes to queue qi. Frames that fit the next posted descriptor whose buffer
+ * lies in the DMA region of the last hit are written here, in order; the
+ * index of the first one that does not is returned, and the general path
+ * takes it and the rest (it records whatever fault or miss there is).
+ */
+static unsigned int
+tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
+		    const struct tally_model_rx_meta *meta, unsigned int np,
+		    struct tally_model_rx_acc *acc)
+{
+	struct tally_model_queue *q;
+	uint32_t avail, len, i;
+	struct tally_rx_cqe *c;
+	struct tally_rx_desc d;
+	uint64_t bytes = 0;
+	uint8_t *p;
+
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
+		return 0;
+	q = &m->rxq[qi];
+	tally_model_rx_touch(m, acc, qi);
+	tally_model_rx_prefetch(q, np);
+	avail = TALLY_MIN(q->prod - q->head, q->mask + 1);
+	for (i = 0; i < np && i < avail; i++) {
+		len = pkt[i].len;
+		d = tally_model_rx_desc(q, q->head);
+		p = tally_model_dma_hit(m, d.addr, len);
+		if (d.buf_len < len || p == NULL)
+			break;
+		tally_model_copy(p, pkt[i].frame, len);
+		c = (struct tally_rx_cqe *)q->cq + (q->head & q->mask);
+		c->rss_hash = 0;
+		c->mark = 0;
+		c->len = (uint16_t)len;
+		c->flags = meta[i].flags;
+		c->ptype = meta[i].ptype;
+		c->err = 0;
+		c->rsvd = 0;
+		/* pairs with the driver's acquire load of phase */
+		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
+		q->head++;
+		bytes += len;
+	}
+	acc->pkts += i;
+	acc->bytes += bytes;
+	acc->q[qi].pkts += i;
+	acc->q[qi].bytes += bytes;
+	acc->q[qi].cc.ncomp += i;
+	return i;
+}
+
 /* Per-burst settings, read once per burst instead of once per frame. */
 struct tally_model_rx_ctx {
 	uint32_t ctrl;
@@ -359,7 +439,7 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	struct tally_model_pkt *pkt = m->rx_pkts;
 	int64_t qi[TALLY_MODEL_BURST];
 	struct tally_model_rx_ctx cx;
-	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0;
+	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0, start;
 	struct tally_model_rx_acc acc;
 	bool steer;
 
@@ -398,10 +478,17 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		/* fills every verdict */
 		tally_model_steer_classify_burst(m, pp, np, v);
 	}
-	for (i = 0; i < np; i++)
+	start = 0;
+	if (!steer && !(cx.ctrl & TALLY_CTRL_RSS) &&
+	    !((cx.ctrl & TALLY_CTRL_STEER) && (cx.ctrl & TALLY_CTRL_ISOLATE)))
+		start = tally_model_rx_fast(m, tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE),
+					    pkt, meta, np, &acc);
+	for (i = start; i < np; i++)
 		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, steer ? &v[i] : &none,
 					     &meta[i]);
-	for (i = 0; i < np; i++) {
+	if (start == 0 && np > 0 && qi[0] >= 0 && (uint64_t)qi[0] < m->cfg.rx_queues)
+		tally_model_rx_prefetch(&m->rxq[qi[0]], np);
+	for (i = start; i < np; i++) {
 		if (qi[i] == RX_STEER_DROP) {
 			sdrop++;
 			continue;

@@ -175,6 +175,23 @@ tally_wire_loop_rx_peek(struct tally_model *m, uint32_t idx, const uint8_t **fra
 	return 1;
 }
 
+static unsigned int
+tally_wire_loop_rx_peek_burst(struct tally_model *m, struct tally_model_rx_in *in,
+			      unsigned int max)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	unsigned int k, n = TALLY_MIN(max, l->count);
+	uint32_t i;
+
+	for (k = 0; k < n; k++) {
+		i = (l->head + k) % TALLY_WIRE_LOOP_DEPTH;
+		in[k].frame = l->data + l->off[i];
+		in[k].len = l->len[i];
+		in[k].caplen = in[k].len;
+	}
+	return n;
+}
+
 static int
 tally_wire_loop_eof(struct tally_model *m)
 {
@@ -190,6 +207,7 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.eof = tally_wire_loop_eof,
 	.rx_peek = tally_wire_loop_rx_peek,
 	.rx_next = tally_wire_loop_rx_next,
+	.rx_peek_burst = tally_wire_loop_rx_peek_burst,
 	.tx_slot = tally_wire_loop_tx_slot,
 	.tx_put = tally_wire_loop_tx_put,
 };

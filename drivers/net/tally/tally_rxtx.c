@@ -268,21 +268,26 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 #define TALLY_TX_FREE_BULK	64	/* mbufs returned per mempool put */
 
-/* Return the mbufs fb[0..n) to their pools: one put when they share one. */
+/* Return the mbufs fb[0..n) to their pools: one put when they share one.
+ * The lcore id is read once (left to rte_mempool_put_bulk(), the compiler
+ * computes it, a TLS lookup in a shared object, on every loop turn). */
 static inline void
 tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
 {
 	struct rte_mempool *mp = fb[0]->pool;
+	unsigned int lcore = rte_lcore_id();
 	uint32_t k, first = 0;
 
 	for (k = 1; k < n; k++) {
 		if (unlikely(fb[k]->pool != mp)) {
-			rte_mempool_put_bulk(mp, (void **)&fb[first], k - first);
+			rte_mempool_generic_put(mp, (void **)&fb[first], k - first,
+						rte_mempool_default_cache(mp, lcore));
 			first = k;
 			mp = fb[k]->pool;
 		}
 	}
-	rte_mempool_put_bulk(mp, (void **)&fb[first], n - first);
+	rte_mempool_generic_put(mp, (void **)&fb[first], n - first,
+				rte_mempool_default_cache(mp, lcore));
 }
 
 /*

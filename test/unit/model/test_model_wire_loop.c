@@ -3,8 +3,8 @@
  * The loop wire's byte ring, through its ops table: frames on 64-byte
  * boundaries, the wrap to offset 0, full by frame count and by bytes (busy,
  * never a loss or an overwrite), the largest frames, the copying tx/rx ops
- * agreeing with tx_slot/rx_peek, and a random mix checked against a plain
- * FIFO of the frames' contents.
+ * agreeing with tx_slot/rx_peek/rx_peek_burst, and a random mix checked
+ * against a plain FIFO of the frames' contents.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +86,25 @@ peek_is(struct tally_model *m, uint32_t idx, uint32_t len, uint32_t seed)
 	if (ops->rx_peek(m, idx, &f, &caplen, &wlen) != 1)
 		return false;
 	return caplen == len && wlen == len && check(f, len, seed);
+}
+
+/* rx_peek_burst gives the first min(64, count) frames, as rx_peek does. */
+static bool
+burst_is(struct tally_model *m, uint32_t head, uint32_t count, const uint32_t *flen,
+	 const uint32_t *fseed)
+{
+	struct tally_model_rx_in in[64];
+	uint32_t n = ops->rx_peek_burst(m, in, 64), k, i;
+
+	if (n != TALLY_MIN(count, 64u))
+		return false;
+	for (k = 0; k < n; k++) {
+		i = (head + k) % LOOP_DEPTH;
+		if (in[k].len != flen[i] || in[k].caplen != flen[i] ||
+		    !check(in[k].frame, flen[i], fseed[i]) || !peek_is(m, k, flen[i], fseed[i]))
+			return false;
+	}
+	return true;
 }
 
 static int
@@ -261,6 +280,8 @@ test_random_mix(void)
 					    check(r, wl, fseed[head]), "frame %u", fseed[head]);
 				k = 1;
 			} else {
+				TEST_ASSERT(burst_is(m, head, count, flen, fseed),
+					    "rx_peek_burst at frame %u", fseed[head]);
 				k = 1 + (x >> 8) % TALLY_MIN(count, 16u);
 				for (wl = 0; wl < k; wl++)
 					TEST_ASSERT(peek_is(m, wl, flen[(head + wl) % LOOP_DEPTH],
