@@ -251,13 +251,18 @@ void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
 /* The data path's translation: the region of the last hit checked inline
  * (a burst's buffers nearly always share it), the general lookup and its
  * fault otherwise. Same result as tally_model_dma(). */
+_Static_assert((TALLY_DMA_REGION_MAX & (TALLY_DMA_REGION_MAX - 1)) == 0,
+	       "region index masks");
+
 static inline void *
 tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
 {
-	const struct tally_model_region *r = &m->dma[m->dma_last % TALLY_DMA_REGION_MAX];
+	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
+	uint64_t off = iova - r->base;
 
-	if (m->cfg.xlate == NULL && len != 0 && iova >= r->base &&
-	    iova - r->base < r->len && len <= r->len - (iova - r->base))
+	/* off < r->len only when iova >= base: a region never wraps
+	 * (tally_model_dma_region_update); len - 1 wraps when len is 0 */
+	if (off < r->len && (uint64_t)len - 1 < r->len - off && m->cfg.xlate == NULL)
 		return (void *)(uintptr_t)iova;
 	return NULL;	/* not in that region: ask tally_model_dma() */
 }

@@ -350,8 +350,7 @@ tally_model_rx_prefetch(const struct tally_model_queue *q, uint32_t n)
  */
 static unsigned int
 tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
-		    const struct tally_model_rx_meta *meta, unsigned int np,
-		    struct tally_model_rx_acc *acc)
+		    unsigned int np, struct tally_model_rx_acc *acc)
 {
 	struct tally_model_queue *q;
 	uint32_t avail, len, i;
@@ -377,8 +376,8 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 		c->rss_hash = 0;
 		c->mark = 0;
 		c->len = (uint16_t)len;
-		c->flags = meta[i].flags;
-		c->ptype = meta[i].ptype;
+		c->flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		c->ptype = pkt[i].ptype;
 		c->err = 0;
 		c->rsvd = 0;
 		/* pairs with the driver's acquire load of phase */
@@ -459,10 +458,6 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		}
 		tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
 					&m->rx_dirty[np]);
-		meta[np].hash = 0;
-		meta[np].mark = 0;
-		meta[np].ptype = pkt[np].ptype;
-		meta[np].flags = pkt[np].has_vlan ? TALLY_RXC_F_VLAN : 0;
 		np++;
 	}
 	if (wire != 0)
@@ -482,7 +477,13 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	if (!steer && !(cx.ctrl & TALLY_CTRL_RSS) &&
 	    !((cx.ctrl & TALLY_CTRL_STEER) && (cx.ctrl & TALLY_CTRL_ISOLATE)))
 		start = tally_model_rx_fast(m, tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE),
-					    pkt, meta, np, &acc);
+					    pkt, np, &acc);
+	for (i = start; i < np; i++) {
+		meta[i].hash = 0;
+		meta[i].mark = 0;
+		meta[i].ptype = pkt[i].ptype;
+		meta[i].flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+	}
 	for (i = start; i < np; i++)
 		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, steer ? &v[i] : &none,
 					     &meta[i]);

@@ -220,7 +220,10 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
 	uint32_t cons = rxq->cons, start = cons, mask = rxq->mask;
 	uint32_t n, got, k, idx, pt_key = UINT32_MAX, pt = 0, key;
+	const uint16_t buf_len = rxq->buf_len;
 	const struct tally_rx_cqe *c;
+	uint16_t flags;
+	bool partial;
 	struct rte_mbuf *m;
 	uint16_t nb_rx = 0;
 
@@ -233,24 +236,28 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		got = tally_rx_refill_get(rxq, nms, n);
 		for (k = 0; k < got; k++)
 			rte_prefetch0(rxq->sw_ring[(cons + k) & mask]);
+		partial = rxq->pkt_first != NULL;
 		for (k = 0; k < got; k++) {
 			idx = (cons + k) & mask;
 			c = &rxq->cq[idx];
 			m = rxq->sw_ring[idx];
 			rxq->sw_ring[idx] = nms[k];
 			rxq->ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
-			rxq->ring[idx].buf_len = rxq->buf_len;
-			if (likely(!(c->flags & more) && rxq->pkt_first == NULL)) {
-				key = (uint32_t)c->ptype << 1 | !!(c->flags & TALLY_RXC_F_VLAN);
+			rxq->ring[idx].buf_len = buf_len;
+			flags = c->flags;
+			if (likely(!(flags & more) && !partial)) {
+				key = (uint32_t)c->ptype << 1 | !!(flags & TALLY_RXC_F_VLAN);
 				if (unlikely(key != pt_key)) {
 					pt_key = key;
-					pt = tally_rx_ptype(c->ptype, c->flags);
+					pt = tally_rx_ptype(c->ptype, flags);
 				}
 				tally_rx_simple(rxq, m, c, rearm, pt);
 				pkts[nb_rx++] = m;
-			} else if (tally_rx_one(rxq, m, c, &pkts[nb_rx])) {
-				nb_rx++;
+				continue;
 			}
+			if (tally_rx_one(rxq, m, c, &pkts[nb_rx]))
+				nb_rx++;
+			partial = rxq->pkt_first != NULL;
 		}
 		cons += got;
 		if ((cons ^ (cons - got)) & (mask + 1))
