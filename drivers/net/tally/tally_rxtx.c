@@ -299,10 +299,10 @@ tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
 
 /*
  * Free the mbufs of completed descriptors, in bulk per pool. A segment that
- * ended its frame and is the whole frame (nb_segs 1), direct and referenced
- * once goes back as it is (its next is NULL: the mbuf invariant), without
- * touching the mbuf's second cache line; anything else through
- * rte_pktmbuf_prefree_seg().
+ * ended its frame (EOP, so its next is NULL: the mbuf invariant) with
+ * nb_segs 1, direct and referenced once goes back as it is, without
+ * touching the mbuf's second cache line; anything else (the head and middle
+ * segments of a chain among them) through rte_pktmbuf_prefree_seg().
  */
 static inline void
 tally_tx_reclaim(struct tally_txq *txq)
@@ -311,6 +311,7 @@ tally_tx_reclaim(struct tally_txq *txq)
 	uint32_t cons = txq->cons, nf = 0, mask = txq->mask;
 	uint8_t phase = txq->phase;
 	struct rte_mbuf *m;
+	uint16_t eop;
 
 	while (cons != txq->prod) {
 		uint32_t idx = cons & mask;
@@ -318,15 +319,16 @@ tally_tx_reclaim(struct tally_txq *txq)
 
 		if (!tally_hal_tx_cqe_ready(c, phase))
 			break;
-		if (unlikely(c->status != TALLY_TXC_OK) &&
-		    (txq->ring[idx].flags & TALLY_TXD_F_EOP)) {
+		eop = txq->ring[idx].flags & TALLY_TXD_F_EOP;
+		if (unlikely(c->status != TALLY_TXC_OK) && eop) {
 			TALLY_TX_LOG(DEBUG, "txq %u: status %u", txq->qid,
 				     c->status);
 			txq->sw_cq_errors++;
 		}
 		m = txq->sw_ring[idx];
 		txq->sw_ring[idx] = NULL;
-		if (unlikely(m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1 ||
+		/* the last segment (EOP) of a one-segment frame: next is NULL */
+		if (unlikely(!eop || m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1 ||
 			     !RTE_MBUF_DIRECT(m)))
 			m = rte_pktmbuf_prefree_seg(m);
 		if (m != NULL) {
