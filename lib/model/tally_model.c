@@ -73,6 +73,14 @@ tally_model_step_locked(struct tally_model *m)
 	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
 	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
 		return frames;	/* the wire keeps its frames until the port runs */
+	if (m->wire->rx_peek_burst != NULL) {
+		i = m->wire->rx_peek_burst(m, in, TALLY_MODEL_BURST);
+		if (i != 0) {
+			tally_model_rx_burst(m, in, i);
+			m->wire->rx_next(m, i);
+		}
+		return frames + i;
+	}
 	if (m->wire->rx_peek != NULL) {
 		for (i = 0; i < TALLY_MODEL_BURST; i++)
 			if (m->wire->rx_peek(m, i, &in[i].frame, &in[i].caplen,

@@ -69,3 +69,18 @@ tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
 		return;
 	__atomic_fetch_add(tally_model_ccnt_field(m, idx, error), 1, __ATOMIC_RELAXED);
 }
+
+void
+tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
+		       struct tally_model_ccnt_acc *a)
+{
+	uint32_t v = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CCNT));
+	uint32_t idx = TALLY_FIELD_GET(v, TALLY_Q_CCNT_IDX_M);
+
+	a->ncomp = a->nerr = 0;
+	a->comp = a->err = NULL;
+	if (!(v & TALLY_Q_CCNT_EN) || idx >= m->cfg.comp_counters)
+		return;
+	a->comp = tally_model_ccnt_field(m, idx, false);
+	a->err = tally_model_ccnt_field(m, idx, true);
+}

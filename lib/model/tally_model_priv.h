@@ -55,6 +55,13 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 
 struct tally_model;
 
+/* A frame from the wire: caplen bytes of a frame of len bytes. */
+struct tally_model_rx_in {
+	const uint8_t *frame;
+	uint32_t caplen;
+	uint32_t len;
+};
+
 /* Wire back end: the other side of the port. All calls run under the lock. */
 struct tally_wire_ops {
 	const char *name;
@@ -76,10 +83,15 @@ struct tally_wire_ops {
 	int (*rx_peek)(struct tally_model *m, uint32_t idx, const uint8_t **frame,
 		       uint32_t *caplen, uint32_t *len);
 	void (*rx_next)(struct tally_model *m, uint32_t n);
-	/* Optional, both or neither: room for one frame of up to max_frame
-	 * bytes to gather into, or NULL when the wire is busy; tx_put() sends
-	 * the len bytes written there. Without them, or on NULL, tx() is used. */
-	uint8_t *(*tx_slot)(struct tally_model *m);
+	/* Optional, with rx_peek: the first pending frames (up to max) in
+	 * place, as max calls of rx_peek would give them; returns how many. */
+	unsigned int (*rx_peek_burst)(struct tally_model *m,
+				      struct tally_model_rx_in *in, unsigned int max);
+	/* Optional, both or neither: room for one frame of len bytes (1 to
+	 * max_frame) to gather into, or NULL when the wire is busy; tx_put()
+	 * sends the len bytes written there (at most the len asked for).
+	 * Without them, or on NULL, tx() is used. */
+	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
 };
 
@@ -236,10 +248,78 @@ void tally_model_cls_invalidate(struct tally_model *m);
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
 void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
 
+/* The data path's translation: the region of the last hit checked inline
+ * (a burst's buffers nearly always share it), the general lookup and its
+ * fault otherwise. Same result as tally_model_dma(). */
+_Static_assert((TALLY_DMA_REGION_MAX & (TALLY_DMA_REGION_MAX - 1)) == 0,
+	       "region index masks");
+
+static inline void *
+tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
+{
+	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
+	uint64_t off = iova - r->base;
+
+	/* off < r->len only when iova >= base: a region never wraps
+	 * (tally_model_dma_region_update); len - 1 wraps when len is 0 */
+	if (off < r->len && (uint64_t)len - 1 < r->len - off && m->cfg.xlate == NULL)
+		return (void *)(uintptr_t)iova;
+	return NULL;	/* not in that region: ask tally_model_dma() */
+}
+
+static inline void *
+tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
+{
+	void *p = tally_model_dma_hit(m, iova, len);
+
+	return p != NULL ? p : tally_model_dma(m, iova, len);
+}
+
+/* Frame copy for the data path: frames of 16 to 64 bytes (most of them)
+ * with two overlapping fixed-size moves inline, anything else by memcpy(). */
+static inline void
+tally_model_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 32 && len <= 64) {
+		__builtin_memcpy(dst, src, 32);
+		__builtin_memcpy(dst + len - 32, src + len - 32, 32);
+	} else if (len >= 16 && len < 32) {
+		__builtin_memcpy(dst, src, 16);
+		__builtin_memcpy(dst + len - 16, src + len - 16, 16);
+	} else {
+		__builtin_memcpy(dst, src, len);
+	}
+}
+
 /* tally_model_cnt.c */
 void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
 void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
 			  bool error);
+
+/* Completion counting batched over a burst of one queue: the queue's Q_CCNT
+ * is read once (nothing changes it while the lock is held); the adds happen
+ * once, after the burst's completions were written, so a reader that sees a
+ * count also sees that many completions. */
+struct tally_model_ccnt_acc {
+	uint64_t *comp;		/* NULL: the queue counts nothing */
+	uint64_t *err;
+	uint32_t ncomp, nerr;
+};
+
+void tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
+			    struct tally_model_ccnt_acc *a);
+
+static inline void
+tally_model_ccnt_end(struct tally_model_ccnt_acc *a)
+{
+	if (a->comp == NULL)
+		return;
+	if (a->ncomp != 0)
+		__atomic_fetch_add(a->comp, a->ncomp, __ATOMIC_RELAXED);
+	if (a->nerr != 0)
+		__atomic_fetch_add(a->err, a->nerr, __ATOMIC_RELAXED);
+	a->ncomp = a->nerr = 0;
+}
 
 /* tally_model_parse.c: key sections as bits of a `dirty` mask. */
 #define TALLY_PARSE_SEC(s)		(1u << (s))
@@ -265,11 +345,6 @@ bool tally_model_rss_hash(const struct tally_model *m,
 
 /* tally_model_rx.c: one frame from the wire (caplen bytes of len), or a
  * burst of up to TALLY_MODEL_BURST of them. */
-struct tally_model_rx_in {
-	const uint8_t *frame;
-	uint32_t caplen;
-	uint32_t len;
-};
 void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 			  uint32_t caplen, uint32_t len);
 void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "tally_model_cls.h"
 #include "tally_model_priv.h"
 
 #define TALLY_MODEL_ETH_HLEN	14
@@ -31,10 +32,24 @@ tally_model_rx_mac_ok(const struct tally_model *m, const uint8_t *dst, uint32_t 
 	return (dst[0] & 1) && (ctrl & TALLY_CTRL_ALLMULTI);
 }
 
-static void
-tally_model_rx_cqe(struct tally_model *m, struct tally_model_queue *q,
-		   uint32_t idx, uint16_t len, uint16_t flags, uint8_t err,
-		   const struct tally_model_rx_meta *meta)
+/* Statistics, queue heads and completion counts of one burst, written to
+ * the BAR once at its end (everything runs under the lock, so nobody is
+ * between the frames). */
+struct tally_model_rx_acc {
+	uint64_t pkts, bytes, missed, oversize;
+	uint32_t touched;	/* Rx queues below, bit per queue */
+	struct {
+		uint32_t ctrl;	/* Q_CTRL, read at the queue's first frame */
+		uint32_t pkts, drops, errors;
+		uint64_t bytes;
+		struct tally_model_ccnt_acc cc;
+	} q[TALLY_MAX_QUEUES];
+};
+
+static inline void
+tally_model_rx_cqe(struct tally_model_queue *q, uint32_t idx, uint16_t len,
+		   uint16_t flags, uint8_t err, const struct tally_model_rx_meta *meta,
+		   struct tally_model_rx_acc *acc)
 {
 	struct tally_rx_cqe *c = (struct tally_rx_cqe *)q->cq + (idx & q->mask);
 
@@ -47,7 +62,10 @@ tally_model_rx_cqe(struct tally_model *m, struct tally_model_queue *q,
 	c->rsvd = 0;
 	/* pairs with the driver's acquire load of phase */
 	__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
-	tally_model_ccnt_hit(m, q, (flags & TALLY_RXC_F_ERR) != 0);
+	if (flags & TALLY_RXC_F_ERR)
+		acc->q[q->id].cc.nerr++;
+	else
+		acc->q[q->id].cc.ncomp++;
 }
 
 static struct tally_rx_desc
@@ -61,18 +79,6 @@ tally_model_rx_desc(const struct tally_model_queue *q, uint32_t idx)
 	c.buf_len = d->buf_len;
 	return c;
 }
-
-/* Statistics and queue heads of one burst, written to the BAR once at its
- * end (everything runs under the lock, so nobody is between the frames). */
-struct tally_model_rx_acc {
-	uint64_t pkts, bytes, missed, oversize;
-	uint32_t touched;	/* Rx queues below, bit per queue */
-	struct {
-		uint32_t ctrl;	/* Q_CTRL, read at the queue's first frame */
-		uint32_t pkts, drops, errors;
-		uint64_t bytes;
-	} q[TALLY_MAX_QUEUES];
-};
 
 static inline void
 tally_model_rx_acc_flush(struct tally_model *m, struct tally_model_rx_acc *acc)
@@ -92,6 +98,7 @@ tally_model_rx_acc_flush(struct tally_model *m, struct tally_model_rx_acc *acc)
 		i = (uint32_t)__builtin_ctz(t);
 		t &= t - 1;
 		q = &m->rxq[i];
+		tally_model_ccnt_end(&acc->q[i].cc);
 		if (acc->q[i].pkts != 0) {
 			tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, acc->q[i].pkts);
 			tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, acc->q[i].bytes);
@@ -153,12 +160,12 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 			err = TALLY_RXC_ERR_DESC;
 			break;
 		}
-		p = tally_model_dma(m, d.addr, chunk);
+		p = tally_model_dma_fast(m, d.addr, chunk);
 		if (p == NULL) {
 			err = TALLY_RXC_ERR_DMA;
 			break;
 		}
-		memcpy(p, frame + off, chunk);
+		tally_model_copy(p, frame + off, chunk);
 		off += chunk;
 		if (off == len)
 			n = k + 1;	/* buffers grew since the plan */
@@ -167,20 +174,20 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 		err = TALLY_RXC_ERR_DESC;	/* buffers shrank since the plan */
 	if (err != TALLY_RXC_ERR_NONE) {
 		for (k = 0; k < n; k++)
-			tally_model_rx_cqe(m, q, q->head + k, 0,
-					   TALLY_RXC_F_ERR, err, meta);
+			tally_model_rx_cqe(q, q->head + k, 0, TALLY_RXC_F_ERR, err,
+					   meta, acc);
 		acc->q[q->id].errors++;
 	} else if (n == 1) {
-		tally_model_rx_cqe(m, q, q->head, (uint16_t)len, meta->flags, 0, meta);
+		tally_model_rx_cqe(q, q->head, (uint16_t)len, meta->flags, 0, meta, acc);
 	} else {
 		off = 0;
 		for (k = 0; k < n; k++) {
 			d = k == 0 ? d0 : tally_model_rx_desc(q, q->head + k);
 			chunk = TALLY_MIN(len - off, (uint32_t)d.buf_len);
 			off += chunk;
-			tally_model_rx_cqe(m, q, q->head + k, (uint16_t)chunk,
+			tally_model_rx_cqe(q, q->head + k, (uint16_t)chunk,
 					   meta->flags | (k + 1 < n ? TALLY_RXC_F_MORE : 0),
-					   0, meta);
+					   0, meta, acc);
 		}
 	}
 	if (err == TALLY_RXC_ERR_NONE) {
@@ -190,6 +197,20 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 		acc->q[q->id].bytes += len;
 	}
 	q->head += n;
+}
+
+/* First frame of the burst for queue qi: its Q_CTRL and completion counter. */
+static inline void
+tally_model_rx_touch(struct tally_model *m, struct tally_model_rx_acc *acc, uint32_t qi)
+{
+	struct tally_model_queue *q = &m->rxq[qi];
+
+	if (acc->touched & (1u << qi))
+		return;
+	acc->touched |= 1u << qi;
+	memset(&acc->q[qi], 0, sizeof(acc->q[qi]));
+	acc->q[qi].ctrl = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL));
+	tally_model_ccnt_begin(m, q, &acc->q[qi].cc);
 }
 
 static void
@@ -207,11 +228,7 @@ tally_model_rx_deliver(struct tally_model *m, uint32_t qi, const uint8_t *frame,
 		return;
 	}
 	q = &m->rxq[qi];
-	if (!(acc->touched & (1u << qi))) {
-		acc->touched |= 1u << qi;
-		memset(&acc->q[qi], 0, sizeof(acc->q[qi]));
-		acc->q[qi].ctrl = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL));
-	}
+	tally_model_rx_touch(m, acc, qi);
 	avail = q->prod - q->head;
 	if (avail > q->mask + 1)
 		avail = q->mask + 1;	/* producer ran past the ring */
@@ -279,6 +296,103 @@ tally_model_rx_queue(struct tally_model *m, const struct tally_model_pkt *pkt,
 	return tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
 }
 
+/*
+ * True when classifying can have no effect: steering off, or the cache built
+ * by the last classification still describes the published root and its
+ * first table (where every walk starts) has no matchers, so every frame
+ * misses without a count or a fault. Anything else (no cache yet, a
+ * republished root, a fence) says false and the classifier decides.
+ */
+static bool
+tally_model_rx_steer_idle(struct tally_model *m, uint32_t ctrl)
+{
+	const struct tally_model_cls *c = m->cls;
+	uint64_t root;
+
+	if (!(ctrl & TALLY_CTRL_STEER) ||
+	    !(tally_model_bar_rd(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
+		return true;
+	if (c == NULL || !c->root_ok || c->root.num_tables == 0 ||
+	    c->tbl[0].hw == NULL ||
+	    c->gen != __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE))
+		return false;
+	root = (uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_LO) |
+	       (uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_HI) << 32;
+	/* acquire: pairs with the driver's release store of the matcher list */
+	return root == c->root_iova &&
+	       __atomic_load_n(&c->tbl[0].hw->mlist, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* The descriptors and completion slots the next n frames of q take when
+ * each fits one descriptor (the driver wrote the descriptors a ring ago). */
+static inline void
+tally_model_rx_prefetch(const struct tally_model_queue *q, uint32_t n)
+{
+	const struct tally_rx_desc *ring = q->ring;
+	const struct tally_rx_cqe *cq = q->cq;
+	uint32_t k, avail = q->prod - q->head;
+
+	if (!q->en)
+		return;
+	n = TALLY_MIN(n, TALLY_MIN(avail, q->mask + 1));
+	for (k = 0; k < n; k += 4) {
+		__builtin_prefetch(&ring[(q->head + k) & q->mask]);
+		__builtin_prefetch(&cq[(q->head + k) & q->mask], 1);
+	}
+}
+
+/*
+ * The common burst: no classification, no RSS, no isolation, so every frame
+ * goes to queue qi. Frames that fit the next posted descriptor whose buffer
+ * lies in the DMA region of the last hit are written here, in order; the
+ * index of the first one that does not is returned, and the general path
+ * takes it and the rest (it records whatever fault or miss there is).
+ */
+static unsigned int
+tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
+		    unsigned int np, struct tally_model_rx_acc *acc)
+{
+	struct tally_model_queue *q;
+	uint32_t avail, len, i;
+	struct tally_rx_cqe *c;
+	struct tally_rx_desc d;
+	uint64_t bytes = 0;
+	uint8_t *p;
+
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
+		return 0;
+	q = &m->rxq[qi];
+	tally_model_rx_touch(m, acc, qi);
+	tally_model_rx_prefetch(q, np);
+	avail = TALLY_MIN(q->prod - q->head, q->mask + 1);
+	for (i = 0; i < np && i < avail; i++) {
+		len = pkt[i].len;
+		d = tally_model_rx_desc(q, q->head);
+		p = tally_model_dma_hit(m, d.addr, len);
+		if (d.buf_len < len || p == NULL)
+			break;
+		tally_model_copy(p, pkt[i].frame, len);
+		c = (struct tally_rx_cqe *)q->cq + (q->head & q->mask);
+		c->rss_hash = 0;
+		c->mark = 0;
+		c->len = (uint16_t)len;
+		c->flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		c->ptype = pkt[i].ptype;
+		c->err = 0;
+		c->rsvd = 0;
+		/* pairs with the driver's acquire load of phase */
+		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
+		q->head++;
+		bytes += len;
+	}
+	acc->pkts += i;
+	acc->bytes += bytes;
+	acc->q[qi].pkts += i;
+	acc->q[qi].bytes += bytes;
+	acc->q[qi].cc.ncomp += i;
+	return i;
+}
+
 /* Per-burst settings, read once per burst instead of once per frame. */
 struct tally_model_rx_ctx {
 	uint32_t ctrl;
@@ -324,7 +438,7 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	struct tally_model_pkt *pkt = m->rx_pkts;
 	int64_t qi[TALLY_MODEL_BURST];
 	struct tally_model_rx_ctx cx;
-	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0;
+	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0, start;
 	struct tally_model_rx_acc acc;
 	bool steer;
 
@@ -344,10 +458,6 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		}
 		tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
 					&m->rx_dirty[np]);
-		meta[np].hash = 0;
-		meta[np].mark = 0;
-		meta[np].ptype = pkt[np].ptype;
-		meta[np].flags = pkt[np].has_vlan ? TALLY_RXC_F_VLAN : 0;
 		np++;
 	}
 	if (wire != 0)
@@ -356,17 +466,30 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, filtered);
 	acc.pkts = acc.bytes = acc.missed = acc.oversize = 0;
 	acc.touched = 0;
-	steer = (cx.ctrl & TALLY_CTRL_STEER) && np > 0;
+	steer = np > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
 	if (steer) {
 		for (i = 0; i < np; i++)
 			pp[i] = &pkt[i];
 		/* fills every verdict */
 		tally_model_steer_classify_burst(m, pp, np, v);
 	}
-	for (i = 0; i < np; i++)
+	start = 0;
+	if (!steer && !(cx.ctrl & TALLY_CTRL_RSS) &&
+	    !((cx.ctrl & TALLY_CTRL_STEER) && (cx.ctrl & TALLY_CTRL_ISOLATE)))
+		start = tally_model_rx_fast(m, tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE),
+					    pkt, np, &acc);
+	for (i = start; i < np; i++) {
+		meta[i].hash = 0;
+		meta[i].mark = 0;
+		meta[i].ptype = pkt[i].ptype;
+		meta[i].flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+	}
+	for (i = start; i < np; i++)
 		qi[i] = tally_model_rx_queue(m, &pkt[i], cx.ctrl, steer ? &v[i] : &none,
 					     &meta[i]);
-	for (i = 0; i < np; i++) {
+	if (start == 0 && np > 0 && qi[0] >= 0 && (uint64_t)qi[0] < m->cfg.rx_queues)
+		tally_model_rx_prefetch(&m->rxq[qi[0]], np);
+	for (i = start; i < np; i++) {
 		if (qi[i] == RX_STEER_DROP) {
 			sdrop++;
 			continue;

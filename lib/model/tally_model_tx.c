@@ -32,10 +32,19 @@ tally_model_tx_desc(const struct tally_model_queue *q, uint32_t idx)
 	return c;
 }
 
+/* What one tally_model_tx_queue() call accumulates: frames sent, added to
+ * the statistics once at its end (under the lock: nobody is between the
+ * frames), and the completions it wrote, counted once. */
+struct tally_model_tx_acc {
+	uint64_t pkts, bytes;
+	struct tally_model_ccnt_acc cc;
+};
+
 /* Complete the n descriptors at head with one status; advance head. */
 static void
 tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
-			uint32_t n, uint32_t len, uint8_t status)
+			uint32_t n, uint32_t len, uint8_t status,
+			struct tally_model_tx_acc *acc)
 {
 	struct tally_tx_cqe *c;
 	uint32_t k, idx;
@@ -48,46 +57,68 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 		c->rsvd = 0;
 		/* pairs with the driver's acquire load of phase */
 		__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
-		tally_model_ccnt_hit(m, q, status != TALLY_TXC_OK);
 	}
-	if (status == TALLY_TXC_ERR_DESC || status == TALLY_TXC_ERR_DMA)
-		tally_model_stat_add(m, TALLY_STAT_TX_ERRORS, n);
+	if (status == TALLY_TXC_OK) {
+		acc->cc.ncomp += n;
+	} else {
+		acc->cc.nerr += n;
+		if (status == TALLY_TXC_ERR_DESC || status == TALLY_TXC_ERR_DMA)
+			tally_model_stat_add(m, TALLY_STAT_TX_ERRORS, n);
+	}
 	q->head += n;
 }
 
-/* Copy the n segments at head into dst (max_frame bytes). */
+/* Copy the n segments d[] into dst (max_frame bytes), checking each in
+ * order: length, then address. */
 static uint8_t
-tally_model_tx_gather(struct tally_model *m, struct tally_model_queue *q,
+tally_model_tx_gather(struct tally_model *m, const struct tally_tx_desc *d,
 		      uint32_t n, uint8_t *dst, uint32_t *total)
 {
-	struct tally_tx_desc d;
 	uint32_t k;
 	void *p;
 
 	*total = 0;
 	for (k = 0; k < n; k++) {
-		d = tally_model_tx_desc(q, q->head + k);
-		if (d.len == 0 || *total + d.len > m->cfg.max_frame) {
-			tally_model_fault(m, TALLY_FAULT_BAD_DESC, d.addr);
+		if (d[k].len == 0 || *total + d[k].len > m->cfg.max_frame) {
+			tally_model_fault(m, TALLY_FAULT_BAD_DESC, d[k].addr);
 			return TALLY_TXC_ERR_DESC;
 		}
-		p = tally_model_dma(m, d.addr, d.len);
+		p = tally_model_dma_fast(m, d[k].addr, d[k].len);
 		if (p == NULL)
 			return TALLY_TXC_ERR_DMA;
-		memcpy(dst + *total, p, d.len);
-		*total += d.len;
+		tally_model_copy(dst + *total, p, d[k].len);
+		*total += d[k].len;
 	}
 	return TALLY_TXC_OK;
 }
 
+/* Frame length of d[0..n) when every segment is non-empty and the frame
+ * fits max_frame, else 0 (the gather then finds and reports the fault). */
+static uint32_t
+tally_model_tx_len(const struct tally_model *m, const struct tally_tx_desc *d,
+		   uint32_t n)
+{
+	uint32_t k, total = 0;
+
+	for (k = 0; k < n; k++) {
+		if (d[k].len == 0)
+			return 0;
+		total += d[k].len;
+	}
+	return total <= m->cfg.max_frame ? total : 0;
+}
+
 /* Gather into the wire's own slot when it offers one (no second copy). */
 static int
-tally_model_tx_send(struct tally_model *m, struct tally_model_queue *q,
+tally_model_tx_send(struct tally_model *m, const struct tally_tx_desc *d,
 		    uint32_t n, uint32_t *total, uint8_t *st)
 {
-	uint8_t *slot = m->wire->tx_slot != NULL ? m->wire->tx_slot(m) : NULL;
+	uint32_t len = tally_model_tx_len(m, d, n);
+	uint8_t *slot = NULL;
 
-	*st = tally_model_tx_gather(m, q, n, slot != NULL ? slot : m->tx_buf, total);
+	if (len != 0 && m->wire->tx_slot != NULL)
+		slot = m->wire->tx_slot(m, len);
+	*st = tally_model_tx_gather(m, d, n, slot != NULL ? slot : m->tx_buf, total);
 	if (*st != TALLY_TXC_OK)
 		return 0;
 	if (slot != NULL) {
@@ -97,23 +128,18 @@ tally_model_tx_send(struct tally_model *m, struct tally_model_queue *q,
 	return m->wire->tx(m, m->tx_buf, *total);
 }
 
-/* Frames sent by one tally_model_tx_queue() call, added to the statistics
- * once at its end (under the lock: nobody is between the frames). */
-struct tally_model_tx_acc {
-	uint64_t pkts, bytes;
-};
-
-/* One frame of n descriptors at head: false when the wire is busy (nothing
- * consumed, the frame stays posted), true when it was completed. */
+/* One frame of the n descriptors d[] at head: false when the wire is busy
+ * (nothing consumed, the frame stays posted), true when it was completed. */
 static bool
-tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_t n,
+tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q,
+		     const struct tally_tx_desc *d, uint32_t n,
 		     struct tally_model_tx_acc *acc)
 {
 	uint32_t total;
 	uint8_t st;
 	int rc;
 
-	rc = tally_model_tx_send(m, q, n, &total, &st);
+	rc = tally_model_tx_send(m, d, n, &total, &st);
 	if (st == TALLY_TXC_OK) {
 		if (rc == -EAGAIN)
 			return false;
@@ -129,27 +155,86 @@ tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q, uint32_
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
 		total = 0;
 	}
-	tally_model_tx_complete(m, q, n, total, st);
+	tally_model_tx_complete(m, q, n, total, st, acc);
 	return true;
 }
 
-/* Segments of the next frame: n > 0 with EOP, 0 to wait for more,
- * or -n for n segments without EOP (too many). */
+/* Segments of the next frame, read once into d[]: n > 0 with EOP, 0 to wait
+ * for more, or -n for n segments without EOP (too many). */
 static int32_t
-tally_model_tx_extent(const struct tally_model_queue *q, uint32_t avail)
+tally_model_tx_extent(const struct tally_model_queue *q, uint32_t avail,
+		      struct tally_tx_desc *d)
 {
 	uint32_t n;
 
-	for (n = 0; n < avail && n < TALLY_TX_MAX_SEGS; n++)
-		if (tally_model_tx_desc(q, q->head + n).flags & TALLY_TXD_F_EOP)
+	for (n = 0; n < avail && n < TALLY_TX_MAX_SEGS; n++) {
+		d[n] = tally_model_tx_desc(q, q->head + n);
+		if (d[n].flags & TALLY_TXD_F_EOP)
 			return (int32_t)n + 1;
+	}
 	return n == TALLY_TX_MAX_SEGS ? -(int32_t)n : 0;
+}
+
+/*
+ * The common frame: one descriptor (EOP), a valid length, the buffer in the
+ * DMA region of the last hit and room on the wire. Sent and completed here;
+ * false leaves everything as it was for the general path (which records any
+ * fault and handles a busy wire).
+ */
+static inline bool
+tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
+		    struct tally_model_tx_acc *acc)
+{
+	struct tally_tx_desc d = tally_model_tx_desc(q, q->head);
+	struct tally_tx_cqe *c;
+	const uint8_t *src;
+	uint8_t *slot;
+
+	if (!(d.flags & TALLY_TXD_F_EOP) || d.len == 0 || d.len > m->cfg.max_frame ||
+	    m->wire->tx_slot == NULL)
+		return false;
+	src = tally_model_dma_hit(m, d.addr, d.len);
+	if (src == NULL)
+		return false;
+	slot = m->wire->tx_slot(m, d.len);
+	if (slot == NULL)
+		return false;
+	tally_model_copy(slot, src, d.len);
+	m->wire->tx_put(m, d.len);
+	c = (struct tally_tx_cqe *)q->cq + (q->head & q->mask);
+	c->len = d.len;
+	c->status = TALLY_TXC_OK;
+	c->rsvd = 0;
+	/* pairs with the driver's acquire load of phase */
+	__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
+	q->head++;
+	acc->pkts++;
+	acc->bytes += d.len;
+	acc->cc.ncomp++;
+	return true;
+}
+
+/* The posted descriptors (up to a burst) and their completion slots. */
+static inline void
+tally_model_tx_prefetch(const struct tally_model_queue *q)
+{
+	const struct tally_tx_desc *ring = q->ring;
+	const struct tally_tx_cqe *cq = q->cq;
+	uint32_t k, n = TALLY_MIN(q->prod - q->head, (uint32_t)TALLY_MODEL_BURST);
+
+	n = TALLY_MIN(n, q->mask + 1);
+	for (k = 0; k < n; k += 4) {
+		__builtin_prefetch(&ring[(q->head + k) & q->mask]);
+		if ((k & 7) == 0)
+			__builtin_prefetch(&cq[(q->head + k) & q->mask], 1);
+	}
 }
 
 unsigned int
 tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
-	struct tally_model_tx_acc acc = { 0, 0 };
+	struct tally_tx_desc d[TALLY_TX_MAX_SEGS];
+	struct tally_model_tx_acc acc;
 	unsigned int frames = 0;
 	uint32_t avail;
 	int32_t n;
@@ -157,30 +242,38 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 
 	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
 		return 0;
+	acc.pkts = acc.bytes = 0;
+	tally_model_ccnt_begin(m, q, &acc.cc);
+	tally_model_tx_prefetch(q);
 	while ((avail = q->prod - q->head) != 0) {
 		if (avail > q->mask + 1)
 			avail = q->mask + 1;	/* producer ran past the ring */
+		if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
+			frames++;
+			continue;
+		}
 		if (q->tx_skip) {
 			eop = tally_model_tx_desc(q, q->head).flags & TALLY_TXD_F_EOP;
-			tally_model_tx_complete(m, q, 1, 0, TALLY_TXC_ERR_DESC);
+			tally_model_tx_complete(m, q, 1, 0, TALLY_TXC_ERR_DESC, &acc);
 			q->tx_skip = !eop;
 			continue;
 		}
-		n = tally_model_tx_extent(q, avail);
+		n = tally_model_tx_extent(q, avail, d);
 		if (n == 0)
 			break;		/* EOP not posted yet */
 		if (n < 0) {
-			tally_model_fault(m, TALLY_FAULT_BAD_DESC,
-					  tally_model_tx_desc(q, q->head).addr);
+			tally_model_fault(m, TALLY_FAULT_BAD_DESC, d[0].addr);
 			tally_model_qstat_add(m, q, TALLY_Q_STAT_ERRORS, 1);
-			tally_model_tx_complete(m, q, (uint32_t)-n, 0, TALLY_TXC_ERR_DESC);
+			tally_model_tx_complete(m, q, (uint32_t)-n, 0, TALLY_TXC_ERR_DESC,
+						&acc);
 			q->tx_skip = true;
 			continue;
 		}
-		if (!tally_model_tx_frame(m, q, (uint32_t)n, &acc))
+		if (!tally_model_tx_frame(m, q, d, (uint32_t)n, &acc))
 			break;		/* wire busy: retried by a later step */
 		frames++;
 	}
+	tally_model_ccnt_end(&acc.cc);
 	if (acc.pkts != 0) {
 		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, acc.pkts);
 		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, acc.bytes);

@@ -4,19 +4,33 @@
  * FIFO inside the model and are delivered by a later wire poll, never from
  * the Tx path (no recursion). A full FIFO is busy (-EAGAIN): the device
  * keeps the frame posted until a step has delivered some of the FIFO.
+ *
+ * The FIFO is a compact byte ring: each frame starts on a 64-byte boundary
+ * right after the previous one, a frame that does not fit before the end of
+ * the buffer starts again at offset 0, and an empty FIFO starts over at 0.
+ * The frames in flight therefore share a few cache lines and pages instead
+ * of one max_frame slot each. It is full when TALLY_WIRE_LOOP_DEPTH frames
+ * wait or when the next frame finds no contiguous room.
  */
 #include <string.h>
 
 #include "tally_model_priv.h"
 
-#define TALLY_WIRE_LOOP_DEPTH	1024
+#define TALLY_WIRE_LOOP_DEPTH	1024	/* frames */
+#define TALLY_WIRE_LOOP_ALIGN	64	/* bytes: each frame starts on a line */
+#define TALLY_WIRE_LOOP_BYTES	(TALLY_WIRE_LOOP_DEPTH * 128)	/* ring bytes */
+_Static_assert(TALLY_WIRE_LOOP_BYTES >= 4 * TALLY_MODEL_WIRE_BUF,
+	       "the loop wire holds several frames of any valid length");
 
 struct tally_wire_loop {
-	uint32_t head;		/* next slot to deliver */
-	uint32_t count;
-	uint32_t slot_len;
+	uint32_t head;		/* frame index of the next frame to deliver */
+	uint32_t count;		/* frames waiting */
+	uint32_t wr;		/* byte offset where the next frame may go */
+	uint32_t slot;		/* byte offset handed out by tx_slot() */
+	uint32_t max_frame;
+	uint32_t off[TALLY_WIRE_LOOP_DEPTH];	/* byte offset of each frame */
 	uint32_t len[TALLY_WIRE_LOOP_DEPTH];
-	uint8_t *data;		/* DEPTH slots of slot_len bytes */
+	uint8_t *data;		/* TALLY_WIRE_LOOP_BYTES */
 };
 
 static int
@@ -25,10 +39,13 @@ tally_wire_loop_open(struct tally_model *m, char *errbuf, size_t errlen)
 	struct tally_wire_loop *l = tally_zmalloc(sizeof(*l));
 
 	if (l != NULL) {
-		l->slot_len = m->cfg.max_frame;
-		l->data = tally_zmalloc((size_t)TALLY_WIRE_LOOP_DEPTH * l->slot_len);
+		l->max_frame = m->cfg.max_frame;
+		l->data = tally_zmalloc_aligned(TALLY_WIRE_LOOP_BYTES,
+						TALLY_WIRE_LOOP_ALIGN);
 	}
 	if (l == NULL || l->data == NULL) {
+		if (l != NULL)
+			tally_free(l->data);
 		tally_free(l);
 		tally_model_errf(errbuf, errlen, "wire=loop: out of memory");
 		return -ENOMEM;
@@ -49,21 +66,81 @@ tally_wire_loop_close(struct tally_model *m)
 	m->wire_priv = NULL;
 }
 
+/* Byte offset for a frame of len bytes, or UINT32_MAX when there is no room.
+ * The bytes in use run from the oldest frame's offset up to wr, wrapping. */
+static uint32_t
+tally_wire_loop_room(const struct tally_wire_loop *l, uint32_t len)
+{
+	uint32_t need = TALLY_ALIGN_UP(len, (uint32_t)TALLY_WIRE_LOOP_ALIGN);
+	uint32_t rd;
+
+	if (len == 0 || len > l->max_frame || l->count == TALLY_WIRE_LOOP_DEPTH)
+		return UINT32_MAX;
+	if (l->count == 0)
+		return 0;
+	rd = l->off[l->head];
+	if (l->wr > rd) {
+		if (need <= TALLY_WIRE_LOOP_BYTES - l->wr)
+			return l->wr;
+		return need <= rd ? 0 : UINT32_MAX;	/* wrap to the start */
+	}
+	/* wrapped (wr < rd), or exactly full (wr == rd) */
+	return l->wr < rd && need <= rd - l->wr ? l->wr : UINT32_MAX;
+}
+
+static uint8_t *
+tally_wire_loop_tx_slot(struct tally_model *m, uint32_t len)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	uint32_t off = tally_wire_loop_room(l, len);
+
+	if (off == UINT32_MAX)
+		return NULL;
+	l->slot = off;
+	return l->data + off;
+}
+
+static void
+tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	uint32_t tail = (l->head + l->count) % TALLY_WIRE_LOOP_DEPTH;
+
+	l->off[tail] = l->slot;
+	l->len[tail] = len;
+	l->wr = l->slot + TALLY_ALIGN_UP(len, (uint32_t)TALLY_WIRE_LOOP_ALIGN);
+	l->count++;
+}
+
 static int
 tally_wire_loop_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
 {
 	struct tally_wire_loop *l = m->wire_priv;
-	uint32_t slot;
+	uint8_t *p;
 
-	if (len > l->slot_len)
+	if (len > l->max_frame)
 		return -EMSGSIZE;
-	if (l->count == TALLY_WIRE_LOOP_DEPTH)
+	if (len == 0)
+		return -EINVAL;
+	p = tally_wire_loop_tx_slot(m, len);
+	if (p == NULL)
 		return -EAGAIN;
-	slot = (l->head + l->count) % TALLY_WIRE_LOOP_DEPTH;
-	memcpy(l->data + (size_t)slot * l->slot_len, frame, len);
-	l->len[slot] = len;
-	l->count++;
+	memcpy(p, frame, len);
+	tally_wire_loop_tx_put(m, len);
 	return 0;
+}
+
+static void
+tally_wire_loop_rx_next(struct tally_model *m, uint32_t n)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+
+	if (n > l->count)
+		n = l->count;
+	l->head = (l->head + n) % TALLY_WIRE_LOOP_DEPTH;
+	l->count -= n;
+	if (l->count == 0)
+		l->wr = 0;	/* empty: start over at the first line */
 }
 
 static int
@@ -78,9 +155,8 @@ tally_wire_loop_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 	n = l->len[l->head];
 	*len = n;
 	*caplen = TALLY_MIN(n, buflen);
-	memcpy(buf, l->data + (size_t)l->head * l->slot_len, *caplen);
-	l->head = (l->head + 1) % TALLY_WIRE_LOOP_DEPTH;
-	l->count--;
+	memcpy(buf, l->data + l->off[l->head], *caplen);
+	tally_wire_loop_rx_next(m, 1);
 	return 1;
 }
 
@@ -89,43 +165,31 @@ tally_wire_loop_rx_peek(struct tally_model *m, uint32_t idx, const uint8_t **fra
 			uint32_t *caplen, uint32_t *len)
 {
 	struct tally_wire_loop *l = m->wire_priv;
-	uint32_t slot = (l->head + idx) % TALLY_WIRE_LOOP_DEPTH;
+	uint32_t i = (l->head + idx) % TALLY_WIRE_LOOP_DEPTH;
 
 	if (idx >= l->count)
 		return 0;
-	*frame = l->data + (size_t)slot * l->slot_len;
-	*len = l->len[slot];
+	*frame = l->data + l->off[i];
+	*len = l->len[i];
 	*caplen = *len;
 	return 1;
 }
 
-static void
-tally_wire_loop_rx_next(struct tally_model *m, uint32_t n)
+static unsigned int
+tally_wire_loop_rx_peek_burst(struct tally_model *m, struct tally_model_rx_in *in,
+			      unsigned int max)
 {
 	struct tally_wire_loop *l = m->wire_priv;
+	unsigned int k, n = TALLY_MIN(max, l->count);
+	uint32_t i;
 
-	l->head = (l->head + n) % TALLY_WIRE_LOOP_DEPTH;
-	l->count -= n;
-}
-
-static uint8_t *
-tally_wire_loop_tx_slot(struct tally_model *m)
-{
-	struct tally_wire_loop *l = m->wire_priv;
-
-	if (l->count == TALLY_WIRE_LOOP_DEPTH)
-		return NULL;
-	return l->data + (size_t)((l->head + l->count) % TALLY_WIRE_LOOP_DEPTH) *
-			 l->slot_len;
-}
-
-static void
-tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
-{
-	struct tally_wire_loop *l = m->wire_priv;
-
-	l->len[(l->head + l->count) % TALLY_WIRE_LOOP_DEPTH] = len;
-	l->count++;
+	for (k = 0; k < n; k++) {
+		i = (l->head + k) % TALLY_WIRE_LOOP_DEPTH;
+		in[k].frame = l->data + l->off[i];
+		in[k].len = l->len[i];
+		in[k].caplen = in[k].len;
+	}
+	return n;
 }
 
 static int
@@ -143,6 +207,7 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.eof = tally_wire_loop_eof,
 	.rx_peek = tally_wire_loop_rx_peek,
 	.rx_next = tally_wire_loop_rx_next,
+	.rx_peek_burst = tally_wire_loop_rx_peek_burst,
 	.tx_slot = tally_wire_loop_tx_slot,
 	.tx_put = tally_wire_loop_tx_put,
 };

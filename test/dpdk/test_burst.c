@@ -122,6 +122,26 @@ out:
 	return rc;
 }
 
+/* Every free mbuf of the pool is as the pool keeps them: next NULL, one
+ * segment (Rx takes raw mbufs and relies on it). */
+static int
+pool_clean(void)
+{
+	static struct rte_mbuf *all[TDT_NB_MBUF];
+	unsigned int n = 0, i, bad = 0;
+
+	while (n < TDT_NB_MBUF && (all[n] = rte_mbuf_raw_alloc(tdt_pool)) != NULL)
+		n++;
+	for (i = 0; i < n; i++)
+		if (all[i]->next != NULL || all[i]->nb_segs != 1)
+			bad++;
+	if (n != 0)
+		rte_mempool_put_bulk(tdt_pool, (void **)all, n);
+	TEST_ASSERT(n > 0, "pool empty");
+	TEST_ASSERT_EQ(bad, 0, "%u of %u free mbufs not reset", bad, n);
+	return TEST_SUCCESS;
+}
+
 static int
 test_multiseg_tx(void)
 {
@@ -138,6 +158,12 @@ test_multiseg_tx(void)
 		if (st.obytes != bytes || st.ibytes != bytes)
 			rc = TEST_FAILED;
 	}
+	/* the chains' segments went back to the pool reset, and frames received
+	 * into those mbufs afterwards are single segments */
+	if (rc == TEST_SUCCESS)
+		rc = pool_clean();
+	if (rc == TEST_SUCCESS)
+		rc = xfer_check(&bp, NB_PKTS, frame_len, 1, &bytes);
 	bp_close(&bp);
 	return rc;
 }

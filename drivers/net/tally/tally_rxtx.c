@@ -123,18 +123,14 @@ tally_rx_refill_get(struct tally_rxq *rxq, struct rte_mbuf **nms, uint32_t n)
 	return k;
 }
 
-/* Take the completion in slot idx (its mbuf m), post nm in its place;
- * true when it ended a frame (then *out is the frame). */
+/* Take the completion in slot idx (its mbuf m, already replaced in the
+ * ring): the general case (errors, frames over several descriptors, frames
+ * continued from an earlier burst); true when it ended a frame (then *out
+ * is the frame). */
 static inline bool
-tally_rx_one(struct tally_rxq *rxq, uint32_t idx, struct rte_mbuf *nm,
-	     struct rte_mbuf **out)
+tally_rx_one(struct tally_rxq *rxq, struct rte_mbuf *m,
+	     const struct tally_rx_cqe *c, struct rte_mbuf **out)
 {
-	const struct tally_rx_cqe *c = &rxq->cq[idx];
-	struct rte_mbuf *m = rxq->sw_ring[idx];
-
-	rxq->sw_ring[idx] = nm;
-	rxq->ring[idx].addr = rte_mbuf_data_iova_default(nm);
-	rxq->ring[idx].buf_len = rxq->buf_len;
 	if (unlikely(c->flags & TALLY_RXC_F_ERR)) {
 		TALLY_RX_LOG(DEBUG, "rxq %u: completion error %u", rxq->qid, c->err);
 		rxq->sw_errors++;
@@ -167,23 +163,68 @@ tally_rx_one(struct tally_rxq *rxq, uint32_t idx, struct rte_mbuf *nm,
 	return true;
 }
 
+/* rearm_data (data_off, refcnt, nb_segs, port) of a fresh single-segment
+ * mbuf of this queue, stored with one 8-byte write per packet (through a
+ * may_alias type, as those four fields are one 8-byte block). */
+typedef uint64_t __attribute__((may_alias)) tally_rearm_t;
+
+static inline uint64_t
+tally_rx_rearm_value(const struct tally_rxq *rxq)
+{
+	struct rte_mbuf mb;
+
+	mb.data_off = RTE_PKTMBUF_HEADROOM;
+	rte_mbuf_refcnt_set(&mb, 1);
+	mb.nb_segs = 1;
+	mb.port = rxq->port_id;
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, data_off) !=
+			 offsetof(struct rte_mbuf, rearm_data));
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) -
+			 offsetof(struct rte_mbuf, rearm_data) != 6);
+	return *(const tally_rearm_t *)(const void *)&mb.data_off;
+}
+
+/* The common frame: one descriptor, no error, nothing pending before it.
+ * A raw mbuf from the pool already has next NULL (the pool's invariant), so
+ * the mbuf's second cache line is never touched. */
+static inline void
+tally_rx_simple(struct tally_rxq *rxq, struct rte_mbuf *m,
+		const struct tally_rx_cqe *c, uint64_t rearm, uint32_t ptype)
+{
+	*(tally_rearm_t *)(void *)&m->data_off = rearm;
+	m->pkt_len = c->len;
+	m->data_len = c->len;
+	m->packet_type = ptype;
+	if (likely(!(c->flags & (TALLY_RXC_F_RSS | TALLY_RXC_F_MARK | TALLY_RXC_F_FLAG))))
+		m->ol_flags = 0;
+	else
+		tally_rx_first(rxq, m, c);
+}
+
 #define TALLY_RX_BULK	64	/* slots refilled per mempool get */
-#define TALLY_RX_PREFETCH	4	/* mbufs prefetched ahead */
 
 /*
  * Rx in batches: count the ready completions (at most one per packet still
  * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
- * then turn the batch into packets with the mbufs a few slots ahead
- * prefetched. One doorbell for the whole burst.
+ * prefetch the batch's mbufs, post the fresh ones in the consumed slots and
+ * turn the batch into packets (single-descriptor frames on a short path,
+ * the packet type of the previous frame reused when it had the same one).
+ * One doorbell for the whole burst.
  */
 uint16_t
 tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct rte_mbuf *nms[TALLY_RX_BULK];
 	struct tally_rxq *rxq = queue;
-	uint32_t cons = rxq->cons;
-	uint32_t start = cons;
-	uint32_t n, got, k, idx;
+	const uint64_t rearm = tally_rx_rearm_value(rxq);
+	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
+	uint32_t cons = rxq->cons, start = cons, mask = rxq->mask;
+	uint32_t n, got, k, idx, pt_key = UINT32_MAX, pt = 0, key;
+	const uint16_t buf_len = rxq->buf_len;
+	const struct tally_rx_cqe *c;
+	uint16_t flags;
+	bool partial;
+	struct rte_mbuf *m;
 	uint16_t nb_rx = 0;
 
 	tally_hal_service(rxq->hal);
@@ -193,18 +234,34 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (n == 0)
 			break;
 		got = tally_rx_refill_get(rxq, nms, n);
-		for (k = 0; k < RTE_MIN(got, (uint32_t)TALLY_RX_PREFETCH); k++)
-			rte_prefetch0(rxq->sw_ring[(cons + k) & rxq->mask]);
+		for (k = 0; k < got; k++)
+			rte_prefetch0(rxq->sw_ring[(cons + k) & mask]);
+		partial = rxq->pkt_first != NULL;
 		for (k = 0; k < got; k++) {
-			idx = cons & rxq->mask;
-			if (k + TALLY_RX_PREFETCH < got)
-				rte_prefetch0(rxq->sw_ring[(cons + TALLY_RX_PREFETCH) & rxq->mask]);
-			if (tally_rx_one(rxq, idx, nms[k], &pkts[nb_rx]))
+			idx = (cons + k) & mask;
+			c = &rxq->cq[idx];
+			m = rxq->sw_ring[idx];
+			rxq->sw_ring[idx] = nms[k];
+			rxq->ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
+			rxq->ring[idx].buf_len = buf_len;
+			flags = c->flags;
+			if (likely(!(flags & more) && !partial)) {
+				key = (uint32_t)c->ptype << 1 | !!(flags & TALLY_RXC_F_VLAN);
+				if (unlikely(key != pt_key)) {
+					pt_key = key;
+					pt = tally_rx_ptype(c->ptype, flags);
+				}
+				tally_rx_simple(rxq, m, c, rearm, pt);
+				pkts[nb_rx++] = m;
+				continue;
+			}
+			if (tally_rx_one(rxq, m, c, &pkts[nb_rx]))
 				nb_rx++;
-			cons++;
-			if ((cons & rxq->mask) == 0)
-				rxq->phase ^= 1;
+			partial = rxq->pkt_first != NULL;
 		}
+		cons += got;
+		if ((cons ^ (cons - got)) & (mask + 1))
+			rxq->phase ^= 1;
 		if (got < n)
 			break;
 	}
@@ -218,43 +275,76 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 #define TALLY_TX_FREE_BULK	64	/* mbufs returned per mempool put */
 
-/* Free the mbufs of completed descriptors, in bulk per pool. */
+/* Return the mbufs fb[0..n) to their pools: one put when they share one.
+ * The lcore id is read once (left to rte_mempool_put_bulk(), the compiler
+ * computes it, a TLS lookup in a shared object, on every loop turn). */
+static inline void
+tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
+{
+	struct rte_mempool *mp = fb[0]->pool;
+	unsigned int lcore = rte_lcore_id();
+	uint32_t k, first = 0;
+
+	for (k = 1; k < n; k++) {
+		if (unlikely(fb[k]->pool != mp)) {
+			rte_mempool_generic_put(mp, (void **)&fb[first], k - first,
+						rte_mempool_default_cache(mp, lcore));
+			first = k;
+			mp = fb[k]->pool;
+		}
+	}
+	rte_mempool_generic_put(mp, (void **)&fb[first], n - first,
+				rte_mempool_default_cache(mp, lcore));
+}
+
+/*
+ * Free the mbufs of completed descriptors, in bulk per pool. A segment that
+ * ended its frame (EOP, so its next is NULL: the mbuf invariant) with
+ * nb_segs 1, direct and referenced once goes back as it is, without
+ * touching the mbuf's second cache line; anything else (the head and middle
+ * segments of a chain among them) through rte_pktmbuf_prefree_seg().
+ */
 static inline void
 tally_tx_reclaim(struct tally_txq *txq)
 {
 	struct rte_mbuf *fb[TALLY_TX_FREE_BULK];
-	struct rte_mempool *fp = NULL;
-	uint32_t cons = txq->cons, nf = 0;
+	uint32_t cons = txq->cons, nf = 0, mask = txq->mask;
+	uint8_t phase = txq->phase;
 	struct rte_mbuf *m;
+	uint16_t eop;
 
 	while (cons != txq->prod) {
-		uint32_t idx = cons & txq->mask;
+		uint32_t idx = cons & mask;
 		const struct tally_tx_cqe *c = &txq->cq[idx];
 
-		if (!tally_hal_tx_cqe_ready(c, txq->phase))
+		if (!tally_hal_tx_cqe_ready(c, phase))
 			break;
-		if ((txq->ring[idx].flags & TALLY_TXD_F_EOP) &&
-		    unlikely(c->status != TALLY_TXC_OK)) {
+		eop = txq->ring[idx].flags & TALLY_TXD_F_EOP;
+		if (unlikely(c->status != TALLY_TXC_OK) && eop) {
 			TALLY_TX_LOG(DEBUG, "txq %u: status %u", txq->qid,
 				     c->status);
 			txq->sw_cq_errors++;
 		}
-		m = rte_pktmbuf_prefree_seg(txq->sw_ring[idx]);
+		m = txq->sw_ring[idx];
 		txq->sw_ring[idx] = NULL;
+		/* the last segment (EOP) of a one-segment frame: next is NULL */
+		if (unlikely(!eop || m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1 ||
+			     !RTE_MBUF_DIRECT(m)))
+			m = rte_pktmbuf_prefree_seg(m);
 		if (m != NULL) {
-			if (nf == TALLY_TX_FREE_BULK || (nf != 0 && m->pool != fp)) {
-				rte_mempool_put_bulk(fp, (void **)fb, nf);
+			if (nf == TALLY_TX_FREE_BULK) {
+				tally_tx_put_mbufs(fb, nf);
 				nf = 0;
 			}
-			fp = m->pool;
 			fb[nf++] = m;
 		}
 		cons++;
-		if ((cons & txq->mask) == 0)
-			txq->phase ^= 1;
+		if ((cons & mask) == 0)
+			phase ^= 1;
 	}
 	if (nf != 0)
-		rte_mempool_put_bulk(fp, (void **)fb, nf);
+		tally_tx_put_mbufs(fb, nf);
+	txq->phase = phase;
 	txq->cons = cons;
 }
 
@@ -266,6 +356,8 @@ tally_tx_frame_ok(const struct tally_txq *txq, const struct rte_mbuf *m)
 	if (unlikely(m->nb_segs > TALLY_TX_MAX_SEGS || m->pkt_len == 0 ||
 		     m->pkt_len > txq->max_frame))
 		return false;
+	if (likely(m->nb_segs == 1))
+		return m->data_len != 0;	/* next is NULL (mbuf invariant) */
 	for (s = m; s != NULL; s = s->next)
 		if (unlikely(s->data_len == 0))
 			return false;
@@ -311,6 +403,17 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		}
 		if (room < m->nb_segs)
 			break;
+		if (likely(m->nb_segs == 1)) {
+			uint32_t idx = prod & txq->mask;
+			struct tally_tx_desc *d = &txq->ring[idx];
+
+			d->addr = rte_mbuf_data_iova(m);
+			d->len = m->data_len;
+			d->flags = TALLY_TXD_F_EOP;
+			txq->sw_ring[idx] = m;
+			prod++;
+			continue;
+		}
 		for (; m != NULL; m = m->next) {
 			uint32_t idx = prod & txq->mask;
 			struct tally_tx_desc *d = &txq->ring[idx];
