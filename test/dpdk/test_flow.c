@@ -1416,11 +1416,130 @@ test_key_builder(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- action builder of the synchronous create --------------------------------- */
+
+/* Actions the port's action builder made so far (rte_flow_dev_dump). */
+static int
+ab_acts(uint16_t port, uint64_t *acts)
+{
+	struct rte_flow_error err;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	ret = rte_flow_dev_dump(port, NULL, f, &err);
+	fclose(f);
+	p = buf != NULL ? strstr(buf, "action builder ") : NULL;
+	if (ret == 0 && (p == NULL || sscanf(p, "action builder %" SCNu64, acts) != 1))
+		ret = -1;
+	free(buf);
+	return ret;
+}
+
+#define AB_RULES	48
+#define AB_NQ		4
+
+/*
+ * MARK(id) / COUNT / QUEUE(index) rules, each with its own mark and queue:
+ * the first TALLY_FLOW_SHAPE_RUN (16) go through the action parser, the
+ * rest through the action builder. Every rule's frames must carry its
+ * mark, land on its queue and count exactly; values the parser refuses
+ * must be refused the same way (type, errno, cause) with nothing left
+ * behind; another action list is parsed again.
+ */
+static int
+test_action_builder(void)
+{
+	static struct rte_flow *f[AB_RULES];
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_action_mark mk[AB_RULES];
+	struct rte_flow_action_queue q[AB_RULES];
+	struct rte_flow_action a[AB_RULES][4];
+	struct rte_flow_action bad[4];
+	struct rte_flow_action_queue qbad = { .index = AB_NQ };
+	struct rte_flow_error e;
+	struct rte_flow *g;
+	struct fport fp;
+	struct pat p;
+	uint64_t acts0 = 0, acts1 = 0;
+	unsigned int i, k;
+
+	TEST_ASSERT_EQ(fp_open(&fp, "", AB_NQ), 0, "");
+	for (i = 0; i < AB_RULES; i++) {
+		mk[i].id = 0x1000 + i * 7;
+		q[i].index = (i * 3 + 1) % AB_NQ;
+		a[i][0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &mk[i] };
+		a[i][1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
+		a[i][2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q[i] };
+		a[i][3] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	}
+	for (i = 0; i < AB_RULES; i++) {
+		if (i == 24)
+			TEST_ASSERT_EQ(ab_acts((uint16_t)fp.port, &acts0), 0, "dump");
+		f[i] = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, (int)(200 + i)),
+				       a[i], &e);
+		TEST_ASSERT(f[i] != NULL, "rule %u: %s", i, e.message ? e.message : "?");
+	}
+	TEST_ASSERT_EQ(ab_acts((uint16_t)fp.port, &acts1), 0, "dump");
+	TEST_ASSERT(acts1 - acts0 == AB_RULES - 24,
+		    "rules 24.. from the action builder: %" PRIu64 " -> %" PRIu64, acts0, acts1);
+	/* refused values, the builder's types: the parser's verdicts */
+	memcpy(bad, a[0], sizeof(bad));
+	bad[2].conf = &qbad;
+	rte_errno = 0;
+	g = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, 300), bad, &e);
+	TEST_ASSERT(g == NULL, "queue beyond the port's taken");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION_CONF, "");
+	TEST_ASSERT(e.cause == &bad[2], "cause: the queue action");
+	bad[2].conf = NULL;
+	g = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, 300), bad, &e);
+	TEST_ASSERT(g == NULL && e.type == RTE_FLOW_ERROR_TYPE_ACTION_CONF &&
+		    e.cause == &bad[2], "queue without conf");
+	memcpy(bad, a[0], sizeof(bad));
+	bad[0].conf = NULL;
+	g = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, 300), bad, &e);
+	TEST_ASSERT(g == NULL && e.type == RTE_FLOW_ERROR_TYPE_ACTION_CONF &&
+		    e.cause == &bad[0], "mark without conf");
+	/* another list (the mark before the drop is refused by the parser) */
+	g = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, 300),
+			    ACTS(A_MARK(1), A_DROP), &e);
+	TEST_ASSERT(g == NULL && e.type == RTE_FLOW_ERROR_TYPE_ACTION, "mark with drop");
+	g = rule((uint16_t)fp.port, 0, 0, 301, ACTS(A_COUNT, A_QUEUE(2)));
+	TEST_ASSERT(g != NULL, "another list");
+	/* traffic: 2 frames per rule, rule i on its queue with its mark */
+	for (i = 0; i < AB_RULES; i++) {
+		rs_init(&rs);
+		TEST_ASSERT_EQ(xfer(&fp, 200 + i, LEN_A, 2, &rs), 2, "rule %u frames", i);
+		for (k = 0; k < rs.n; k++) {
+			TEST_ASSERT_EQ(rs.q[k], q[i].index, "rule %u queue", i);
+			TEST_ASSERT(rs.m[k]->ol_flags & RTE_MBUF_F_RX_FDIR_ID, "rule %u marked", i);
+			TEST_ASSERT_EQ(rs.m[k]->hash.fdir.hi, mk[i].id, "rule %u mark", i);
+		}
+		rs_free(&rs);
+		ASSERT_COUNT((uint16_t)fp.port, f[i], 2, 2 * LEN_A);
+	}
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&fp, 300, LEN_A, 2, &rs), 2, "refused rules left nothing");
+	TEST_ASSERT_EQ(rs.per_q[0], 2, "");
+	TEST_ASSERT(!(rs.m[0]->ol_flags & RTE_MBUF_F_RX_FDIR), "no mark");
+	rs_free(&rs);
+	ASSERT_COUNT((uint16_t)fp.port, g, 0, 0);
+	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp.port, &e), 0, "");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_error_causes),
 	TEST_CASE(test_jump_loop),
 	TEST_CASE(test_duplicate),
 	TEST_CASE(test_key_builder),
+	TEST_CASE(test_action_builder),
 	TEST_CASE(test_counter_exhausted),
 	TEST_CASE(test_count_exact),
 	TEST_CASE(test_indirect_count),

@@ -612,7 +612,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	struct tally_flow_acts a;
 	struct tally_steer_key key;
 	struct rte_flow *flow;
-	bool own_counter = false, parsed = false;
+	bool own_counter = false, parsed = false, aparsed = false;
 	int ret;
 
 	flow_limits(dev, &lim);
@@ -635,9 +635,12 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		if (last != NULL)
 			tally_steer_rule_key(last->m, &m.value, &key);
 	}
-	ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
-	if (ret)
-		return NULL;
+	if (!tally_flow_ashape_acts(&fc->ashape, actions, lim.nb_rx_queues, &a)) {
+		ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
+		if (ret)
+			return NULL;
+		aparsed = true;
+	}
 	flow = flow_obj_alloc(fc);
 	if (flow == NULL) {
 		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE,
@@ -701,6 +704,8 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	flow->magic = TALLY_FLOW_MAGIC;
 	if (parsed)
 		tally_flow_shape_learn(&fc->shape, attr, pattern, &m, fm);
+	if (aparsed)
+		tally_flow_ashape_learn(&fc->ashape, actions);
 	/* a grown hash array leaves the old one waiting for a fence */
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
@@ -1011,10 +1016,10 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
 		" host bytes; counters %u in use, %u free, %u pending reuse;"
-		" key builder %" PRIu64 " keys\n",
+		" key builder %" PRIu64 " keys, action builder %" PRIu64 " actions\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
-		pending, fc->shape.keys);
+		pending, fc->shape.keys, fc->ashape.acts);
 	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
 		if (it != NULL)
 			dump_flow(fc, it, f);

@@ -129,6 +129,32 @@ enum tally_flow_shape_spec {
 	TALLY_SHAPE_MASK,		/* spec and mask (bytes in mask[]) */
 };
 
+/*
+ * The synchronous creates' action lists, the same way: when
+ * TALLY_FLOW_SHAPE_RUN parsed creates in a row have one list of action
+ * types, and the parser accepts that list with only per-rule values left
+ * (QUEUE index, MARK id; COUNT, FLAG, DROP, PASSTHRU and VOID carry
+ * none), the action is compiled like a template's; later creates of those
+ * types take the base action and the two values, and parse nothing. A
+ * value the parser would refuse (no conf, a queue beyond the port's) sends
+ * the create through the parser, which reports it.
+ */
+#define TALLY_FLOW_SHAPE_ACTIONS	8
+
+struct tally_flow_ashape {
+	uint32_t run;			/* parsed creates in a row with these types */
+	uint8_t n;			/* actions before END; 0: none recorded */
+	bool tried;			/* compiled (or failed to) */
+	bool ok;			/* compiled: the fields below are valid */
+	int8_t queue_slot;		/* per-rule values: index in the list, */
+	int8_t mark_slot;		/* or -1 */
+	int8_t count_slot;		/* the COUNT action, or -1 */
+	int8_t fate_slot;		/* the fate action, or -1 */
+	struct tally_steer_action base;
+	enum rte_flow_action_type type[TALLY_FLOW_SHAPE_ACTIONS];
+	uint64_t acts;			/* creates that used it (dump) */
+};
+
 struct tally_key_prog;
 
 struct tally_flow_shape {
@@ -156,6 +182,7 @@ struct tally_flow_ctx {
 	TAILQ_HEAD(, tally_flow_rss) rss_sets;
 	struct tally_flow_matcher *last;	/* last matcher used: insert fast path */
 	struct tally_flow_shape shape;		/* sync creates' key builder */
+	struct tally_flow_ashape ashape;	/* sync creates' action builder */
 	struct tally_flow_rss *rss_by_id[TALLY_FLOW_RSS_SETS];
 	uint32_t nb_flows;
 	bool isolated;
@@ -245,6 +272,17 @@ void tally_flow_shape_learn(struct tally_flow_shape *s,
 			    struct tally_flow_matcher *fm);
 /* Forget the shape (its matcher goes away, or the engine does). */
 void tally_flow_shape_reset(struct tally_flow_shape *s);
+
+/* The checked action of an action list of the recorded types into *a (as
+ * tally_flow_parse_actions() would give it); false when the list has other
+ * types, no builder is compiled, or a value needs the parser's verdict. */
+bool tally_flow_ashape_acts(struct tally_flow_ashape *s,
+			    const struct rte_flow_action actions[],
+			    uint16_t nb_rx_queues, struct tally_flow_acts *a);
+/* A parsed create's action list (the parser accepted it): record its
+ * types, compile after TALLY_FLOW_SHAPE_RUN in a row (lock held). */
+void tally_flow_ashape_learn(struct tally_flow_ashape *s,
+			     const struct rte_flow_action actions[]);
 
 /* ---- tally_flow_async.c ---------------------------------------------------- */
 

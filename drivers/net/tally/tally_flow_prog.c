@@ -462,3 +462,108 @@ tally_flow_shape_learn(struct tally_flow_shape *s, const struct rte_flow_attr *a
 	s->priority = attr->priority;
 	s->run = 1;
 }
+
+/* ---- the synchronous create's action builder (tally_flow_priv.h) ------------ */
+
+static bool
+ashape_types_match(const struct tally_flow_ashape *s, const struct rte_flow_action actions[])
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (actions[i].type != s->type[i])
+			return false;
+	return actions[i].type == RTE_FLOW_ACTION_TYPE_END;
+}
+
+bool
+tally_flow_ashape_acts(struct tally_flow_ashape *s, const struct rte_flow_action actions[],
+		       uint16_t nb_rx_queues, struct tally_flow_acts *a)
+{
+	if (!s->ok || actions == NULL || !ashape_types_match(s, actions))
+		return false;
+	/* what the parser fills for these types (RSS fields stay unused) */
+	a->act = s->base;
+	a->indirect = NULL;
+	a->age = NULL;
+	a->rss_hf = 0;
+	a->rss_nq = 0;
+	if (s->queue_slot >= 0) {
+		const struct rte_flow_action_queue *q = actions[s->queue_slot].conf;
+
+		if (q == NULL || q->index >= nb_rx_queues)
+			return false;
+		a->act.arg = q->index;
+	}
+	if (s->mark_slot >= 0) {
+		const struct rte_flow_action_mark *mk = actions[s->mark_slot].conf;
+
+		if (mk == NULL)
+			return false;
+		a->act.mark = mk->id;
+	}
+	a->count = s->count_slot >= 0 ? &actions[s->count_slot] : NULL;
+	a->fate = s->fate_slot >= 0 ? &actions[s->fate_slot] : NULL;
+	s->acts++;
+	return true;
+}
+
+/* Compile the recorded types through the template compiler: every conf
+ * per rule, so only QUEUE and MARK values vary. */
+static void
+ashape_compile(struct tally_flow_ashape *s, const struct rte_flow_action actions[])
+{
+	struct rte_flow_actions_template at;
+	struct tally_act_prog ap;
+	uint32_t i;
+
+	s->tried = true;
+	memset(&at, 0, sizeof(at));
+	at.actions = (struct rte_flow_action *)(uintptr_t)actions;
+	at.nb_actions = s->n;
+	tally_act_prog_compile(&at, &ap);
+	if (!ap.ok)
+		return;
+	s->base = ap.base;
+	s->queue_slot = ap.queue_slot;
+	s->mark_slot = ap.mark_slot;
+	s->count_slot = -1;
+	s->fate_slot = -1;
+	for (i = 0; i < s->n; i++) {
+		switch (s->type[i]) {
+		case RTE_FLOW_ACTION_TYPE_COUNT:
+			s->count_slot = (int8_t)i;
+			break;
+		case RTE_FLOW_ACTION_TYPE_QUEUE:
+		case RTE_FLOW_ACTION_TYPE_DROP:
+		case RTE_FLOW_ACTION_TYPE_PASSTHRU:
+			s->fate_slot = (int8_t)i;
+			break;
+		default:
+			break;
+		}
+	}
+	s->ok = true;
+}
+
+void
+tally_flow_ashape_learn(struct tally_flow_ashape *s, const struct rte_flow_action actions[])
+{
+	uint32_t i;
+
+	if (s->n != 0 && ashape_types_match(s, actions)) {
+		if (!s->tried && ++s->run >= TALLY_FLOW_SHAPE_RUN)
+			ashape_compile(s, actions);
+		return;
+	}
+	s->n = 0;
+	s->tried = false;
+	s->ok = false;
+	for (i = 0; actions[i].type != RTE_FLOW_ACTION_TYPE_END; i++) {
+		if (i == TALLY_FLOW_SHAPE_ACTIONS)
+			return;		/* too long to record: none */
+		s->type[i] = actions[i].type;
+	}
+	s->n = (uint8_t)i;
+	s->run = 1;
+}
