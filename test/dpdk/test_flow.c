@@ -1260,9 +1260,10 @@ kb_rule_make(uint64_t *s, const struct kb_shape *sh, uint32_t id, struct kb_rule
 	return it;
 }
 
-/* Keys the port's key builder made so far (rte_flow_dev_dump). */
+/* The number after `what` in the port's rte_flow_dev_dump, e.g. "key
+ * builder " (keys the synchronous key builder made so far). */
 static int
-kb_keys(uint16_t port, uint64_t *keys)
+dump_count(uint16_t port, const char *what, uint64_t *v)
 {
 	struct rte_flow_error err;
 	char *buf = NULL, *p;
@@ -1275,11 +1276,17 @@ kb_keys(uint16_t port, uint64_t *keys)
 		return -1;
 	ret = rte_flow_dev_dump(port, NULL, f, &err);
 	fclose(f);
-	p = buf != NULL ? strstr(buf, "key builder ") : NULL;
-	if (ret == 0 && (p == NULL || sscanf(p, "key builder %" SCNu64, keys) != 1))
+	p = buf != NULL ? strstr(buf, what) : NULL;
+	if (ret == 0 && (p == NULL || sscanf(p + strlen(what), "%" SCNu64, v) != 1))
 		ret = -1;
 	free(buf);
 	return ret;
+}
+
+static int
+kb_keys(uint16_t port, uint64_t *keys)
+{
+	return dump_count(port, "key builder ", keys);
 }
 
 /* A rule another shape has (so the next create is parsed). */
@@ -1418,28 +1425,6 @@ test_key_builder(void)
 
 /* ---- action builder of the synchronous create --------------------------------- */
 
-/* Actions the port's action builder made so far (rte_flow_dev_dump). */
-static int
-ab_acts(uint16_t port, uint64_t *acts)
-{
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f;
-	int ret;
-
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return -1;
-	ret = rte_flow_dev_dump(port, NULL, f, &err);
-	fclose(f);
-	p = buf != NULL ? strstr(buf, "action builder ") : NULL;
-	if (ret == 0 && (p == NULL || sscanf(p, "action builder %" SCNu64, acts) != 1))
-		ret = -1;
-	free(buf);
-	return ret;
-}
-
 #define AB_RULES	48
 #define AB_NQ		4
 
@@ -1479,12 +1464,12 @@ test_action_builder(void)
 	}
 	for (i = 0; i < AB_RULES; i++) {
 		if (i == 24)
-			TEST_ASSERT_EQ(ab_acts((uint16_t)fp.port, &acts0), 0, "dump");
+			TEST_ASSERT_EQ(dump_count((uint16_t)fp.port, "action builder ", &acts0), 0, "dump");
 		f[i] = rte_flow_create((uint16_t)fp.port, &attr, pat_src(&p, (int)(200 + i)),
 				       a[i], &e);
 		TEST_ASSERT(f[i] != NULL, "rule %u: %s", i, e.message ? e.message : "?");
 	}
-	TEST_ASSERT_EQ(ab_acts((uint16_t)fp.port, &acts1), 0, "dump");
+	TEST_ASSERT_EQ(dump_count((uint16_t)fp.port, "action builder ", &acts1), 0, "dump");
 	TEST_ASSERT(acts1 - acts0 == AB_RULES - 24,
 		    "rules 24.. from the action builder: %" PRIu64 " -> %" PRIu64, acts0, acts1);
 	/* refused values, the builder's types: the parser's verdicts */
