@@ -93,6 +93,11 @@ struct tally_wire_ops {
 	 * Without them, or on NULL, tx() is used. */
 	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
+	/* Optional: put the first frames of frame[]/len[] (n of them, each 1
+	 * to max_frame bytes) on the wire in order, copied in one call; returns
+	 * how many were taken, fewer than n when the wire became busy. */
+	unsigned int (*tx_burst)(struct tally_model *m, const uint8_t *const *frame,
+				 const uint32_t *len, unsigned int n);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -330,6 +335,13 @@ tally_model_ccnt_end(struct tally_model_ccnt_acc *a)
  * Same result as tally_model_parse(); *dirty becomes the sections this frame
  * wrote besides the outer one. */
 void tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
+			     struct tally_model_pkt *pkt, uint8_t *dirty);
+/* Everything tally_model_parse_reuse() gives except the match key
+ * (frame, len, ptype, l3, l4, has_vlan, src, dst, sport, dport: what the Rx
+ * completion and RSS read), for a caller that will not read the key. The
+ * key may be left as an earlier frame wrote it, with *dirty describing it as
+ * tally_model_parse_reuse() requires. */
+void tally_model_parse_light(const uint8_t *frame, uint32_t len,
 			     struct tally_model_pkt *pkt, uint8_t *dirty);
 /* The general path alone, on a zeroed pkt (tests compare the fast path). */
 void tally_model_parse_ref(const uint8_t *frame, uint32_t len,

@@ -421,7 +421,7 @@ tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
 
 /*
  * A burst of frames from the wire, in three passes over the burst: check
- * and parse every frame, classify the parsed frames as one burst
+ * and parse every frame (without the match key when nothing classifies), classify the parsed frames as one burst
  * (tally_model_steer_classify_burst), deliver. Under the lock for the whole burst:
  * the driver sees the same results as frame by frame. The parsed frames live
  * in m->rx_pkts, reused burst after burst: each slot's key is cleared only
@@ -448,6 +448,9 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
 			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
 			       TALLY_MODEL_L2_OVERHEAD);
+	/* decided before the parse: without classification nothing reads the
+	 * match key, and the parse leaves it out */
+	steer = n > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
 	for (i = 0; i < n; i++) {
 		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
 			continue;
@@ -456,8 +459,12 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			filtered++;
 			continue;
 		}
-		tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
-					&m->rx_dirty[np]);
+		if (steer)
+			tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
+						&m->rx_dirty[np]);
+		else
+			tally_model_parse_light(in[i].frame, in[i].len, &pkt[np],
+						&m->rx_dirty[np]);
 		np++;
 	}
 	if (wire != 0)
@@ -466,7 +473,7 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, filtered);
 	acc.pkts = acc.bytes = acc.missed = acc.oversize = 0;
 	acc.touched = 0;
-	steer = np > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
+	steer = np > 0 && steer;
 	if (steer) {
 		for (i = 0; i < np; i++)
 			pp[i] = &pkt[i];
