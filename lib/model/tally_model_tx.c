@@ -2,7 +2,8 @@
 /*
  * Tx pipeline, run under the model lock: consume posted descriptors in
  * order, gather each frame up to EOP, check every segment address, hand the
- * frame to the wire and write one completion per descriptor.
+ * frame to the wire and write one completion per descriptor. Runs of
+ * one-descriptor frames go to a wire with tx_burst in one call per run.
  *
  * A wire that is busy (its tx returns -EAGAIN, e.g. a full loop FIFO) is
  * back-pressure, not a loss: the frame stays posted and the queue stops until
@@ -214,6 +215,55 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	return true;
 }
 
+/*
+ * tally_model_tx_fast() for a run of such frames on a wire with tx_burst:
+ * the run (up to a burst, ending before the first frame that is not of the
+ * kind) goes to the wire in one call and is completed here. Returns the
+ * frames sent; *busy when the wire took fewer than the run (the rest stays
+ * posted). 0 and not busy: the frame at head is for the general path.
+ */
+static inline unsigned int
+tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
+			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
+{
+	const uint8_t *src[TALLY_MODEL_BURST];
+	uint32_t len[TALLY_MODEL_BURST];
+	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
+	struct tally_tx_cqe *c;
+	struct tally_tx_desc d;
+	uint64_t bytes = 0;
+
+	for (n = 0; n < max; n++) {
+		d = tally_model_tx_desc(q, q->head + n);
+		if (!(d.flags & TALLY_TXD_F_EOP) || d.len == 0 || d.len > m->cfg.max_frame)
+			break;
+		src[n] = tally_model_dma_hit(m, d.addr, d.len);
+		if (src[n] == NULL)
+			break;
+		len[n] = d.len;
+	}
+	*busy = false;
+	if (n == 0)
+		return 0;
+	sent = m->wire->tx_burst(m, src, len, n);
+	*busy = sent < n;
+	for (k = 0; k < sent; k++) {
+		c = (struct tally_tx_cqe *)q->cq + ((q->head + k) & q->mask);
+		c->len = (uint16_t)len[k];
+		c->status = TALLY_TXC_OK;
+		c->rsvd = 0;
+		/* pairs with the driver's acquire load of phase */
+		__atomic_store_n(&c->phase, tally_model_phase(q, q->head + k),
+				 __ATOMIC_RELEASE);
+		bytes += len[k];
+	}
+	q->head += sent;
+	acc->pkts += sent;
+	acc->bytes += bytes;
+	acc->cc.ncomp += sent;
+	return sent;
+}
+
 /* The posted descriptors (up to a burst) and their completion slots. */
 static inline void
 tally_model_tx_prefetch(const struct tally_model_queue *q)
@@ -235,10 +285,10 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
 	struct tally_tx_desc d[TALLY_TX_MAX_SEGS];
 	struct tally_model_tx_acc acc;
-	unsigned int frames = 0;
+	unsigned int frames = 0, k;
 	uint32_t avail;
 	int32_t n;
-	bool eop;
+	bool eop, busy;
 
 	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
 		return 0;
@@ -248,7 +298,14 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	while ((avail = q->prod - q->head) != 0) {
 		if (avail > q->mask + 1)
 			avail = q->mask + 1;	/* producer ran past the ring */
-		if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
+		if (!q->tx_skip && m->wire->tx_burst != NULL) {
+			k = tally_model_tx_fast_burst(m, q, avail, &acc, &busy);
+			frames += k;
+			if (busy)
+				break;	/* wire busy: retried by a later step */
+			if (k != 0)
+				continue;
+		} else if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
 			frames++;
 			continue;
 		}

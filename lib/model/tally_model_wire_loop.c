@@ -112,6 +112,28 @@ tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
 	l->count++;
 }
 
+static unsigned int
+tally_wire_loop_tx_burst(struct tally_model *m, const uint8_t *const *frame,
+			 const uint32_t *len, unsigned int n)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	unsigned int k;
+	uint32_t off, tail;
+
+	for (k = 0; k < n; k++) {
+		off = tally_wire_loop_room(l, len[k]);
+		if (off == UINT32_MAX)
+			break;
+		tally_model_copy(l->data + off, frame[k], len[k]);
+		tail = (l->head + l->count) % TALLY_WIRE_LOOP_DEPTH;
+		l->off[tail] = off;
+		l->len[tail] = len[k];
+		l->wr = off + TALLY_ALIGN_UP(len[k], (uint32_t)TALLY_WIRE_LOOP_ALIGN);
+		l->count++;
+	}
+	return k;
+}
+
 static int
 tally_wire_loop_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
 {
@@ -210,4 +232,5 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.rx_peek_burst = tally_wire_loop_rx_peek_burst,
 	.tx_slot = tally_wire_loop_tx_slot,
 	.tx_put = tally_wire_loop_tx_put,
+	.tx_burst = tally_wire_loop_tx_burst,
 };
