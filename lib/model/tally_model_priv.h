@@ -272,6 +272,32 @@ tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
 	return NULL;	/* not in that region: ask tally_model_dma() */
 }
 
+/* tally_model_dma_hit() with the region taken once for a burst: the last
+ * hit's region as it was when the burst began (len 0, so nothing hits, under
+ * a translation hook). A miss is for tally_model_dma_fast(), as above. */
+struct tally_model_dma_win {
+	uint64_t base, len;
+};
+
+static inline struct tally_model_dma_win
+tally_model_dma_window(const struct tally_model *m)
+{
+	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
+	struct tally_model_dma_win w = { r->base, m->cfg.xlate == NULL ? r->len : 0 };
+
+	return w;
+}
+
+static inline void *
+tally_model_dma_win_hit(struct tally_model_dma_win w, uint64_t iova, size_t len)
+{
+	uint64_t off = iova - w.base;
+
+	if (off < w.len && (uint64_t)len - 1 < w.len - off)
+		return (void *)(uintptr_t)iova;
+	return NULL;
+}
+
 static inline void *
 tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
 {

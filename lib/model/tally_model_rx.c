@@ -352,11 +352,12 @@ static unsigned int
 tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
 		    unsigned int np, struct tally_model_rx_acc *acc)
 {
+	struct tally_model_dma_win win = tally_model_dma_window(m);
+	const volatile struct tally_rx_desc *ring, *d;
 	struct tally_model_queue *q;
-	uint32_t avail, len, i;
-	struct tally_rx_cqe *c;
-	struct tally_rx_desc d;
-	uint64_t bytes = 0;
+	uint32_t avail, len, i, head, mask, log2;
+	struct tally_rx_cqe *cq, *c;
+	uint64_t bytes = 0, addr;
 	uint8_t *p;
 
 	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
@@ -364,27 +365,37 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 	q = &m->rxq[qi];
 	tally_model_rx_touch(m, acc, qi);
 	tally_model_rx_prefetch(q, np);
-	avail = TALLY_MIN(q->prod - q->head, q->mask + 1);
+	/* in locals: the frame copies may alias anything */
+	head = q->head;
+	mask = q->mask;
+	log2 = q->log2;
+	ring = (const volatile struct tally_rx_desc *)q->ring;
+	cq = q->cq;
+	avail = TALLY_MIN(q->prod - head, mask + 1);
 	for (i = 0; i < np && i < avail; i++) {
 		len = pkt[i].len;
-		d = tally_model_rx_desc(q, q->head);
-		p = tally_model_dma_hit(m, d.addr, len);
-		if (d.buf_len < len || p == NULL)
+		d = ring + (head & mask);
+		addr = d->addr;
+		p = tally_model_dma_win_hit(win, addr, len);
+		if (d->buf_len < len || p == NULL)
 			break;
 		tally_model_copy(p, pkt[i].frame, len);
-		c = (struct tally_rx_cqe *)q->cq + (q->head & q->mask);
+		c = cq + (head & mask);
 		c->rss_hash = 0;
 		c->mark = 0;
 		c->len = (uint16_t)len;
-		c->flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		c->flags = (uint16_t)(pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0);
 		c->ptype = pkt[i].ptype;
 		c->err = 0;
 		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
-		q->head++;
+		/* pairs with the driver's acquire load of phase
+		 * (tally_model_phase(), with log2 in a local) */
+		__atomic_store_n(&c->phase, (uint8_t)(((head >> log2) & 1u) ^ 1u),
+				 __ATOMIC_RELEASE);
+		head++;
 		bytes += len;
 	}
+	q->head = head;
 	acc->pkts += i;
 	acc->bytes += bytes;
 	acc->q[qi].pkts += i;

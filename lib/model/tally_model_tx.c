@@ -226,21 +226,26 @@ static inline unsigned int
 tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
 {
+	const volatile struct tally_tx_desc *ring = q->ring, *d;
+	struct tally_model_dma_win win = tally_model_dma_window(m);
 	const uint8_t *src[TALLY_MODEL_BURST];
 	uint32_t len[TALLY_MODEL_BURST];
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
-	struct tally_tx_cqe *c;
-	struct tally_tx_desc d;
+	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
+	const uint32_t max_frame = m->cfg.max_frame;
+	struct tally_tx_cqe *cq = q->cq, *c;
 	uint64_t bytes = 0;
+	uint32_t dl;
 
 	for (n = 0; n < max; n++) {
-		d = tally_model_tx_desc(q, q->head + n);
-		if (!(d.flags & TALLY_TXD_F_EOP) || d.len == 0 || d.len > m->cfg.max_frame)
-			break;
-		src[n] = tally_model_dma_hit(m, d.addr, d.len);
+		d = ring + ((head + n) & mask);
+		dl = d->len;
+		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_frame)
+			break;	/* a chain, an empty or an oversized frame */
+		src[n] = tally_model_dma_win_hit(win, d->addr, dl);
 		if (src[n] == NULL)
 			break;
-		len[n] = d.len;
+		len[n] = dl;
 	}
 	*busy = false;
 	if (n == 0)
@@ -248,16 +253,17 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	sent = m->wire->tx_burst(m, src, len, n);
 	*busy = sent < n;
 	for (k = 0; k < sent; k++) {
-		c = (struct tally_tx_cqe *)q->cq + ((q->head + k) & q->mask);
+		c = cq + ((head + k) & mask);
 		c->len = (uint16_t)len[k];
 		c->status = TALLY_TXC_OK;
 		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&c->phase, tally_model_phase(q, q->head + k),
+		/* pairs with the driver's acquire load of phase
+		 * (tally_model_phase(), with log2 in a local) */
+		__atomic_store_n(&c->phase, (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
 				 __ATOMIC_RELEASE);
 		bytes += len[k];
 	}
-	q->head += sent;
+	q->head = head + sent;
 	acc->pkts += sent;
 	acc->bytes += bytes;
 	acc->cc.ncomp += sent;
