@@ -83,12 +83,21 @@ tally_rx_drop_partial(struct tally_rxq *rxq)
 	rxq->pkt_last = NULL;
 }
 
-/* Completions ready from cons on, at most max (phase bits only). */
+/* Completions ready from cons on, at most max (phase bits only). The device
+ * completes in ring order, so when the max-th one is ready (with the phase
+ * of its lap: when max is at most the ring size, at most one wrap lies
+ * between), all are: the acquire load of its phase makes the earlier
+ * completions visible too. */
 static inline uint32_t
 tally_rx_ready(const struct tally_rxq *rxq, uint32_t cons, uint32_t max)
 {
-	uint32_t n = 0, idx;
+	uint32_t n = 0, idx, last = cons + max - 1;
 	uint8_t phase = rxq->phase;
+
+	if (max > 1 && max <= rxq->mask + 1 &&
+	    tally_hal_rx_cqe_ready(&rxq->cq[last & rxq->mask],
+				   phase ^ (((last ^ cons) & ~rxq->mask) != 0)))
+		return max;
 
 	while (n < max) {
 		idx = (cons + n) & rxq->mask;
