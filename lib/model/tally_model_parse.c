@@ -23,6 +23,9 @@
  * (outer, misc, inner, misc3) are ever written, so a caller that reuses its
  * tally_model_pkt (the device's Rx burst) passes the sections the previous
  * frame wrote and only those are cleared (tally_model_parse_reuse()).
+ * When nothing will read the match key (no classification), the Rx burst
+ * asks for the rest alone (tally_model_parse_light()): the common frame then
+ * costs a header check and a few stores; any other frame is parsed in full.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -453,6 +456,64 @@ tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
 		return;
 	}
 	*dirty = parse_general(frame, len, pkt);
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * parse_fast() less the match key: the common frame's packet type, L3/L4
+ * codes, addresses and ports, the same values parse_fast() stores. False
+ * (nothing written) for any other frame.
+ */
+static inline bool
+parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + 20;
+	uint8_t proto, l4t;
+
+	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
+	    (rd16(ip + 6) & 0x3fff) != 0)
+		return false;
+	proto = ip[9];
+	if (proto == PROTO_TCP && len >= ETH_HLEN + 20 + 20)
+		l4t = TALLY_PTYPE_L4_TCP;
+	else if (proto == PROTO_UDP && rd16(l4 + 2) != TALLY_VXLAN_UDP_PORT)
+		l4t = TALLY_PTYPE_L4_UDP;
+	else
+		return false;
+	pkt->l3 = TALLY_PTYPE_L3_IPV4;
+	pkt->l4 = l4t;
+	pkt->has_vlan = 0;
+	st64(pkt->src, ld32(ip + 12));
+	st64(pkt->src + 8, 0);
+	st64(pkt->dst, ld32(ip + 16));
+	st64(pkt->dst + 8, 0);
+	pkt->sport = rd16(l4);
+	pkt->dport = rd16(l4 + 2);
+	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
+			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+	return true;
+}
+#else
+static inline bool
+parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	(void)f;
+	(void)len;
+	(void)pkt;
+	return false;
+}
+#endif
+
+void
+tally_model_parse_light(const uint8_t *frame, uint32_t len,
+			struct tally_model_pkt *pkt, uint8_t *dirty)
+{
+	if (parse_light_fast(frame, len, pkt)) {
+		pkt->frame = frame;
+		pkt->len = len;
+		return;		/* key and *dirty untouched */
+	}
+	tally_model_parse_reuse(frame, len, pkt, dirty);
 }
 
 void

@@ -93,6 +93,11 @@ struct tally_wire_ops {
 	 * Without them, or on NULL, tx() is used. */
 	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
+	/* Optional: put the first frames of frame[]/len[] (n of them, each 1
+	 * to max_frame bytes) on the wire in order, copied in one call; returns
+	 * how many were taken, fewer than n when the wire became busy. */
+	unsigned int (*tx_burst)(struct tally_model *m, const uint8_t *const *frame,
+				 const uint32_t *len, unsigned int n);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -267,6 +272,32 @@ tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
 	return NULL;	/* not in that region: ask tally_model_dma() */
 }
 
+/* tally_model_dma_hit() with the region taken once for a burst: the last
+ * hit's region as it was when the burst began (len 0, so nothing hits, under
+ * a translation hook). A miss is for tally_model_dma_fast(), as above. */
+struct tally_model_dma_win {
+	uint64_t base, len;
+};
+
+static inline struct tally_model_dma_win
+tally_model_dma_window(const struct tally_model *m)
+{
+	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
+	struct tally_model_dma_win w = { r->base, m->cfg.xlate == NULL ? r->len : 0 };
+
+	return w;
+}
+
+static inline void *
+tally_model_dma_win_hit(struct tally_model_dma_win w, uint64_t iova, size_t len)
+{
+	uint64_t off = iova - w.base;
+
+	if (off < w.len && (uint64_t)len - 1 < w.len - off)
+		return (void *)(uintptr_t)iova;
+	return NULL;
+}
+
 static inline void *
 tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
 {
@@ -330,6 +361,13 @@ tally_model_ccnt_end(struct tally_model_ccnt_acc *a)
  * Same result as tally_model_parse(); *dirty becomes the sections this frame
  * wrote besides the outer one. */
 void tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
+			     struct tally_model_pkt *pkt, uint8_t *dirty);
+/* Everything tally_model_parse_reuse() gives except the match key
+ * (frame, len, ptype, l3, l4, has_vlan, src, dst, sport, dport: what the Rx
+ * completion and RSS read), for a caller that will not read the key. The
+ * key may be left as an earlier frame wrote it, with *dirty describing it as
+ * tally_model_parse_reuse() requires. */
+void tally_model_parse_light(const uint8_t *frame, uint32_t len,
 			     struct tally_model_pkt *pkt, uint8_t *dirty);
 /* The general path alone, on a zeroed pkt (tests compare the fast path). */
 void tally_model_parse_ref(const uint8_t *frame, uint32_t len,

@@ -352,11 +352,12 @@ static unsigned int
 tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
 		    unsigned int np, struct tally_model_rx_acc *acc)
 {
+	struct tally_model_dma_win win = tally_model_dma_window(m);
+	const volatile struct tally_rx_desc *ring, *d;
 	struct tally_model_queue *q;
-	uint32_t avail, len, i;
-	struct tally_rx_cqe *c;
-	struct tally_rx_desc d;
-	uint64_t bytes = 0;
+	uint32_t avail, len, i, head, mask, log2;
+	struct tally_rx_cqe *cq, *c;
+	uint64_t bytes = 0, addr;
 	uint8_t *p;
 
 	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
@@ -364,27 +365,37 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 	q = &m->rxq[qi];
 	tally_model_rx_touch(m, acc, qi);
 	tally_model_rx_prefetch(q, np);
-	avail = TALLY_MIN(q->prod - q->head, q->mask + 1);
+	/* in locals: the frame copies may alias anything */
+	head = q->head;
+	mask = q->mask;
+	log2 = q->log2;
+	ring = (const volatile struct tally_rx_desc *)q->ring;
+	cq = q->cq;
+	avail = TALLY_MIN(q->prod - head, mask + 1);
 	for (i = 0; i < np && i < avail; i++) {
 		len = pkt[i].len;
-		d = tally_model_rx_desc(q, q->head);
-		p = tally_model_dma_hit(m, d.addr, len);
-		if (d.buf_len < len || p == NULL)
+		d = ring + (head & mask);
+		addr = d->addr;
+		p = tally_model_dma_win_hit(win, addr, len);
+		if (d->buf_len < len || p == NULL)
 			break;
 		tally_model_copy(p, pkt[i].frame, len);
-		c = (struct tally_rx_cqe *)q->cq + (q->head & q->mask);
+		c = cq + (head & mask);
 		c->rss_hash = 0;
 		c->mark = 0;
 		c->len = (uint16_t)len;
-		c->flags = pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		c->flags = (uint16_t)(pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0);
 		c->ptype = pkt[i].ptype;
 		c->err = 0;
 		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
-		q->head++;
+		/* pairs with the driver's acquire load of phase
+		 * (tally_model_phase(), with log2 in a local) */
+		__atomic_store_n(&c->phase, (uint8_t)(((head >> log2) & 1u) ^ 1u),
+				 __ATOMIC_RELEASE);
+		head++;
 		bytes += len;
 	}
+	q->head = head;
 	acc->pkts += i;
 	acc->bytes += bytes;
 	acc->q[qi].pkts += i;
@@ -421,7 +432,7 @@ tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
 
 /*
  * A burst of frames from the wire, in three passes over the burst: check
- * and parse every frame, classify the parsed frames as one burst
+ * and parse every frame (without the match key when nothing classifies), classify the parsed frames as one burst
  * (tally_model_steer_classify_burst), deliver. Under the lock for the whole burst:
  * the driver sees the same results as frame by frame. The parsed frames live
  * in m->rx_pkts, reused burst after burst: each slot's key is cleared only
@@ -448,6 +459,9 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
 			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
 			       TALLY_MODEL_L2_OVERHEAD);
+	/* decided before the parse: without classification nothing reads the
+	 * match key, and the parse leaves it out */
+	steer = n > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
 	for (i = 0; i < n; i++) {
 		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
 			continue;
@@ -456,8 +470,12 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			filtered++;
 			continue;
 		}
-		tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
-					&m->rx_dirty[np]);
+		if (steer)
+			tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
+						&m->rx_dirty[np]);
+		else
+			tally_model_parse_light(in[i].frame, in[i].len, &pkt[np],
+						&m->rx_dirty[np]);
 		np++;
 	}
 	if (wire != 0)
@@ -466,7 +484,7 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		tally_model_stat_add(m, TALLY_STAT_RX_FILTERED, filtered);
 	acc.pkts = acc.bytes = acc.missed = acc.oversize = 0;
 	acc.touched = 0;
-	steer = np > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
+	steer = np > 0 && steer;
 	if (steer) {
 		for (i = 0; i < np; i++)
 			pp[i] = &pkt[i];

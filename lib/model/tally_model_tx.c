@@ -2,7 +2,8 @@
 /*
  * Tx pipeline, run under the model lock: consume posted descriptors in
  * order, gather each frame up to EOP, check every segment address, hand the
- * frame to the wire and write one completion per descriptor.
+ * frame to the wire and write one completion per descriptor. Runs of
+ * one-descriptor frames go to a wire with tx_burst in one call per run.
  *
  * A wire that is busy (its tx returns -EAGAIN, e.g. a full loop FIFO) is
  * back-pressure, not a loss: the frame stays posted and the queue stops until
@@ -214,6 +215,61 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	return true;
 }
 
+/*
+ * tally_model_tx_fast() for a run of such frames on a wire with tx_burst:
+ * the run (up to a burst, ending before the first frame that is not of the
+ * kind) goes to the wire in one call and is completed here. Returns the
+ * frames sent; *busy when the wire took fewer than the run (the rest stays
+ * posted). 0 and not busy: the frame at head is for the general path.
+ */
+static inline unsigned int
+tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
+			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
+{
+	const volatile struct tally_tx_desc *ring = q->ring, *d;
+	struct tally_model_dma_win win = tally_model_dma_window(m);
+	const uint8_t *src[TALLY_MODEL_BURST];
+	uint32_t len[TALLY_MODEL_BURST];
+	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
+	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
+	const uint32_t max_frame = m->cfg.max_frame;
+	struct tally_tx_cqe *cq = q->cq, *c;
+	uint64_t bytes = 0;
+	uint32_t dl;
+
+	for (n = 0; n < max; n++) {
+		d = ring + ((head + n) & mask);
+		dl = d->len;
+		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_frame)
+			break;	/* a chain, an empty or an oversized frame */
+		src[n] = tally_model_dma_win_hit(win, d->addr, dl);
+		if (src[n] == NULL)
+			break;
+		len[n] = dl;
+	}
+	*busy = false;
+	if (n == 0)
+		return 0;
+	sent = m->wire->tx_burst(m, src, len, n);
+	*busy = sent < n;
+	for (k = 0; k < sent; k++) {
+		c = cq + ((head + k) & mask);
+		c->len = (uint16_t)len[k];
+		c->status = TALLY_TXC_OK;
+		c->rsvd = 0;
+		/* pairs with the driver's acquire load of phase
+		 * (tally_model_phase(), with log2 in a local) */
+		__atomic_store_n(&c->phase, (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
+				 __ATOMIC_RELEASE);
+		bytes += len[k];
+	}
+	q->head = head + sent;
+	acc->pkts += sent;
+	acc->bytes += bytes;
+	acc->cc.ncomp += sent;
+	return sent;
+}
+
 /* The posted descriptors (up to a burst) and their completion slots. */
 static inline void
 tally_model_tx_prefetch(const struct tally_model_queue *q)
@@ -235,10 +291,10 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
 	struct tally_tx_desc d[TALLY_TX_MAX_SEGS];
 	struct tally_model_tx_acc acc;
-	unsigned int frames = 0;
+	unsigned int frames = 0, k;
 	uint32_t avail;
 	int32_t n;
-	bool eop;
+	bool eop, busy;
 
 	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
 		return 0;
@@ -248,7 +304,14 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	while ((avail = q->prod - q->head) != 0) {
 		if (avail > q->mask + 1)
 			avail = q->mask + 1;	/* producer ran past the ring */
-		if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
+		if (!q->tx_skip && m->wire->tx_burst != NULL) {
+			k = tally_model_tx_fast_burst(m, q, avail, &acc, &busy);
+			frames += k;
+			if (busy)
+				break;	/* wire busy: retried by a later step */
+			if (k != 0)
+				continue;
+		} else if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
 			frames++;
 			continue;
 		}

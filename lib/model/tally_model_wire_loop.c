@@ -112,6 +112,59 @@ tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
 	l->count++;
 }
 
+/* tally_wire_loop_room() and tx_put() for each frame in turn, with the
+ * ring's state in locals: the oldest frame (the end of the free bytes) does
+ * not move during a burst. */
+/* tally_wire_loop_room() and tx_put() for each frame in turn, with the
+ * ring's state in locals (the frame copies may alias anything): the oldest
+ * frame, where the free bytes end, does not move during a burst. */
+static unsigned int
+tally_wire_loop_tx_burst(struct tally_model *m, const uint8_t *const *frame,
+			 const uint32_t *len, unsigned int n)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+	uint32_t count = l->count, wr = l->wr, tail, rd, need, off, fl;
+	const uint32_t max_frame = l->max_frame;
+	uint32_t *const offs = l->off, *const lens = l->len;
+	uint8_t *const data = l->data;
+	unsigned int k;
+
+	n = TALLY_MIN(n, TALLY_WIRE_LOOP_DEPTH - count);
+	/* the free bytes end at the oldest frame (rd), or nowhere when empty */
+	rd = count != 0 ? offs[l->head] : 0;
+	tail = l->head + count;
+	for (k = 0; k < n; k++) {
+		fl = len[k];
+		need = TALLY_ALIGN_UP(fl, (uint32_t)TALLY_WIRE_LOOP_ALIGN);
+		if (fl - 1 >= max_frame)
+			break;	/* 0 or over max_frame: not for this op */
+		if (count == 0) {
+			off = 0;	/* empty: start over at the first line */
+			rd = 0;
+		} else if (wr > rd) {
+			if (need <= TALLY_WIRE_LOOP_BYTES - wr)
+				off = wr;
+			else if (need <= rd)
+				off = 0;	/* wrap to the start */
+			else
+				break;
+		} else if (wr < rd && need <= rd - wr) {
+			off = wr;
+		} else {
+			break;		/* wrapped and full, or exactly full */
+		}
+		tally_model_copy(data + off, frame[k], fl);
+		offs[tail % TALLY_WIRE_LOOP_DEPTH] = off;
+		lens[tail % TALLY_WIRE_LOOP_DEPTH] = fl;
+		wr = off + need;
+		tail++;
+		count++;
+	}
+	l->count = count;
+	l->wr = wr;
+	return k;
+}
+
 static int
 tally_wire_loop_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
 {
@@ -210,4 +263,5 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.rx_peek_burst = tally_wire_loop_rx_peek_burst,
 	.tx_slot = tally_wire_loop_tx_slot,
 	.tx_put = tally_wire_loop_tx_put,
+	.tx_burst = tally_wire_loop_tx_burst,
 };

@@ -83,12 +83,21 @@ tally_rx_drop_partial(struct tally_rxq *rxq)
 	rxq->pkt_last = NULL;
 }
 
-/* Completions ready from cons on, at most max (phase bits only). */
+/* Completions ready from cons on, at most max (phase bits only). The device
+ * completes in ring order, so when the max-th one is ready (with the phase
+ * of its lap: when max is at most the ring size, at most one wrap lies
+ * between), all are: the acquire load of its phase makes the earlier
+ * completions visible too. */
 static inline uint32_t
 tally_rx_ready(const struct tally_rxq *rxq, uint32_t cons, uint32_t max)
 {
-	uint32_t n = 0, idx;
+	uint32_t n = 0, idx, last = cons + max - 1;
 	uint8_t phase = rxq->phase;
+
+	if (max > 1 && max <= rxq->mask + 1 &&
+	    tally_hal_rx_cqe_ready(&rxq->cq[last & rxq->mask],
+				   phase ^ (((last ^ cons) & ~rxq->mask) != 0)))
+		return max;
 
 	while (n < max) {
 		idx = (cons + n) & rxq->mask;
@@ -381,15 +390,18 @@ uint16_t
 tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct tally_txq *txq = queue;
-	uint32_t prod = txq->prod;
+	struct tally_tx_desc *const ring = txq->ring;
+	struct rte_mbuf **const sw_ring = txq->sw_ring;
+	const uint32_t mask = txq->mask;
+	uint32_t prod = txq->prod, room;
 	bool retried = false;
 	uint16_t nb_tx;
 
 	tally_hal_service(txq->hal);
 	tally_tx_reclaim(txq);
+	room = txq->nb_desc - (prod - txq->cons);
 	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
 		struct rte_mbuf *m = pkts[nb_tx];
-		uint32_t room = txq->nb_desc - (prod - txq->cons);
 
 		if (unlikely(!tally_tx_frame_ok(txq, m))) {
 			TALLY_TX_LOG(DEBUG, "txq %u: frame rejected (%u segs, %u bytes)",
@@ -403,25 +415,26 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		}
 		if (room < m->nb_segs)
 			break;
+		room -= m->nb_segs;
 		if (likely(m->nb_segs == 1)) {
-			uint32_t idx = prod & txq->mask;
-			struct tally_tx_desc *d = &txq->ring[idx];
+			uint32_t idx = prod & mask;
+			struct tally_tx_desc *d = &ring[idx];
 
 			d->addr = rte_mbuf_data_iova(m);
 			d->len = m->data_len;
 			d->flags = TALLY_TXD_F_EOP;
-			txq->sw_ring[idx] = m;
+			sw_ring[idx] = m;
 			prod++;
 			continue;
 		}
 		for (; m != NULL; m = m->next) {
-			uint32_t idx = prod & txq->mask;
-			struct tally_tx_desc *d = &txq->ring[idx];
+			uint32_t idx = prod & mask;
+			struct tally_tx_desc *d = &ring[idx];
 
 			d->addr = rte_mbuf_data_iova(m);
 			d->len = m->data_len;
 			d->flags = m->next == NULL ? TALLY_TXD_F_EOP : 0;
-			txq->sw_ring[idx] = m;
+			sw_ring[idx] = m;
 			prod++;
 		}
 	}

@@ -3,13 +3,16 @@
  * Frame parser paths: the fast path for common frames gives exactly what
  * the general path gives, whatever the pkt held before, and a reused pkt
  * (the device's Rx burst slots, tally_model_parse_reuse()) never shows key
- * bytes of an earlier frame.
+ * bytes of an earlier frame. The light parse (no match key) gives the same
+ * packet type, flags and RSS hash as the full one, and leaves the reused key
+ * as the full parse needs to find it.
  */
 #include <stdlib.h>
 
 #include <tally/tally_desc.h>
 
 #include "tally_model_priv.h"
+#include "tally_mt.h"
 #include "tally_test.h"
 
 #define FMAX	160
@@ -218,10 +221,148 @@ test_reuse_clears_earlier_sections(void)
 	return pkt_same(&p, &ref, 0);
 }
 
+static const uint8_t vlan_tcp_frame[] = {
+	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x81, 0x00, 0x00, 0x07, 0x08, 0x00,
+	0x45, 0, 0, 0, 0, 0, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+	0x30, 0x39, 0, 80, 0, 0, 0, 0, 0, 0, 0, 0, 0x50, 0x12, 4, 0, 0, 0, 0, 0,
+};
+
+/* IPv6, a fragment header (first fragment), UDP */
+static const uint8_t v6_frag_frame[] = {
+	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
+	0x60, 0, 0, 0, 0, 16, 44, 64,
+	0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+	17, 0, 0, 1, 0, 0, 0, 9,
+	0x04, 0xd2, 0x16, 0x2e, 0, 8, 0, 0,
+};
+
+/* IPv6 ICMPv6 echo */
+static const uint8_t icmp6_frame[] = {
+	0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x86, 0xdd,
+	0x60, 0, 0, 0, 0, 8, 58, 64,
+	0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+	128, 0, 0, 0, 0, 1, 0, 1,
+};
+
+/* Everything but the key equal, and the RSS hash of every kind. */
+static int
+light_same(struct mt_dev *d, const struct tally_model_pkt *a,
+	   const struct tally_model_pkt *b, uint32_t iter)
+{
+	uint32_t hf, ha = 0, hb = 0;
+	bool oka, okb;
+
+	TEST_ASSERT(a->frame == b->frame && a->len == b->len, "iter %u: frame", iter);
+	TEST_ASSERT_EQ(a->ptype, b->ptype, "iter %u", iter);
+	TEST_ASSERT_EQ(a->has_vlan, b->has_vlan, "iter %u", iter);
+	TEST_ASSERT_EQ(a->l3, b->l3, "iter %u", iter);
+	TEST_ASSERT_EQ(a->l4, b->l4, "iter %u", iter);
+	TEST_ASSERT(memcmp(a->src, b->src, 16) == 0, "iter %u: src", iter);
+	TEST_ASSERT(memcmp(a->dst, b->dst, 16) == 0, "iter %u: dst", iter);
+	TEST_ASSERT_EQ(a->sport, b->sport, "iter %u", iter);
+	TEST_ASSERT_EQ(a->dport, b->dport, "iter %u", iter);
+	for (hf = 1; hf < 64; hf++) {
+		oka = tally_model_rss_hash(d->m, a, hf, &ha);
+		okb = tally_model_rss_hash(d->m, b, hf, &hb);
+		TEST_ASSERT_EQ(oka, okb, "iter %u hf %#x", iter, hf);
+		TEST_ASSERT(!oka || ha == hb, "iter %u hf %#x: hash %#x, full %#x",
+			    iter, hf, ha, hb);
+	}
+	return TEST_SUCCESS;
+}
+
+static int
+light_one(struct mt_dev *d, const uint8_t *f, uint32_t len, struct tally_model_pkt *p,
+	  uint8_t *dirty, uint32_t iter)
+{
+	static struct tally_model_pkt ref;
+
+	tally_model_parse_light(f, len, p, dirty);
+	tally_model_parse_ref(f, len, &ref);
+	return light_same(d, p, &ref, iter);
+}
+
+/*
+ * One reused pkt, random and fixed frames (IPv4, IPv6 with extension
+ * headers, VLAN, TCP, UDP, ICMP, ICMPv6, fragments, VXLAN, cut short,
+ * malformed), light parses with now and then a full one: every light result
+ * as the full parse's, and every full result still exact (the key the light
+ * parse leaves behind is one the full parse clears correctly).
+ */
+static int
+test_light_equals_full(void)
+{
+	static const struct { const uint8_t *f; uint32_t len; } fixed[] = {
+		{ vxlan_frame, sizeof(vxlan_frame) },
+		{ icmp_frame, sizeof(icmp_frame) },
+		{ tcp_frame, sizeof(tcp_frame) },
+		{ vlan_tcp_frame, sizeof(vlan_tcp_frame) },
+		{ v6_frag_frame, sizeof(v6_frag_frame) },
+		{ icmp6_frame, sizeof(icmp6_frame) },
+		{ tcp_frame, 40 },	/* TCP header cut short */
+		{ tcp_frame, 13 },	/* runt */
+	};
+	static struct tally_model_pkt p, ref;
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	uint8_t *f = malloc(FMAX);
+	uint8_t dirty = 0;
+	uint32_t i, k, len, light_fast = 0;
+	int rc = TEST_SUCCESS;
+
+	TEST_ASSERT(f != NULL, "");
+	mt_config(&cfg);
+	if (mt_open(&d, &cfg) != 0) {
+		free(f);
+		TEST_ASSERT(false, "create");
+	}
+	for (k = 0; k < TALLY_RSS_KEY_LEN / 4; k++)
+		mt_wr(&d, TALLY_REG_RSS_KEY(k), 0x6d5a56da * (k + 1) + k);
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < 8; i++) {
+		rc = light_one(&d, fixed[i].f, fixed[i].len, &p, &dirty, i);
+		if (rc != TEST_SUCCESS)
+			goto out;
+	}
+	if (p.ptype != 0 || p.l3 != 0) {
+		printf("runt: packet type %#x\n", p.ptype);
+		rc = TEST_FAILED;
+		goto out;
+	}
+	for (i = 0; i < 100000; i++) {
+		len = gen_frame(f, rnd());
+		if (i % 5 == 4) {
+			tally_model_parse_reuse(f, len, &p, &dirty);
+			tally_model_parse_ref(f, len, &ref);
+			rc = pkt_same(&p, &ref, i);
+		} else {
+			memcpy(&ref.key, &p.key, sizeof(p.key));
+			rc = light_one(&d, f, len, &p, &dirty, i);
+			if (rc == TEST_SUCCESS &&
+			    memcmp(&ref.key, &p.key, sizeof(p.key)) == 0)
+				light_fast++;
+		}
+		if (rc != TEST_SUCCESS)
+			goto out;
+	}
+	/* the light path proper (key untouched) took most frames */
+	if (light_fast < 20000) {
+		printf("only %u frames took the light path\n", light_fast);
+		rc = TEST_FAILED;
+	}
+out:
+	mt_close(&d);
+	free(f);
+	return rc;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_fast_equals_general),
 	TEST_CASE(test_reuse_sequence),
 	TEST_CASE(test_reuse_clears_earlier_sections),
+	TEST_CASE(test_light_equals_full),
 };
 
 TEST_MAIN("model-parse", cases)

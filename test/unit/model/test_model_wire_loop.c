@@ -3,7 +3,7 @@
  * The loop wire's byte ring, through its ops table: frames on 64-byte
  * boundaries, the wrap to offset 0, full by frame count and by bytes (busy,
  * never a loss or an overwrite), the largest frames, the copying tx/rx ops
- * agreeing with tx_slot/rx_peek/rx_peek_burst, and a random mix checked
+ * agreeing with tx_slot/tx_burst/rx_peek/rx_peek_burst, and a random mix checked
  * against a plain FIFO of the frames' contents.
  */
 #include <stdlib.h>
@@ -237,9 +237,44 @@ test_big_frames(void)
 	return TEST_SUCCESS;
 }
 
-/* Random lengths, random interleaving of the slot and copying ops against
- * a plain FIFO of (length, seed): nothing lost, reordered or overwritten,
- * and busy never while the ring is empty. */
+/* tx_burst of 1 to 8 frames of random lengths: the frames taken join the
+ * FIFO (head, *count, flen, fseed); when fewer are taken, the wire is busy
+ * for the first one left (the burst stopped exactly where tx() would). */
+static int
+burst_put(struct tally_model *m, uint32_t x, uint32_t *seed, uint32_t *count,
+	  uint32_t head, uint32_t *flen, uint32_t *fseed, uint32_t *busy)
+{
+	static uint8_t bf[8][2048];
+	const uint8_t *bp[8];
+	uint32_t blen[8], nb = 1 + (x >> 20) % 8, b, k, i;
+
+	for (b = 0; b < nb; b++) {
+		x = x * 1103515245u + 12345u;
+		blen[b] = 1 + (x >> 8) % 2048;
+		fill(bf[b], blen[b], *seed + b);
+		bp[b] = bf[b];
+	}
+	k = ops->tx_burst(m, bp, blen, nb);
+	TEST_ASSERT(k <= nb, "took %u of %u", k, nb);
+	for (b = 0; b < k; b++) {
+		TEST_ASSERT(*count < LOOP_DEPTH, "more than 1024 waiting");
+		i = (head + *count) % LOOP_DEPTH;
+		flen[i] = blen[b];
+		fseed[i] = (*seed)++;
+		(*count)++;
+	}
+	if (k < nb) {
+		TEST_ASSERT(*count > 0, "busy while empty");
+		TEST_ASSERT_EQ(ops->tx(m, bf[k], blen[k]), -EAGAIN,
+			       "the burst stopped before a frame that fits");
+		(*busy)++;
+	}
+	return TEST_SUCCESS;
+}
+
+/* Random lengths, random interleaving of the slot, burst and copying ops
+ * against a plain FIFO of (length, seed): nothing lost, reordered or
+ * overwritten, and busy never while the ring is empty. */
 static int
 test_random_mix(void)
 {
@@ -257,6 +292,12 @@ test_random_mix(void)
 		/* phases of 3000 steps that mostly fill, then mostly drain */
 		if (((x & 7) != 0) == ((i / 3000) % 2 == 0)) {
 			len = 1 + (x >> 8) % 2048;
+			if ((x & 0x30) == 0x30) {
+				if (burst_put(m, x, &seed, &count, head, flen, fseed,
+					      &busy) != TEST_SUCCESS)
+					return TEST_FAILED;
+				continue;
+			}
 			if (x & 8) {
 				fill(f, len, seed);
 				k = (uint32_t)ops->tx(m, f, len);
