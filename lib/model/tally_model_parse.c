@@ -362,6 +362,25 @@ st64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* The fields of an untagged IPv4 TCP/UDP frame's parse besides the key
+ * (the fast parse and the light parse store the same). */
+static inline void
+parse_fast_fields(struct tally_model_pkt *pkt, const uint8_t *ip, const uint8_t *l4,
+		  uint8_t l4t)
+{
+	pkt->l3 = TALLY_PTYPE_L3_IPV4;
+	pkt->l4 = l4t;
+	pkt->has_vlan = 0;
+	st64(pkt->src, ld32(ip + 12));
+	st64(pkt->src + 8, 0);
+	st64(pkt->dst, ld32(ip + 16));
+	st64(pkt->dst + 8, 0);
+	pkt->sport = rd16(l4);
+	pkt->dport = rd16(l4 + 2);
+	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
+			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+}
+
 /*
  * The common frame: untagged Ethernet, IPv4 without options and not a
  * fragment, TCP or UDP (not to the VXLAN port), all headers present. The
@@ -411,17 +430,7 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 	st64(k + 48, 0);
 	st64(k + 56, (uint64_t)ld32(ip + 16) << 32);	/* bytes 60..63 */
 
-	pkt->l3 = TALLY_PTYPE_L3_IPV4;
-	pkt->l4 = l4t;
-	pkt->has_vlan = 0;
-	st64(pkt->src, ld32(ip + 12));
-	st64(pkt->src + 8, 0);
-	st64(pkt->dst, ld32(ip + 16));
-	st64(pkt->dst + 8, 0);
-	pkt->sport = rd16(l4);
-	pkt->dport = rd16(l4 + 2);
-	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
-			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+	parse_fast_fields(pkt, ip, l4, l4t);
 	return true;
 }
 #else
@@ -480,17 +489,7 @@ parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 		l4t = TALLY_PTYPE_L4_UDP;
 	else
 		return false;
-	pkt->l3 = TALLY_PTYPE_L3_IPV4;
-	pkt->l4 = l4t;
-	pkt->has_vlan = 0;
-	st64(pkt->src, ld32(ip + 12));
-	st64(pkt->src + 8, 0);
-	st64(pkt->dst, ld32(ip + 16));
-	st64(pkt->dst + 8, 0);
-	pkt->sport = rd16(l4);
-	pkt->dport = rd16(l4 + 2);
-	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
-			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+	parse_fast_fields(pkt, ip, l4, l4t);
 	return true;
 }
 #else
