@@ -383,44 +383,52 @@ parse_fast_fields(struct tally_model_pkt *pkt, const uint8_t *ip, const uint8_t 
 
 /*
  * The common frame: untagged Ethernet, IPv4 without options and not a
- * fragment, TCP or UDP (not to the VXLAN port), all headers present. The
- * outer section is composed in eight word stores, byte for byte what
- * parse_general() writes, and nothing else of the key is touched. Returns
- * false (nothing written) for any other frame.
+ * fragment, TCP or UDP (not to the VXLAN port), all headers present. Its
+ * TALLY_PTYPE_L4_TCP or _UDP, or 0 for any other frame.
+ */
+static inline uint8_t
+parse_fast_l4t(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *ip = f + ETH_HLEN;
+
+	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
+	    (rd16(ip + 6) & 0x3fff) != 0)
+		return 0;
+	if (ip[9] == PROTO_TCP)
+		return len >= ETH_HLEN + 20 + 20 ? TALLY_PTYPE_L4_TCP : 0;
+	if (ip[9] == PROTO_UDP)
+		return rd16(ip + 20 + 2) != TALLY_VXLAN_UDP_PORT ? TALLY_PTYPE_L4_UDP : 0;
+	return 0;
+}
+
+/*
+ * The common frame (parse_fast_l4t()): the outer section is composed in
+ * eight word stores, byte for byte what parse_general() writes, and nothing
+ * else of the key is touched. Returns false (nothing written) for any other
+ * frame.
  */
 static inline bool
 parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 {
 	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + 20;
 	uint8_t *k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_OUTER);
+	uint8_t l4t = parse_fast_l4t(f, len);
 	uint64_t w2, w3, ports;
-	uint8_t proto, l4t;
 
-	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
-	    (rd16(ip + 6) & 0x3fff) != 0)
+	if (l4t == 0)
 		return false;
-	proto = ip[9];
 	ports = ld32(l4);
 	/* byte 16 protocol, 17 dscp/ecn, 18 flags (IP version 4) */
-	w2 = proto | (uint64_t)ip[1] << 8 |
+	w2 = ip[9] | (uint64_t)ip[1] << 8 |
 	     (uint64_t)TALLY_FIELD_PREP(TALLY_L24_F_IPVER_M, 4) << 16;
 	/* byte 26 ihl, 27 ttl */
 	w3 = (uint64_t)(5u << 4) << 16 | (uint64_t)ip[8] << 24;
-	if (proto == PROTO_TCP) {
-		if (len < ETH_HLEN + 20 + 20)
-			return false;
+	if (l4t == TALLY_PTYPE_L4_TCP)
 		/* byte 18 bit 0 = TCP flag bit 8, 19 = flags 7:0, 20..23 ports */
 		w2 |= (uint64_t)(l4[12] & 1) << 16 | (uint64_t)l4[13] << 24 |
 		      ports << 32;
-		l4t = TALLY_PTYPE_L4_TCP;
-	} else if (proto == PROTO_UDP) {
-		if (rd16(l4 + 2) == TALLY_VXLAN_UDP_PORT)
-			return false;
+	else
 		w3 |= ports << 32;	/* bytes 28..31 */
-		l4t = TALLY_PTYPE_L4_UDP;
-	} else {
-		return false;
-	}
 	st64(k + 0, ld64(f + 6));			/* smac, ethertype */
 	st64(k + 8, ld64(f) & 0x0000ffffffffffffull);	/* dmac, no VLAN */
 	st64(k + 16, w2);
@@ -433,6 +441,19 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 	parse_fast_fields(pkt, ip, l4, l4t);
 	return true;
 }
+
+/* parse_fast() less the match key: the same fields, false (nothing
+ * written) for any other frame. */
+static inline bool
+parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	uint8_t l4t = parse_fast_l4t(f, len);
+
+	if (l4t == 0)
+		return false;
+	parse_fast_fields(pkt, f + ETH_HLEN, f + ETH_HLEN + 20, l4t);
+	return true;
+}
 #else
 static inline bool
 parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
@@ -441,6 +462,12 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 	(void)len;
 	(void)pkt;
 	return false;
+}
+
+static inline bool
+parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
+{
+	return parse_fast(f, len, pkt);
 }
 #endif
 
@@ -466,42 +493,6 @@ tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
 	}
 	*dirty = parse_general(frame, len, pkt);
 }
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/*
- * parse_fast() less the match key: the common frame's packet type, L3/L4
- * codes, addresses and ports, the same values parse_fast() stores. False
- * (nothing written) for any other frame.
- */
-static inline bool
-parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
-{
-	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + 20;
-	uint8_t proto, l4t;
-
-	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
-	    (rd16(ip + 6) & 0x3fff) != 0)
-		return false;
-	proto = ip[9];
-	if (proto == PROTO_TCP && len >= ETH_HLEN + 20 + 20)
-		l4t = TALLY_PTYPE_L4_TCP;
-	else if (proto == PROTO_UDP && rd16(l4 + 2) != TALLY_VXLAN_UDP_PORT)
-		l4t = TALLY_PTYPE_L4_UDP;
-	else
-		return false;
-	parse_fast_fields(pkt, ip, l4, l4t);
-	return true;
-}
-#else
-static inline bool
-parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
-{
-	(void)f;
-	(void)len;
-	(void)pkt;
-	return false;
-}
-#endif
 
 void
 tally_model_parse_light(const uint8_t *frame, uint32_t len,
