@@ -31,7 +31,7 @@
 #include <x86intrin.h>
 #endif
 
-#include "steer_test_util.h"
+#include "steer_model_dev.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
 #include "tally_model_priv.h"
@@ -57,12 +57,7 @@ cls_classify_burst(struct tally_model *m, const struct tally_model_pkt *pkts,
 }
 
 struct tb {
-	struct tally_model *m;
-	struct tally_io io;
-	struct arena arena;
-	struct tally_fence fence;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
+	struct steer_dev dev;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher **mt;
 	struct tally_steer_rule **rh;
@@ -121,42 +116,23 @@ tuple_key(struct tally_match_key *k, const struct cls_tuple *tp,
 static int
 tb_setup(struct tb *b, uint32_t nrules)
 {
-	struct tally_model_config mc;
-	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
 	uint32_t i;
 
-	tally_model_config_init(&mc);
-	mc.counters = nrules + 64;
-	mc.wire = TALLY_WIRE_NONE;
-	if (tally_model_create(&mc, &b->m, err, sizeof(err)) != 0) {
-		fprintf(stderr, "model: %s\n", err);
-		return -EINVAL;
-	}
-	tally_model_io(b->m, &b->io);
-	if (arena_init(&b->arena, ARENA_LEN) != 0)
-		return -ENOMEM;
-	arena_map_steer(&b->arena, &b->io);
-	tally_fence_init(&b->fence, &b->io);
-	pc.io = &b->io;
-	pc.fence = &b->fence;
-	if (tally_cnt_pool_create(&pc, &b->pool) != 0)
-		return -ENOMEM;
-	sc.io = &b->io;
-	sc.fence = &b->fence;
-	sc.cnt = b->pool;
-	sc.mem = arena_ops(&b->arena);
 	sc.max_tables = 1;
 	sc.nb_queues = 1;
-	if (tally_steer_ctx_create(&sc, &b->ctx) != 0 ||
-	    tally_steer_table_create(b->ctx, 0, &b->t) != 0)
+	if (steer_dev_init(&b->dev, ARENA_LEN, nrules + 64, &sc, err, sizeof(err)) != 0) {
+		fprintf(stderr, "device: %s\n", err);
+		return -EINVAL;
+	}
+	if (tally_steer_table_create(b->dev.ctx, 0, &b->t) != 0)
 		return -ENOMEM;
 	b->cnt = calloc(nrules, sizeof(*b->cnt));
 	if (b->cnt == NULL)
 		return -ENOMEM;
 	for (i = 0; i < nrules; i++)
-		if (tally_cnt_alloc(b->pool, &b->cnt[i]) != 0)
+		if (tally_cnt_alloc(b->dev.pool, &b->cnt[i]) != 0)
 			return -ENOSPC;
 	return 0;
 }
@@ -244,7 +220,7 @@ tb_load(struct tb *b, const struct cls_set *s, const struct cls_tuples *ts)
 			rc = tb_matcher(b, ts, tp, 1, CLS_PROTO_UDP);
 	}
 	if (rc == 0)
-		rc = tally_steer_ctx_sync(b->ctx, 1000000);
+		rc = tally_steer_ctx_sync(b->dev.ctx, 1000000);
 	printf("tally: %u rules -> %u device rules in %u matchers (one per band, mask "
 	       "and L4 protocol%s)\n", s->nrules, b->nrh, b->nmt,
 	       b->split ? "" : "; TCP and UDP ports merged");
@@ -262,17 +238,9 @@ tb_teardown(struct tb *b, uint32_t nrules)
 		tally_steer_matcher_destroy(b->mt[i]);
 	if (b->t != NULL)
 		tally_steer_table_destroy(b->t);
-	if (b->ctx != NULL)
-		tally_steer_ctx_destroy(b->ctx);
 	for (i = 0; b->cnt != NULL && i < nrules; i++)
-		tally_cnt_free(b->pool, b->cnt[i]);
-	if (b->pool != NULL)
-		tally_cnt_pool_destroy(b->pool);
-	tally_fence_fini(&b->fence);
-	if (b->m != NULL)
-		tally_model_destroy(b->m);
-	if (b->arena.base != NULL)
-		arena_fini(&b->arena);
+		tally_cnt_free(b->dev.pool, b->cnt[i]);
+	steer_dev_fini(&b->dev);
 	free(b->mt);
 	free(b->rh);
 	free(b->cnt);
@@ -380,7 +348,7 @@ run_check(struct run *r, struct tb *b, const char *what)
 				r->got[i], s->expect[i]);
 	}
 	for (i = 0; i < s->nrules; i++) {
-		if (tally_cnt_read(b->pool, b->cnt[i], &p, &by) != 0)
+		if (tally_cnt_read(b->dev.pool, b->cnt[i], &p, &by) != 0)
 			p = by = UINT64_MAX;
 		sum += p;
 		if (p == (uint64_t)r->passes * s->expect_cnt[i] && by == p * CLS_FRAME_LEN)
@@ -395,9 +363,9 @@ run_check(struct run *r, struct tb *b, const char *what)
 			what, sum, (uint64_t)r->passes * s->hits);
 		bad++;
 	}
-	if (b->io.ops->read32(b->io.ctx, TALLY_REG_FAULT_CNT) != 0) {
+	if (b->dev.io.ops->read32(b->dev.io.ctx, TALLY_REG_FAULT_CNT) != 0) {
 		fprintf(stderr, "%s: %u device faults\n", what,
-			b->io.ops->read32(b->io.ctx, TALLY_REG_FAULT_CNT));
+			b->dev.io.ops->read32(b->dev.io.ctx, TALLY_REG_FAULT_CNT));
 		bad++;
 	}
 	if (bad != 0)
@@ -413,9 +381,9 @@ run_mode(struct run *r, struct tb *b, enum mode mode)
 	uint32_t n = r->s->npkts;
 
 	if (mode == MODE_KEYS)
-		stage = run_pass(r, b->m, MODE_STAGE);
+		stage = run_pass(r, b->dev.m, MODE_STAGE);
 	t0 = tally_time_ns();
-	cyc = run_pass(r, b->m, mode);
+	cyc = run_pass(r, b->dev.m, mode);
 	t1 = tally_time_ns();
 	r->passes++;
 	printf("RESULT bench=%s rules=%u pkts=%u mpps=%.3f cyc=%.1f", name, r->s->nrules, n,

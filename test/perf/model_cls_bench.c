@@ -27,7 +27,7 @@
 #include <x86intrin.h>
 #endif
 
-#include "steer_test_util.h"
+#include "steer_model_dev.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
 #ifndef BENCH_BASELINE
@@ -48,12 +48,7 @@ struct rule {
 };
 
 struct bench {
-	struct tally_model *m;
-	struct tally_io io;
-	struct arena arena;
-	struct tally_fence fence;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
+	struct steer_dev dev;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *mt[MAX_MATCHERS];
 	struct tally_match_key mmask[MAX_MATCHERS];
@@ -157,33 +152,14 @@ bench_matcher(struct bench *b, uint32_t prio, const struct tally_match_key *mk)
 static int
 bench_setup(struct bench *b, uint32_t counters)
 {
-	struct tally_model_config mc;
-	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
 
-	tally_model_config_init(&mc);
-	mc.counters = counters;
-	mc.wire = TALLY_WIRE_NONE;
-	if (tally_model_create(&mc, &b->m, err, sizeof(err)) != 0) {
-		fprintf(stderr, "model: %s\n", err);
+	if (steer_dev_init(&b->dev, ARENA_LEN, counters, &sc, err, sizeof(err)) != 0) {
+		fprintf(stderr, "device: %s\n", err);
 		return -1;
 	}
-	tally_model_io(b->m, &b->io);
-	if (arena_init(&b->arena, ARENA_LEN) != 0)
-		return -1;
-	arena_map_steer(&b->arena, &b->io);
-	tally_fence_init(&b->fence, &b->io);
-	pc.io = &b->io;
-	pc.fence = &b->fence;
-	if (tally_cnt_pool_create(&pc, &b->pool) != 0)
-		return -1;
-	sc.io = &b->io;
-	sc.fence = &b->fence;
-	sc.cnt = b->pool;
-	sc.mem = arena_ops(&b->arena);
-	if (tally_steer_ctx_create(&sc, &b->ctx) != 0 ||
-	    tally_steer_table_create(b->ctx, 0, &b->t) != 0)
+	if (tally_steer_table_create(b->dev.ctx, 0, &b->t) != 0)
 		return -1;
 	return 0;
 }
@@ -303,11 +279,11 @@ main(int argc, char **argv)
 			tally_steer_merge_ports(&mk, &val);
 #endif
 		m = bench_matcher(&b, (uint32_t)rules[i].c, &mk);
-		if (m == NULL || tally_cnt_alloc(b.pool, &act.counter) != 0)
+		if (m == NULL || tally_cnt_alloc(b.dev.pool, &act.counter) != 0)
 			return 1;
 		rc = tally_steer_rule_insert(m, &val, &act, &h);
 		if (rc == -EEXIST) {
-			tally_cnt_free(b.pool, act.counter);
+			tally_cnt_free(b.dev.pool, act.counter);
 			continue;
 		}
 		if (rc != 0) {
@@ -335,7 +311,7 @@ main(int argc, char **argv)
 	}
 	/* warm-up round, also the hit count */
 	for (i = 0; i < npkts; i++)
-		tally_model_steer_classify(b.m, pp[i], &v[i]);
+		tally_model_steer_classify(b.dev.m, pp[i], &v[i]);
 	for (i = 0; i < npkts; i++)
 		hits += (v[i].flags & TALLY_VERDICT_QUEUE) != 0;
 	t0 = now_ns();
@@ -343,12 +319,12 @@ main(int argc, char **argv)
 	for (r = 0; r < rounds; r++) {
 		if (single) {
 			for (i = 0; i < npkts; i++)
-				tally_model_steer_classify(b.m, pp[i], &v[i]);
+				tally_model_steer_classify(b.dev.m, pp[i], &v[i]);
 			continue;
 		}
 #ifndef BENCH_BASELINE
 		for (i = 0; i < npkts; i += burst)
-			tally_model_steer_classify_burst(b.m, &pp[i], burst, &v[i]);
+			tally_model_steer_classify_burst(b.dev.m, &pp[i], burst, &v[i]);
 #endif
 	}
 	c1 = tsc();

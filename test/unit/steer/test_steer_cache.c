@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "tally_test.h"
-#include "steer_test_util.h"
+#include "steer_model_dev.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
 
@@ -20,52 +20,27 @@
 #define NB		40
 
 struct cc {
-	struct tally_model *m;
-	struct tally_io io;
-	struct arena arena;
-	struct tally_fence fence;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
+	struct steer_dev dev;
 	struct tally_steer_table *t;
 };
 
 static int
 cc_setup(struct cc *c)
 {
-	struct tally_model_config mc;
-	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
 
 	memset(c, 0, sizeof(*c));
-	tally_model_config_init(&mc);
-	mc.wire = TALLY_WIRE_NONE;
-	mc.counters = 64;
-	TEST_ASSERT_EQ(tally_model_create(&mc, &c->m, err, sizeof(err)), 0, "%s", err);
-	tally_model_io(c->m, &c->io);
-	TEST_ASSERT_EQ(arena_init(&c->arena, ARENA_LEN), 0, "");
-	arena_map_steer(&c->arena, &c->io);
-	tally_fence_init(&c->fence, &c->io);
-	pc.io = &c->io;
-	pc.fence = &c->fence;
-	TEST_ASSERT_EQ(tally_cnt_pool_create(&pc, &c->pool), 0, "");
-	sc.io = &c->io;
-	sc.fence = &c->fence;
-	sc.cnt = c->pool;
-	sc.mem = arena_ops(&c->arena);
-	TEST_ASSERT_EQ(tally_steer_ctx_create(&sc, &c->ctx), 0, "");
-	TEST_ASSERT_EQ(tally_steer_table_create(c->ctx, 0, &c->t), 0, "");
+	TEST_ASSERT_EQ(steer_dev_init(&c->dev, ARENA_LEN, 64, &sc, err, sizeof(err)), 0,
+		       "%s", err);
+	TEST_ASSERT_EQ(tally_steer_table_create(c->dev.ctx, 0, &c->t), 0, "");
 	return TEST_SUCCESS;
 }
 
 static void
 cc_teardown(struct cc *c)
 {
-	tally_steer_ctx_destroy(c->ctx);
-	tally_cnt_pool_destroy(c->pool);
-	tally_fence_fini(&c->fence);
-	tally_model_destroy(c->m);
-	arena_fini(&c->arena);
+	steer_dev_fini(&c->dev);
 }
 
 static void
@@ -99,7 +74,7 @@ insert(struct tally_steer_matcher *m, uint32_t field, uint16_t port, uint16_t q)
 static uint32_t
 faults(struct cc *c)
 {
-	return c->io.ops->read32(c->io.ctx, TALLY_REG_FAULT_CNT);
+	return c->dev.io.ops->read32(c->dev.io.ctx, TALLY_REG_FAULT_CNT);
 }
 
 /* A matcher list freed after a fence and reused at the same address for a
@@ -117,25 +92,25 @@ test_cache_reuse_after_fence(void)
 
 	TEST_ASSERT_EQ(cc_setup(&c), TEST_SUCCESS, "");
 	tb = (const void *)(uintptr_t)((const struct tally_steer_root *)(uintptr_t)
-		tally_steer_ctx_root_iova(c.ctx))->tables_iova;
+		tally_steer_ctx_root_iova(c.dev.ctx))->tables_iova;
 	port_mask(&mk, TALLY_L24_UDP_DPORT);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 1, &mk, &a), 0, "");
 	TEST_ASSERT_EQ(insert(a, TALLY_L24_UDP_DPORT, 80, 1), 0, "");
 	port_pkt(&p, 7, 80);
-	tally_model_steer_classify(c.m, &p, &v);	/* caches list [a] */
+	tally_model_steer_classify(c.dev.m, &p, &v);	/* caches list [a] */
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "");
 	TEST_ASSERT_EQ(v.queue, 1, "");
 	l1 = tb[0].mlist;
 	port_mask(&mk, TALLY_L24_UDP_SPORT);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 0, &mk, &b), 0, "");	/* [b a] */
-	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.ctx, 1000000), 0, "");	/* frees [a] */
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");	/* frees [a] */
 	/* five key words: its descriptor is not of the list's size, so the
 	 * list is the first allocation that can take the freed list's memory */
 	key_mask_5tuple(&mk);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 2, &mk, &d), 0, "");	/* [b a d] */
 	TEST_ASSERT_U64_EQ(tb[0].mlist, l1, "the new list reuses the freed one's memory");
 	TEST_ASSERT_EQ(insert(b, TALLY_L24_UDP_SPORT, 7, 2), 0, "");
-	tally_model_steer_classify(c.m, &p, &v);
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "");
 	TEST_ASSERT_EQ(v.queue, 2, "matcher b (first in the new list) wins");
 	TEST_ASSERT_EQ(faults(&c), 0, "");
@@ -165,14 +140,14 @@ test_cache_bad_not_cached(void)
 	struct tally_match_key val;
 
 	TEST_ASSERT_EQ(cc_setup(&c), TEST_SUCCESS, "");
-	root = (void *)(uintptr_t)tally_steer_ctx_root_iova(c.ctx);
+	root = (void *)(uintptr_t)tally_steer_ctx_root_iova(c.dev.ctx);
 	port_mask(&mk, TALLY_L24_UDP_DPORT);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 0, &mk, &a), 0, "");
-	TEST_ASSERT_EQ(tally_cnt_alloc(c.pool, &act.counter), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_alloc(c.dev.pool, &act.counter), 0, "");
 	memset(&val, 0, sizeof(val));
 	key_put(&val, TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_DPORT), 53, 2);
 	TEST_ASSERT_EQ(tally_steer_rule_insert(a, &val, &act, &r), 0, "");
-	tally_cnt_free(c.pool, act.counter);	/* the rule holds it */
+	tally_cnt_free(c.dev.pool, act.counter);	/* the rule holds it */
 	for (i = 0; i < NB; i++) {
 		port_pkt(&p[i], 1, i % 2 ? 53 : 54);	/* half hit */
 		pp[i] = &p[i];
@@ -185,34 +160,34 @@ test_cache_bad_not_cached(void)
 	magic = d->magic;
 	d->magic = 0x1234;
 	f0 = faults(&c);
-	tally_model_steer_classify_burst(c.m, pp, NB, v);
+	tally_model_steer_classify_burst(c.dev.m, pp, NB, v);
 	TEST_ASSERT_EQ(faults(&c) - f0, NB, "one fault per frame in a burst");
 	for (i = 0; i < NB; i++)
 		TEST_ASSERT_EQ(v[i].flags, TALLY_VERDICT_DROP, "frame %u", i);
-	tally_model_steer_classify(c.m, pp[0], &v[0]);
+	tally_model_steer_classify(c.dev.m, pp[0], &v[0]);
 	TEST_ASSERT_EQ(faults(&c) - f0, NB + 1, "and alone");
 	d->magic = magic;
-	tally_model_steer_classify_burst(c.m, pp, NB, v);
+	tally_model_steer_classify_burst(c.dev.m, pp, NB, v);
 	TEST_ASSERT_EQ(faults(&c) - f0, NB + 1, "fixed: no more faults");
 	for (i = 0; i < NB; i++)
 		TEST_ASSERT_EQ(v[i].flags, i % 2 ? TALLY_VERDICT_QUEUE : 0u, "frame %u", i);
-	TEST_ASSERT_EQ(tally_cnt_read(c.pool, act.counter, &cnt0p, &cnt0b), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_read(c.dev.pool, act.counter, &cnt0p, &cnt0b), 0, "");
 	TEST_ASSERT_U64_EQ(cnt0p, NB / 2, "");
 	TEST_ASSERT_U64_EQ(cnt0b, NB / 2 * 100, "");
 
 	/* bad root: one fault per frame */
 	root->magic ^= 1;
-	c.io.ops->write32(c.io.ctx, TALLY_REG_STEER_ROOT_LO,
-			  (uint32_t)tally_steer_ctx_root_iova(c.ctx));	/* republish */
+	c.dev.io.ops->write32(c.dev.io.ctx, TALLY_REG_STEER_ROOT_LO,
+			  (uint32_t)tally_steer_ctx_root_iova(c.dev.ctx));	/* republish */
 	f0 = faults(&c);
-	tally_model_steer_classify_burst(c.m, pp, 33, v);
+	tally_model_steer_classify_burst(c.dev.m, pp, 33, v);
 	TEST_ASSERT_EQ(faults(&c) - f0, 33, "");
 	for (i = 0; i < 33; i++)
 		TEST_ASSERT_EQ(v[i].flags, TALLY_VERDICT_DROP, "frame %u", i);
 	root->magic ^= 1;
-	tally_model_steer_classify_burst(c.m, pp, NB, v);
+	tally_model_steer_classify_burst(c.dev.m, pp, NB, v);
 	TEST_ASSERT_EQ(faults(&c) - f0, 33, "fixed root");
-	TEST_ASSERT_EQ(tally_cnt_read(c.pool, act.counter, &p1, &b1), 0, "");
+	TEST_ASSERT_EQ(tally_cnt_read(c.dev.pool, act.counter, &p1, &b1), 0, "");
 	TEST_ASSERT_U64_EQ(p1 - cnt0p, NB / 2, "");
 	TEST_ASSERT_U64_EQ(b1 - cnt0b, NB / 2 * 100, "");
 	cc_teardown(&c);
@@ -235,12 +210,12 @@ test_cache_filter(void)
 	uint8_t *filter;
 
 	TEST_ASSERT_EQ(cc_setup(&c), TEST_SUCCESS, "");
-	root = (const void *)(uintptr_t)tally_steer_ctx_root_iova(c.ctx);
+	root = (const void *)(uintptr_t)tally_steer_ctx_root_iova(c.dev.ctx);
 	port_mask(&mk, TALLY_L24_UDP_DPORT);
 	TEST_ASSERT_EQ(tally_steer_matcher_create(c.t, 0, &mk, &a), 0, "");
 	TEST_ASSERT_EQ(insert(a, TALLY_L24_UDP_DPORT, 80, 5), 0, "");
 	port_pkt(&p, 9, 80);
-	tally_model_steer_classify(c.m, &p, &v);
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "hit");
 	ml = (const void *)(uintptr_t)((const struct tally_steer_tbl *)(uintptr_t)
 					root->tables_iova)[0].mlist;
@@ -254,23 +229,23 @@ test_cache_filter(void)
 	filter = tally_steer_filter((uint8_t *)h + sizeof(*h), h->log2_size, h->stride);
 	TEST_ASSERT(filter[bit >> 3] & (1u << (bit & 7)), "the rule's bit is set");
 	filter[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
-	tally_model_steer_classify(c.m, &p, &v);
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, 0, "a clear bit hides the entry");
 	/* without F_FILTER (seen after a fence) the device probes again */
 	h->flags = 0;
-	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.ctx, 1000000), 0, "");
-	tally_model_steer_classify(c.m, &p, &v);
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "no filter: probed");
 	h->flags = 0x80;
-	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.ctx, 1000000), 0, "");
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");
 	f0 = faults(&c);
-	tally_model_steer_classify(c.m, &p, &v);
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_DROP, "unknown flag");
 	TEST_ASSERT_EQ(faults(&c) - f0, 1, "");
-	TEST_ASSERT_EQ(c.io.ops->read32(c.io.ctx, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_STEER, "");
+	TEST_ASSERT_EQ(c.dev.io.ops->read32(c.dev.io.ctx, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_STEER, "");
 	h->flags = TALLY_STEER_HTAB_F_FILTER;
 	filter[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-	tally_model_steer_classify(c.m, &p, &v);
+	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "restored");
 	cc_teardown(&c);
 	return TEST_SUCCESS;

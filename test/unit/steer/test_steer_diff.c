@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "tally_test.h"
-#include "steer_test_util.h"
+#include "steer_model_dev.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
 #include "tally_plat.h"
@@ -98,12 +98,7 @@ struct ref_cnt {
 
 struct diff {
 	unsigned int seed;
-	struct tally_model *m;
-	struct tally_io io;
-	struct arena arena;
-	struct tally_fence fence;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
+	struct steer_dev dev;
 	struct tally_steer_table *t[NTABLES];
 	struct tally_steer_matcher *mt[NTABLES][NPRIO][NTEMPL];
 	uint32_t mseq[NTABLES][NPRIO][NTEMPL];
@@ -332,7 +327,7 @@ run_keys(struct diff *d, uint32_t n)
 		memset(&pkt, 0, sizeof(pkt));
 		rand_value(d, &pkt.key);
 		pkt.len = 60 + rnd(d, 1455);
-		tally_model_steer_classify(d->m, &pkt, &got);
+		tally_model_steer_classify(d->dev.m, &pkt, &got);
 		ref_classify(d, &pkt.key, pkt.len, &exp);
 		if (compare_verdicts(d, &got, &exp, i) != TEST_SUCCESS) {
 			fprintf(stderr, "  seed %u: verdict differs\n", d->seed);
@@ -376,7 +371,7 @@ run_frames(struct diff *d, uint32_t n)
 		f[36] = (uint8_t)(dp >> 8); f[37] = (uint8_t)dp;
 		f[38] = (uint8_t)((len - 34) >> 8); f[39] = (uint8_t)(len - 34);
 		tally_model_parse(f, len, &pkt);
-		tally_model_steer_classify(d->m, &pkt, &got);
+		tally_model_steer_classify(d->dev.m, &pkt, &got);
 		ref_classify(d, &pkt.key, pkt.len, &exp);
 		if (compare_verdicts(d, &got, &exp, i) != TEST_SUCCESS) {
 			fprintf(stderr, "  seed %u: verdict differs on a parsed frame\n", d->seed);
@@ -397,7 +392,7 @@ compare_counters(struct diff *d)
 		uint64_t p, b;
 		uint32_t c = d->cnt[i];
 
-		TEST_ASSERT_EQ(tally_cnt_read(d->pool, c, &p, &b), 0, "");
+		TEST_ASSERT_EQ(tally_cnt_read(d->dev.pool, c, &p, &b), 0, "");
 		TEST_ASSERT_U64_EQ(p, d->ref_cnt[c].pkts, "counter %u packets (seed %u)", c, d->seed);
 		TEST_ASSERT_U64_EQ(b, d->ref_cnt[c].bytes, "counter %u bytes (seed %u)", c, d->seed);
 	}
@@ -448,7 +443,7 @@ churn(struct diff *d, uint32_t *ins, uint32_t *del)
 		(*del)++;
 	}
 	if (rnd(d, 8) == 0)
-		TEST_ASSERT_EQ(tally_steer_ctx_sync(d->ctx, 1000000), 0, "fence");
+		TEST_ASSERT_EQ(tally_steer_ctx_sync(d->dev.ctx, 1000000), 0, "fence");
 	return TEST_SUCCESS;
 }
 
@@ -471,7 +466,7 @@ run_bursts(struct diff *d, uint32_t n, bool with_churn)
 			pp[i] = &pkts[i];
 		}
 		memset(got, 0xee, sizeof(got));
-		tally_model_steer_classify_burst(d->m, pp, k, got);
+		tally_model_steer_classify_burst(d->dev.m, pp, k, got);
 		for (i = 0; i < k && rc == TEST_SUCCESS; i++) {
 			ref_classify(d, &pkts[i].key, pkts[i].len, &exp);
 			rc = compare_verdicts(d, &got[i], &exp, done + i);
@@ -498,44 +493,28 @@ run_bursts(struct diff *d, uint32_t n, bool with_churn)
 static int
 diff_setup(struct diff *d)
 {
-	struct tally_model_config mc;
-	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
 	char err[128];
 	uint32_t i, j;
 
-	tally_model_config_init(&mc);
-	mc.counters = 8192;
-	mc.wire = TALLY_WIRE_NONE;
-	TEST_ASSERT_EQ(tally_model_create(&mc, &d->m, err, sizeof(err)), 0, "%s", err);
-	tally_model_io(d->m, &d->io);
-	TEST_ASSERT_EQ(arena_init(&d->arena, ARENA_LEN), 0, "");
-	arena_map_steer(&d->arena, &d->io);
-	tally_fence_init(&d->fence, &d->io);
-	pc.io = &d->io;
-	pc.fence = &d->fence;
-	TEST_ASSERT_EQ(tally_cnt_pool_create(&pc, &d->pool), 0, "");
-	sc.io = &d->io;
-	sc.fence = &d->fence;
-	sc.cnt = d->pool;
-	sc.mem = arena_ops(&d->arena);
 	sc.max_tables = 8;
 	sc.max_rss = 8;
 	sc.nb_queues = 16;
-	TEST_ASSERT_EQ(tally_steer_ctx_create(&sc, &d->ctx), 0, "");
+	TEST_ASSERT_EQ(steer_dev_init(&d->dev, ARENA_LEN, 8192, &sc, err, sizeof(err)), 0,
+		       "%s", err);
 	for (i = 0; i < NTABLES; i++)
-		TEST_ASSERT_EQ(tally_steer_table_create(d->ctx, i, &d->t[i]), 0, "");
+		TEST_ASSERT_EQ(tally_steer_table_create(d->dev.ctx, i, &d->t[i]), 0, "");
 	d->bank = 8192;
 	d->ref_cnt = calloc(d->bank, sizeof(*d->ref_cnt));
 	d->rules = calloc(NRULES_CAP, sizeof(*d->rules));
 	TEST_ASSERT(d->ref_cnt != NULL && d->rules != NULL, "");
 	for (i = 0; i < NCOUNTERS; i++)
-		TEST_ASSERT_EQ(tally_cnt_alloc(d->pool, &d->cnt[i]), 0, "");
+		TEST_ASSERT_EQ(tally_cnt_alloc(d->dev.pool, &d->cnt[i]), 0, "");
 	for (i = 0; i < NRSS; i++) {
 		d->rssn[i] = (uint16_t)(1 + i);
 		for (j = 0; j < d->rssn[i]; j++)
 			d->rssq[i][j] = (uint16_t)(i * 4 + j);
-		TEST_ASSERT_EQ(tally_steer_rss_create(d->ctx, TALLY_RSS_HF_IPV4_UDP, d->rssq[i],
+		TEST_ASSERT_EQ(tally_steer_rss_create(d->dev.ctx, TALLY_RSS_HF_IPV4_UDP, d->rssq[i],
 						      d->rssn[i], &d->rss[i]), 0, "");
 	}
 	return TEST_SUCCESS;
@@ -546,13 +525,9 @@ diff_teardown(struct diff *d)
 {
 	uint32_t i;
 
-	tally_steer_ctx_destroy(d->ctx);
 	for (i = 0; i < NCOUNTERS; i++)
-		tally_cnt_free(d->pool, d->cnt[i]);
-	tally_cnt_pool_destroy(d->pool);
-	tally_fence_fini(&d->fence);
-	tally_model_destroy(d->m);
-	arena_fini(&d->arena);
+		tally_cnt_free(d->dev.pool, d->cnt[i]);
+	steer_dev_fini(&d->dev);
 	free(d->ref_cnt);
 	free(d->rules);
 }
@@ -589,9 +564,9 @@ diff_run(unsigned int seed)
 	if (rc == TEST_SUCCESS)
 		rc = compare_counters(d);
 	if (rc == TEST_SUCCESS &&
-	    d->io.ops->read32(d->io.ctx, TALLY_REG_FAULT_CNT) != 0) {
+	    d->dev.io.ops->read32(d->dev.io.ctx, TALLY_REG_FAULT_CNT) != 0) {
 		fprintf(stderr, "  seed %u: %u device faults\n", seed,
-			d->io.ops->read32(d->io.ctx, TALLY_REG_FAULT_CNT));
+			d->dev.io.ops->read32(d->dev.io.ctx, TALLY_REG_FAULT_CNT));
 		rc = TEST_FAILED;
 	}
 	if (rc != TEST_SUCCESS)
