@@ -18,7 +18,7 @@ struct fport {
 	uint16_t nb_rxq;
 };
 
-static int
+static inline int
 fp_open(struct fport *fp, const char *devargs, uint16_t nb_rxq)
 {
 	struct tdt_port_conf pc = { .nb_rxq = nb_rxq, .nb_txq = 1 };
@@ -30,7 +30,7 @@ fp_open(struct fport *fp, const char *devargs, uint16_t nb_rxq)
 	return tdt_port_setup((uint16_t)fp->port, &pc);
 }
 
-static void
+static inline void
 fp_close(struct fport *fp)
 {
 	if (fp->port >= 0) {
@@ -48,13 +48,13 @@ struct rx_set {
 	unsigned int per_q[TDT_MAX_Q];
 };
 
-static void
+static inline void
 rs_init(struct rx_set *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 }
 
-static void
+static inline void
 rs_free(struct rx_set *rs)
 {
 	tdt_free_all(rs->m, RTE_MIN(rs->n, (unsigned int)RS_MAX));
@@ -64,7 +64,7 @@ rs_free(struct rx_set *rs)
 /* Send n copies of frame i (len bytes) and receive what comes back (waits
  * until n frames arrived or the wire is idle for 200 ms). Returns the number
  * received by this call, or -1 when sending failed. */
-static int
+static inline int
 xfer(struct fport *fp, uint32_t i, uint32_t len, unsigned int n,
      struct rx_set *rs)
 {

@@ -15,30 +15,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "tally_dpdk_test.h"
-
-struct fport {
-	char name[32];
-	int port;
-};
-
-static int
-fp_open(struct fport *fp, const char *devargs, uint16_t nb_rxq)
-{
-	struct tdt_port_conf pc = { .nb_rxq = nb_rxq, .nb_txq = 1 };
-
-	fp->port = tdt_port_create(devargs, fp->name, sizeof(fp->name));
-	if (fp->port < 0)
-		return fp->port;
-	return tdt_port_setup((uint16_t)fp->port, &pc);
-}
-
-static void
-fp_close(struct fport *fp)
-{
-	rte_flow_flush((uint16_t)fp->port, NULL);
-	tdt_port_destroy((uint16_t)fp->port, fp->name);
-}
+#include "flow_test_util.h"
 
 static __thread bool lk_on;
 static __thread unsigned int lk_n;
