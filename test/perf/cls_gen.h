@@ -93,6 +93,9 @@ int32_t cls_ref_classify(const struct cls_ref *ref, const struct cls_pkt *p);
 void cls_ref_free(struct cls_ref *ref);
 /* The expected results against a scan of every rule (slow: small sets). */
 int cls_ref_selfcheck(const struct cls_set *s);
+/* Packets whose rule in got[] differs from the expected one; the first 5
+ * are printed to stderr after `what`. */
+uint32_t cls_ref_mismatches(const struct cls_set *s, const int32_t *got, const char *what);
 
 /* ---- masked exact-match entries and their tuples (one per band + mask) ---- */
 struct cls_entry {

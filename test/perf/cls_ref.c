@@ -117,6 +117,21 @@ cls_ref_selfcheck(const struct cls_set *s)
 	return bad == 0 ? 0 : -1;
 }
 
+uint32_t
+cls_ref_mismatches(const struct cls_set *s, const int32_t *got, const char *what)
+{
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < s->npkts; i++) {
+		if (got[i] == s->expect[i])
+			continue;
+		if (bad++ < 5)
+			fprintf(stderr, "%s: packet %u: rule %d, expected %d\n", what, i,
+				got[i], s->expect[i]);
+	}
+	return bad;
+}
+
 void
 cls_ref_free(struct cls_ref *ref)
 {

@@ -338,15 +338,8 @@ run_check(struct run *r, struct tb *b, const char *what)
 {
 	const struct cls_set *s = r->s;
 	uint64_t p, by, sum = 0;
-	uint32_t i, bad = 0;
+	uint32_t i, bad = cls_ref_mismatches(s, r->got, what);
 
-	for (i = 0; i < s->npkts; i++) {
-		if (r->got[i] == s->expect[i])
-			continue;
-		if (bad++ < 5)
-			fprintf(stderr, "%s: packet %u: rule %d, expected %d\n", what, i,
-				r->got[i], s->expect[i]);
-	}
 	for (i = 0; i < s->nrules; i++) {
 		if (tally_cnt_read(b->dev.pool, b->cnt[i], &p, &by) != 0)
 			p = by = UINT64_MAX;
