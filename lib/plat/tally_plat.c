@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "tally_lock.h"
 #include "tally_plat.h"
 
 static tally_log_sink_t log_sink;
@@ -67,4 +69,43 @@ tally_time_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the flow engine's lock (tally_lock.h) ---- */
+
+#define TALLY_LOCK_SPINS	256	/* tests between yields */
+
+static inline void
+tally_plat_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+void
+tally_lock_init(struct tally_lock *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void
+tally_lock_wait(struct tally_lock *l)
+{
+	unsigned int i;
+
+	for (;;) {
+		for (i = 0; i < TALLY_LOCK_SPINS; i++) {
+			if (__atomic_load_n(&l->held, __ATOMIC_RELAXED) == 0 &&
+			    __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)
+				goto taken;
+			tally_plat_cpu_relax();
+		}
+		sched_yield();
+	}
+taken:
+	__atomic_store_n(&l->waited, __atomic_load_n(&l->waited, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 }

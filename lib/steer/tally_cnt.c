@@ -36,7 +36,7 @@ tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 	pool = tally_zmalloc(sizeof(*pool));
 	if (pool == NULL)
 		return -ENOMEM;
-	pthread_mutex_init(&pool->own_lock, NULL);
+	tally_lock_init(&pool->own_lock);
 	pool->lock = cfg->lock != NULL ? cfg->lock : &pool->own_lock;
 	pool->num = num;
 	/* baselines: 4 KiB pages, touched only where one is not zero; state:
@@ -65,7 +65,6 @@ tally_cnt_pool_destroy(struct tally_cnt_pool *pool)
 {
 	if (pool == NULL)
 		return;
-	pthread_mutex_destroy(&pool->own_lock);
 	tally_hmem_free(pool->slot, (size_t)pool->num * sizeof(pool->slot[0]));
 	tally_hmem_free(pool->state, (size_t)pool->num * sizeof(uint32_t));
 	tally_free(pool);
@@ -140,9 +139,9 @@ tally_cnt_reclaim(struct tally_cnt_pool *pool)
 {
 	unsigned int n;
 
-	pthread_mutex_lock(pool->lock);
+	tally_lock(pool->lock);
 	n = tally_cnt_reclaim_locked(pool);
-	pthread_mutex_unlock(pool->lock);
+	tally_unlock(pool->lock);
 	return n;
 }
 
@@ -190,9 +189,9 @@ tally_cnt_alloc(struct tally_cnt_pool *pool, uint32_t *idx)
 {
 	int rc;
 
-	pthread_mutex_lock(pool->lock);
+	tally_lock(pool->lock);
 	rc = tally_cnt_alloc_locked(pool, idx);
-	pthread_mutex_unlock(pool->lock);
+	tally_unlock(pool->lock);
 	return rc;
 }
 
@@ -310,9 +309,9 @@ tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx)
 		rc = cnt_unref(pool, i);
 		if (rc <= 0)
 			return rc;
-		pthread_mutex_lock(pool->lock);
+		tally_lock(pool->lock);
 		rc = cnt_release_locked(pool, i);
-		pthread_mutex_unlock(pool->lock);
+		tally_unlock(pool->lock);
 		if (rc == 0)
 			return 0;
 	}
@@ -364,7 +363,7 @@ void
 tally_cnt_pool_stats(struct tally_cnt_pool *pool, uint32_t *in_use,
 		     uint32_t *free_now, uint32_t *pending)
 {
-	pthread_mutex_lock(pool->lock);
+	tally_lock(pool->lock);
 	tally_cnt_pool_stats_locked(pool, in_use, free_now, pending);
-	pthread_mutex_unlock(pool->lock);
+	tally_unlock(pool->lock);
 }

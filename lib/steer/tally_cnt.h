@@ -64,13 +64,14 @@
 #include <tally/tally_io.h>
 #include <tally/tally_regs.h>
 #include "tally_fence.h"
+#include "tally_lock.h"
 
 struct tally_cnt_pool_config {
 	const struct tally_io *io;	/* the device; bank at read32(CNT_OFF) */
 	struct tally_fence *fence;	/* the device's fence sequencer */
 	uint32_t first;			/* first bank index managed */
 	uint32_t num;			/* 0 = up to the end of the bank */
-	pthread_mutex_t *lock;		/* optional: a lock shared with the pool's
+	struct tally_lock *lock;		/* optional: a lock shared with the pool's
 					 * user (the steering context's), so one
 					 * acquisition covers both; NULL = own */
 };
@@ -108,8 +109,8 @@ struct tally_cnt_pool {
 	 * handed out. 4 bytes per counter is all the pool touches per rule. */
 	uint32_t *state;
 	struct tally_fence *fence;
-	pthread_mutex_t *lock;		/* own_lock or the configured one */
-	pthread_mutex_t own_lock;
+	struct tally_lock *lock;		/* own_lock or the configured one */
+	struct tally_lock own_lock;
 	uint32_t free_head;		/* LIFO of reusable counters */
 	uint32_t nfree;
 	uint32_t fresh;			/* [fresh, num) never handed out */

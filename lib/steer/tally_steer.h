@@ -120,8 +120,8 @@ struct tally_steer_config {
 	const struct tally_io *io;	/* the device (STEER_ROOT, STEER_CTRL) */
 	struct tally_fence *fence;	/* the device's fence sequencer */
 	struct tally_cnt_pool *cnt;	/* optional: COUNT takes references */
-	pthread_mutex_t *lock;		/* optional: the context lock is this
-					 * caller-owned mutex (see Thread-safety);
+	struct tally_lock *lock;	/* optional: the context lock is this
+					 * caller-owned lock (see Thread-safety);
 					 * NULL = the context's own */
 	struct tally_steer_mem_ops mem;
 	uint32_t max_tables;		/* 0 = 256; <= TALLY_STEER_MAX_TABLES */

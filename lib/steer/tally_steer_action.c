@@ -249,9 +249,9 @@ tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 {
 	int rc;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_rss_create_locked(ctx, hf, queues, nq, id);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -279,8 +279,8 @@ tally_steer_rss_destroy(struct tally_steer_ctx *ctx, uint32_t id)
 {
 	int rc;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_rss_destroy_locked(ctx, id);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }

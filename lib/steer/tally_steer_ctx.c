@@ -89,9 +89,9 @@ tally_steer_ctx_reclaim(struct tally_steer_ctx *ctx)
 	 * is reclaimed by a later call. Keeps the common case lock-free. */
 	if (__atomic_load_n(&ctx->dq_len, __ATOMIC_RELAXED) == 0)
 		return;
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 }
 
 void
@@ -123,9 +123,9 @@ tally_steer_ctx_sync(struct tally_steer_ctx *ctx, uint64_t timeout_us)
 {
 	int rc;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_ctx_sync_locked(ctx, timeout_us);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -206,7 +206,6 @@ steer_ctx_free(struct tally_steer_ctx *ctx)
 	steer_dmem_free(ctx, &ctx->root_mem);
 	tally_free(ctx->tables);
 	tally_free(ctx->rss_sw);
-	pthread_mutex_destroy(&ctx->own_lock);
 	tally_free(ctx);
 }
 
@@ -226,7 +225,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	ctx = tally_zmalloc(sizeof(*ctx));
 	if (ctx == NULL)
 		return -ENOMEM;
-	pthread_mutex_init(&ctx->own_lock, NULL);
+	tally_lock_init(&ctx->own_lock);
 	ctx->lock = cfg->lock != NULL ? cfg->lock : &ctx->own_lock;
 	ctx->cfg = *cfg;
 	if (ctx->cfg.max_tables == 0)
@@ -282,9 +281,9 @@ tally_steer_ctx_mem_locked(struct tally_steer_ctx *ctx, struct tally_steer_mem_s
 void
 tally_steer_ctx_mem(struct tally_steer_ctx *ctx, struct tally_steer_mem_stats *st)
 {
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	tally_steer_ctx_mem_locked(ctx, st);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 }
 
 uint64_t

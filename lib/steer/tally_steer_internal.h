@@ -122,8 +122,8 @@ struct steer_rss_sw {
 
 struct tally_steer_ctx {
 	struct tally_steer_config cfg;
-	pthread_mutex_t *lock;		/* own_lock or cfg.lock */
-	pthread_mutex_t own_lock;
+	struct tally_lock *lock;		/* own_lock or cfg.lock */
+	struct tally_lock own_lock;
 	struct steer_dmem root_mem;
 	struct steer_dmem tbl_mem;	/* struct tally_steer_tbl[max_tables] */
 	struct steer_dmem rss_mem;	/* struct tally_steer_rss[max_rss] */

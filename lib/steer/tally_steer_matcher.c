@@ -224,9 +224,9 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	struct tally_steer_ctx *ctx = tbl->ctx;
 	int rc;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_matcher_create_locked(tbl, priority, mask, out);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -263,9 +263,9 @@ tally_steer_matcher_destroy(struct tally_steer_matcher *m)
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	int rc;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_matcher_destroy_locked(m);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -332,9 +332,9 @@ tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules)
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_matcher_reserve_locked(m, nb_rules);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 

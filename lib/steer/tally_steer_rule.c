@@ -291,9 +291,9 @@ tally_steer_rule_insert_key(struct tally_steer_matcher *m, const struct tally_st
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_rule_insert_key_locked(m, k, act, out);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -405,9 +405,9 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	if (m == NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_rule_delete_locked(r);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 

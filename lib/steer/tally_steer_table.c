@@ -33,9 +33,9 @@ tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
 
 	if (ctx == NULL)
 		return -EINVAL;
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	rc = tally_steer_table_create_locked(ctx, id, out);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return rc;
 }
 
@@ -44,9 +44,9 @@ tally_steer_table_destroy(struct tally_steer_table *t)
 {
 	struct tally_steer_ctx *ctx = t->ctx;
 
-	pthread_mutex_lock(ctx->lock);
+	tally_lock(ctx->lock);
 	if (t->nm != 0 || t->in_refs != 0) {
-		pthread_mutex_unlock(ctx->lock);
+		tally_unlock(ctx->lock);
 		return -EBUSY;
 	}
 	__atomic_store_n(&ctx->tables[t->id], NULL, __ATOMIC_RELEASE);
@@ -54,7 +54,7 @@ tally_steer_table_destroy(struct tally_steer_table *t)
 	tally_free(t->out);
 	tally_free(t);
 	steer_reclaim_locked(ctx);
-	pthread_mutex_unlock(ctx->lock);
+	tally_unlock(ctx->lock);
 	return 0;
 }
 

@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Locks taken by one synchronous rule operation: this program replaces
+ * Locks taken by one synchronous rule operation. Once a port's matcher
+ * exists, every rte_flow_create, rte_flow_destroy and raw rule
+ * create/destroy takes exactly one lock: the flow engine's, which also
+ * covers the steering context and the counter pool. The engine lock counts
+ * its acquisitions (rte_flow_dev_dump prints "engine lock taken N times";
+ * the dump takes it once itself), and this program replaces
  * pthread_mutex_lock/trylock and pthread_spin_lock/trylock (the PMD calls
  * them through its PLT, so the definitions here win) with counting
- * wrappers, and checks that once a port's matcher exists, every
- * rte_flow_create, rte_flow_destroy and raw rule create/destroy takes
- * exactly one lock: the flow engine's, which also covers the steering
- * context and the counter pool. (Control work takes more: creating a
- * matcher or an RSS set, and publishing a grown hash array, which requests
- * a device fence through the fence sequencer's lock - once per doubling.
- * The port's first matcher is pre-sized from the counter bank, and one rule
- * keeps it alive here, so none of that happens in the loops.)
+ * wrappers, to check that no other lock is taken on the way. (Control work
+ * takes more: creating a matcher or an RSS set, and publishing a grown hash
+ * array, which requests a device fence through the fence sequencer's lock -
+ * once per doubling. The port's first matcher is pre-sized from the counter
+ * bank, and one rule keeps it alive here, so none of that happens in the
+ * loops.)
  */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "flow_test_util.h"
 
@@ -51,7 +57,47 @@ lk_stop(void)
 	return lk_n;
 }
 
+/* The engine lock's acquisitions so far, from the port's dump (which
+ * takes the lock once itself); UINT64_MAX when the dump has no such line. */
+static uint64_t
+lk_engine(uint16_t port)
+{
+	static const char what[] = "engine lock taken ";
+	struct rte_flow_error err;
+	uint64_t v = UINT64_MAX;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return UINT64_MAX;
+	if (rte_flow_dev_dump(port, NULL, f, &err) != 0)
+		v = UINT64_MAX;
+	fclose(f);
+	p = buf != NULL ? strstr(buf, what) : NULL;
+	if (p == NULL || sscanf(p + strlen(what), "%" SCNu64, &v) != 1)
+		v = UINT64_MAX;
+	free(buf);
+	return v;
+}
+
+/* Engine lock acquisitions since *base (an earlier lk_engine() value),
+ * without the dump's own; *base moves on. */
+static uint64_t
+lk_engine_delta(uint16_t port, uint64_t *base)
+{
+	uint64_t now = lk_engine(port), d;
+
+	if (now == UINT64_MAX || *base == UINT64_MAX || now < *base + 1)
+		return UINT64_MAX;
+	d = now - *base - 1;
+	*base = now;
+	return d;
+}
+
 #define NB_RULES	512
+#define NB_EACH		16	/* rules checked one by one; the rest as a run */
 
 struct lk_rule {
 	struct rte_flow_item_ipv4 spec;
@@ -129,6 +175,7 @@ test_one_lock_per_flow(void)
 	struct lk_rule r;
 	struct fport fp;
 	unsigned int k, i, n;
+	uint64_t base, d;
 
 	TEST_ASSERT_EQ(fp_open(&fp, "counters=4096", 2), 0, "port");
 	h = rte_flow_action_handle_create((uint16_t)fp.port, &iconf, &cnt, &e);
@@ -139,6 +186,7 @@ test_one_lock_per_flow(void)
 	for (k = 0; k < LK_KINDS; k++) {
 		/* the first rule of a kind may create the RSS set (control
 		 * work); every later one is one lock */
+		base = lk_engine((uint16_t)fp.port);
 		for (i = 0; i < NB_RULES; i++) {
 			lk_build(&r, k * NB_RULES + i, (enum lk_kind)k, h);
 			lk_start();
@@ -146,17 +194,38 @@ test_one_lock_per_flow(void)
 			n = lk_stop();
 			TEST_ASSERT(f[i] != NULL, "%s rule %u: %s", lk_names[k], i,
 				    e.message ? e.message : "");
-			if (i > 0)
-				TEST_ASSERT_EQ(n, 1, "%s create %u took %u locks",
-					       lk_names[k], i, n);
+			if (i == 0 || i >= NB_EACH) {
+				if (i == 0)
+					lk_engine_delta((uint16_t)fp.port, &base);
+				else
+					TEST_ASSERT_EQ(n, 0, "%s create %u took %u other locks",
+						       lk_names[k], i, n);
+				continue;
+			}
+			TEST_ASSERT_EQ(n, 0, "%s create %u took %u other locks",
+				       lk_names[k], i, n);
+			d = lk_engine_delta((uint16_t)fp.port, &base);
+			TEST_ASSERT_EQ(d, 1, "%s create %u took the engine lock %" PRIu64
+				       " times", lk_names[k], i, d);
 		}
+		d = lk_engine_delta((uint16_t)fp.port, &base);
+		TEST_ASSERT_EQ(d, NB_RULES - NB_EACH, "%s creates %u..%u: engine lock taken %"
+			       PRIu64 " times", lk_names[k], NB_EACH, NB_RULES - 1, d);
 		/* the last one may release the RSS set */
 		for (i = 0; i + 1 < NB_RULES; i++) {
 			lk_start();
 			TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f[i], &e), 0, "");
 			n = lk_stop();
-			TEST_ASSERT_EQ(n, 1, "%s destroy %u took %u locks", lk_names[k], i, n);
+			TEST_ASSERT_EQ(n, 0, "%s destroy %u took %u other locks", lk_names[k], i, n);
+			if (i >= NB_EACH)
+				continue;
+			d = lk_engine_delta((uint16_t)fp.port, &base);
+			TEST_ASSERT_EQ(d, 1, "%s destroy %u took the engine lock %" PRIu64
+				       " times", lk_names[k], i, d);
 		}
+		d = lk_engine_delta((uint16_t)fp.port, &base);
+		TEST_ASSERT_EQ(d, NB_RULES - 1 - NB_EACH, "%s destroys %u..%u: engine lock taken %"
+			       PRIu64 " times", lk_names[k], NB_EACH, NB_RULES - 2, d);
 		TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f[i], &e), 0, "");
 	}
 	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, pin, &e), 0, "");
@@ -178,10 +247,12 @@ test_one_lock_per_raw_rule(void)
 	};
 	struct fport fp;
 	unsigned int i, n;
+	uint64_t base, d;
 
 	TEST_ASSERT_EQ(fp_open(&fp, "counters=4096", 2), 0, "port");
 	TEST_ASSERT_EQ(rte_pmd_tally_counter_alloc((uint16_t)fp.port, &ra.counter), 0, "");
 	memset(mask, 0xff, 4);
+	base = lk_engine((uint16_t)fp.port);
 	for (i = 0; i < NB_RULES; i++) {
 		memset(val, 0, sizeof(val));
 		memcpy(val, &i, sizeof(i));
@@ -189,16 +260,36 @@ test_one_lock_per_raw_rule(void)
 		TEST_ASSERT_EQ(rte_pmd_tally_rule_create((uint16_t)fp.port, mask, val,
 							 &ra, &rr[i]), 0, "raw rule %u", i);
 		n = lk_stop();
-		if (i > 0)
-			TEST_ASSERT_EQ(n, 1, "raw create %u took %u locks", i, n);
+		if (i == 0) {
+			lk_engine_delta((uint16_t)fp.port, &base);
+			continue;
+		}
+		TEST_ASSERT_EQ(n, 0, "raw create %u took %u other locks", i, n);
+		if (i < NB_EACH) {
+			d = lk_engine_delta((uint16_t)fp.port, &base);
+			TEST_ASSERT_EQ(d, 1, "raw create %u took the engine lock %" PRIu64
+				       " times", i, d);
+		}
 	}
+	d = lk_engine_delta((uint16_t)fp.port, &base);
+	TEST_ASSERT_EQ(d, NB_RULES - NB_EACH, "raw creates: engine lock taken %" PRIu64
+		       " times", d);
 	for (i = 0; i < NB_RULES; i++) {
 		lk_start();
 		TEST_ASSERT_EQ(rte_pmd_tally_rule_destroy((uint16_t)fp.port, rr[i]), 0, "");
 		n = lk_stop();
-		if (i + 1 < NB_RULES)
-			TEST_ASSERT_EQ(n, 1, "raw destroy %u took %u locks", i, n);
+		if (i + 1 == NB_RULES)
+			break;
+		TEST_ASSERT_EQ(n, 0, "raw destroy %u took %u other locks", i, n);
+		if (i < NB_EACH) {
+			d = lk_engine_delta((uint16_t)fp.port, &base);
+			TEST_ASSERT_EQ(d, 1, "raw destroy %u took the engine lock %" PRIu64
+				       " times", i, d);
+		}
 	}
+	d = lk_engine_delta((uint16_t)fp.port, &base);
+	TEST_ASSERT(d >= NB_RULES - NB_EACH && d != UINT64_MAX,
+		    "raw destroys: engine lock taken %" PRIu64 " times", d);
 	TEST_ASSERT_EQ(rte_pmd_tally_counter_free((uint16_t)fp.port, ra.counter), 0, "");
 	fp_close(&fp);
 	return TEST_SUCCESS;

@@ -43,7 +43,7 @@ tally_flow_init(struct tally_adapter *ad)
 	fc = rte_zmalloc("tally_flow", sizeof(*fc), 0);
 	if (fc == NULL)
 		return -ENOMEM;
-	pthread_mutex_init(&fc->lock, NULL);
+	tally_lock_init(&fc->lock);
 	TAILQ_INIT(&fc->handles);
 	TAILQ_INIT(&fc->matchers);
 	TAILQ_INIT(&fc->rss_sets);
@@ -85,7 +85,6 @@ err:
 		tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
 	tally_flow_mem_fini(fc);
-	pthread_mutex_destroy(&fc->lock);
 	rte_free(fc);
 	return ret;
 }
@@ -132,7 +131,7 @@ tally_flow_fini(struct tally_adapter *ad)
 
 	if (fc == NULL)
 		return;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	flow_flush_locked(fc);
 	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
 		TAILQ_REMOVE(&fc->handles, h, next);
@@ -140,7 +139,7 @@ tally_flow_fini(struct tally_adapter *ad)
 		h->magic = 0;
 		rte_free(h);
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	tally_flow_shape_reset(&fc->shape);
 	tally_flow_age_fini(fc);
 	tally_flow_tmpl_fini(fc);
@@ -159,7 +158,6 @@ tally_flow_fini(struct tally_adapter *ad)
 	tally_cnt_pool_destroy(fc->cnt);
 	tally_fence_fini(&fc->fence);
 	tally_flow_mem_fini(fc);
-	pthread_mutex_destroy(&fc->lock);
 	rte_free(fc);
 	ad->flow = NULL;
 }
@@ -182,7 +180,7 @@ tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 
 	if (fc == NULL)
 		return -ENODEV;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	for (i = 0; (f = flow_at(fc, i, &fm)) != FLOW_END; i++) {
 		if (f == NULL)
 			continue;
@@ -196,7 +194,7 @@ tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 		if (ret != 0)
 			break;
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -210,14 +208,14 @@ tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum)
 	memset(sum, 0, sizeof(*sum));
 	if (fc == NULL)
 		return;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	sum->flows = fc->nb_flows;
 	TAILQ_FOREACH(h, &fc->handles, next)
 		sum->indirect_counters++;
 	TAILQ_FOREACH(fm, &fc->matchers, next)
 		sum->matchers++;
 	sum->isolated = fc->isolated;
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 }
 
 struct tally_steer_ctx *
@@ -499,7 +497,7 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	if (fc == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
 	if (ret == 0 && a.count != NULL) {
 		tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
@@ -508,7 +506,7 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
 				"counter bank exhausted");
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -783,10 +781,10 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 				   "flow engine not available");
 		return NULL;
 	}
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	flow = tally_flow_create_locked(dev, fc, attr, pattern, actions,
 					TALLY_FLOW_AGE_SYNC, error);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return flow;
 }
 
@@ -806,15 +804,15 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 	if (fc == NULL)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	if (!tally_flow_live(dev, flow)) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 			"no such flow on this port (destroyed, or never created)");
 	}
 	tally_flow_destroy_locked(fc, flow);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return 0;
 }
 
@@ -861,9 +859,9 @@ tally_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
 
 	if (fc == NULL)
 		return 0;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	ret = flow_flush_locked(fc);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -999,16 +997,16 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	if (fc == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	if (flow != NULL) {
 		if (!tally_flow_live(dev, flow)) {
-			pthread_mutex_unlock(&fc->lock);
+			tally_unlock(&fc->lock);
 			return rte_flow_error_set(error, EINVAL,
 				RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 				"no such flow on this port (destroyed, or never created)");
 		}
 		dump_flow(fc, flow, f);
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return 0;
 	}
 	tally_steer_ctx_mem_locked(fc->steer, &ms);
@@ -1016,10 +1014,12 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
 		" host bytes; counters %u in use, %u free, %u pending reuse;"
-		" key builder %" PRIu64 " keys, action builder %" PRIu64 " actions\n",
+		" key builder %" PRIu64 " keys, action builder %" PRIu64 " actions;"
+		" engine lock taken %" PRIu64 " times, %" PRIu64 " after a wait\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
-		pending, fc->shape.keys, fc->ashape.acts);
+		pending, fc->shape.keys, fc->ashape.acts, tally_lock_taken(&fc->lock),
+		tally_lock_waited(&fc->lock));
 	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
 		if (it != NULL)
 			dump_flow(fc, it, f);
@@ -1032,7 +1032,7 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 			tally_cnt_refcnt(fc->cnt, h->counter) - 1,
 			pkts, bytes);
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return 0;
 }
 
@@ -1069,14 +1069,14 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 				   "no memory for the handle");
 		return NULL;
 	}
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	if (ret == -EAGAIN) {
 		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
 		ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
 	}
 	if (ret) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		rte_free(h);
 		rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION, action,
 				   "counter bank exhausted");
@@ -1084,7 +1084,7 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 	}
 	h->magic = TALLY_FLOW_HANDLE_MAGIC;
 	TAILQ_INSERT_TAIL(&fc->handles, h, next);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return h;
 }
 
@@ -1099,15 +1099,15 @@ tally_flow_handle_destroy(struct rte_eth_dev *dev,
 	if (fc == NULL)
 		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	h = handle_check(fc, handle);
 	if (h == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return rte_flow_error_set(error, ENOENT,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
 	}
 	if (tally_cnt_refcnt(fc->cnt, h->counter) > 1) {	/* rules use it */
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return rte_flow_error_set(error, EBUSY,
 			RTE_FLOW_ERROR_TYPE_HANDLE, handle,
 			"indirect count still used by rules");
@@ -1115,7 +1115,7 @@ tally_flow_handle_destroy(struct rte_eth_dev *dev,
 	TAILQ_REMOVE(&fc->handles, h, next);
 	tally_cnt_free_locked(fc->cnt, h->counter);
 	h->magic = 0;
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	rte_free(h);
 	return 0;
 }
@@ -1212,14 +1212,14 @@ tally_flow_lock(struct tally_adapter *ad)
 {
 	if (ad->flow == NULL)
 		return -EIO;
-	pthread_mutex_lock(&ad->flow->lock);
+	tally_lock(&ad->flow->lock);
 	return 0;
 }
 
 void
 tally_flow_unlock(struct tally_adapter *ad)
 {
-	pthread_mutex_unlock(&ad->flow->lock);
+	tally_unlock(&ad->flow->lock);
 }
 
 struct tally_flow_matcher *

@@ -98,7 +98,7 @@ age_thread(void *arg)
 	while (!__atomic_load_n(&ag->stop, __ATOMIC_ACQUIRE)) {
 		nanosleep(&nap, NULL);
 		fresh = 0;
-		pthread_mutex_lock(&fc->lock);
+		tally_lock(&fc->lock);
 		now = age_now_ns();
 		for (o = TAILQ_FIRST(&ag->active); o != NULL; o = tmp) {
 			tmp = TAILQ_NEXT(o, next);
@@ -107,7 +107,7 @@ age_thread(void *arg)
 		raise = fresh != 0 && ag->event_armed;
 		if (raise)
 			ag->event_armed = false;
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		if (raise && !__atomic_load_n(&ag->stop, __ATOMIC_ACQUIRE))
 			rte_eth_dev_callback_process(fc->dev, RTE_ETH_EVENT_FLOW_AGED, NULL);
 	}
@@ -212,10 +212,10 @@ tally_flow_age_query(struct tally_flow_ctx *fc, const struct rte_flow *flow,
 	struct tally_flow_age_obj *o;
 	uint64_t now, secs;
 
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	o = age_of(fc, flow);
 	if (o == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return -EINVAL;
 	}
 	now = age_now_ns();
@@ -225,7 +225,7 @@ tally_flow_age_query(struct tally_flow_ctx *fc, const struct rte_flow *flow,
 	q->aged = o->aged;
 	q->sec_since_last_hit_valid = 1;
 	q->sec_since_last_hit = secs > 0xffffff ? 0xffffff : (uint32_t)secs;
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return 0;
 }
 
@@ -236,9 +236,9 @@ tally_flow_age_get(struct tally_flow_ctx *fc, uint32_t queue, void **contexts,
 	struct tally_flow_age_obj *o;
 	uint32_t k = 0;
 
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	if (fc->age == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		return 0;
 	}
 	fc->age->event_armed = true;
@@ -252,7 +252,7 @@ tally_flow_age_get(struct tally_flow_ctx *fc, uint32_t queue, void **contexts,
 		}
 		k++;
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return (int)k;
 }
 

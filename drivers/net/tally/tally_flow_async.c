@@ -184,7 +184,7 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 			return rte_flow_error_set(err, EINVAL,
 				RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				"queue size must be 1 to 65536");
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
 	if (t == NULL) {
 		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -222,7 +222,7 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	t->nb_counters = pa->nb_counters;
 	t->nb_aging = pa->nb_aging_objects;
 out:
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -388,11 +388,11 @@ queue_lock(struct tally_flow_ctx *fc)
 
 	for (i = 0; i < TALLY_FQ_SPIN; i++) {
 		if (!__atomic_load_n(&t->batch_busy, __ATOMIC_RELAXED) &&
-		    pthread_mutex_trylock(&fc->lock) == 0)
+		    tally_trylock(&fc->lock))
 			goto locked;
 		rte_pause();
 	}
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 locked:
 	__atomic_store_n(&t->batch_busy, true, __ATOMIC_RELAXED);
 }
@@ -401,7 +401,7 @@ static void
 queue_unlock(struct tally_flow_ctx *fc)
 {
 	__atomic_store_n(&fc->tmpl->batch_busy, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 }
 
 static void
@@ -657,12 +657,12 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	}
 	rule_pattern(tb->pt[pt_idx], pattern, items, err);
 	rule_actions(tb->at[at_idx], actions, acts, err);
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	queue_flush_locked(fc, q);
 	flow = create_parsed(dev, fc, q, tb, pt_idx, items, acts, postpone, user_data);
 	if (!postpone && q->npend != 0)
 		queue_flush_locked(fc, q);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return flow;
 }
 
@@ -757,13 +757,13 @@ queue_take(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err
 {
 	struct tally_flow_queue *q;
 
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	q = queue_of(fc, queue, err);
 	if (q != NULL && queue_room(q, err) != 0)
 		q = NULL;
 	if (q != NULL)
 		queue_flush_locked(fc, q);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return q;
 }
 
@@ -786,9 +786,9 @@ t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_at
 	h = tally_flow_handle_create(dev, conf, action, err);
 	if (h == NULL)
 		return NULL;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return h;
 }
 
@@ -823,9 +823,9 @@ ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
 	}
 	if (ret != 0)
 		return ret;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return 0;
 }
 
@@ -871,11 +871,11 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 
 	if (t == NULL)
 		return;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	tally_tmpl_release_all(fc);
 	queues_free(fc, t);
 	fc->tmpl = NULL;
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	rte_free(t);
 }
 

@@ -24,6 +24,7 @@
 #include <rte_flow.h>
 
 #include "tally_flow.h"
+#include "tally_lock.h"
 
 #define TALLY_FLOW_GROUPS	4096
 #define TALLY_FLOW_RSS_SETS	4096
@@ -173,7 +174,7 @@ struct tally_flow_shape {
 };
 
 struct tally_flow_ctx {
-	pthread_mutex_t lock;
+	struct tally_lock lock;
 	struct tally_fence fence;
 	struct tally_cnt_pool *cnt;
 	struct tally_steer_ctx *steer;

@@ -90,17 +90,17 @@ t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr
 	pt->nb_items = n;
 	pt->mask = m.mask;
 	pt->magic = TALLY_PT_MAGIC;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
 	if (t == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		rte_free(pt);
 		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "no memory for the template");
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&t->pts, pt, next);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return pt;
 }
 
@@ -125,7 +125,7 @@ t_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *ptp,
 
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	pt = fc->tmpl != NULL ? pt_check(fc->tmpl, ptp) : NULL;
 	if (pt == NULL)
 		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -138,7 +138,7 @@ t_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *ptp,
 		pt->magic = 0;
 		rte_free(pt);
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -297,17 +297,17 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 				  at->actions[i].conf != NULL && mask_set(&at->masks[i]);
 	tally_act_prog_compile(at, &at->prog);
 	at->magic = TALLY_AT_MAGIC;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
 	if (t == NULL) {
-		pthread_mutex_unlock(&fc->lock);
+		tally_unlock(&fc->lock);
 		rte_free(at);
 		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "no memory for the template");
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&t->ats, at, next);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return at;
 }
 
@@ -332,7 +332,7 @@ t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
 
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	at = fc->tmpl != NULL ? at_check(fc->tmpl, atp) : NULL;
 	if (at == NULL)
 		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -345,7 +345,7 @@ t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
 		at->magic = 0;
 		rte_free(at);
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 
@@ -438,7 +438,7 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 
 	if (fc == NULL || table_check_attr(ta, nb_pt, nb_at, err) != 0)
 		return NULL;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	t = tally_tmpl_get(fc);
 	if (t == NULL || pts == NULL || ats == NULL) {
 		rte_flow_error_set(err, t == NULL ? ENOMEM : EINVAL,
@@ -507,10 +507,10 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 	spare_fill(fc, ta->nb_flows);
 	tb->magic = TALLY_TBL_MAGIC;
 	TAILQ_INSERT_TAIL(&t->tables, tb, next);
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return tb;
 fail:
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return NULL;
 }
 
@@ -535,7 +535,7 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 
 	if (fc == NULL)
 		return -EIO;
-	pthread_mutex_lock(&fc->lock);
+	tally_lock(&fc->lock);
 	tb = tally_tmpl_table_check(fc->tmpl, tbp);
 	if (tb == NULL)
 		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -550,7 +550,7 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 		TAILQ_REMOVE(&fc->tmpl->tables, tb, next);
 		table_release(fc, tb);
 	}
-	pthread_mutex_unlock(&fc->lock);
+	tally_unlock(&fc->lock);
 	return ret;
 }
 

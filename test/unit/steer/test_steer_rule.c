@@ -17,7 +17,7 @@ struct env {
 /* lock: shared by the pool and the context (NULL: their own); priv: rule
  * handle caller data. */
 static int
-env_init_ext(struct env *e, uint32_t max_rules, pthread_mutex_t *lock, uint32_t priv)
+env_init_ext(struct env *e, uint32_t max_rules, struct tally_lock *lock, uint32_t priv)
 {
 	struct tally_cnt_pool_config pc = { 0 };
 	struct tally_steer_config sc = { 0 };
@@ -557,7 +557,7 @@ test_rss_sets(void)
 static int
 test_shared_lock_held_counter(void)
 {
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct tally_lock lock = TALLY_LOCK_INIT;
 	struct tally_steer_action a = { .flags = TALLY_STEER_A_COUNT | TALLY_STEER_A_CNT_HELD,
 					.fate = TALLY_STEER_FATE_DROP };
 	struct tally_steer_rule *r, *x;
@@ -570,7 +570,7 @@ test_shared_lock_held_counter(void)
 
 	TEST_ASSERT_EQ(env_init_ext(&e, 0, &lock, 0), 0, "");
 	e.dev.auto_fence = false;
-	pthread_mutex_lock(&lock);
+	tally_lock(&lock);
 	TEST_ASSERT_EQ(tally_steer_table_create_locked(e.ctx, 0, &t), 0, "");
 	TEST_ASSERT(tally_steer_table_get(e.ctx, 0) == t, "lock-free lookup");
 	key_mask_5tuple(&mk);
@@ -599,7 +599,7 @@ test_shared_lock_held_counter(void)
 	TEST_ASSERT_EQ(pending, 2, "both wait for a fence");
 	TEST_ASSERT_EQ(tally_cnt_refcnt(e.pool, c1), 0, "");
 	TEST_ASSERT_EQ(tally_steer_matcher_destroy_locked(m), 0, "");
-	pthread_mutex_unlock(&lock);
+	tally_unlock(&lock);
 	/* the plain calls take the shared lock themselves */
 	TEST_ASSERT_EQ(tally_steer_ctx_sync(e.ctx, 1000), -ETIMEDOUT, "fence not done");
 	TEST_ASSERT_EQ(tally_cnt_reclaim(e.pool), 0, "");
