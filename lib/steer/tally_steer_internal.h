@@ -256,9 +256,11 @@ steer_filter_set(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 }
 
 /*
- * Start fetching what inserting a key of hash h touches: its slot, the slot's
- * shadow and the filter byte. No lock: the array may be replaced meanwhile;
- * a prefetch of a stale address is harmless (it never faults).
+ * Start fetching what inserting a key of hash h touches: its slot and the
+ * next one (entries are not line aligned, and a probe often goes on to the
+ * next slot: two lines at most), the slot's shadow and the filter byte. No
+ * lock: the array may be replaced meanwhile; a prefetch of a stale address
+ * is harmless (it never faults).
  */
 static inline void
 steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
@@ -268,7 +270,10 @@ steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
 	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
 	uint32_t slot = h & ((1u << log2) - 1);
 
-	__builtin_prefetch(steer_entry_at(ent, m->stride, slot), 1, 3);
+	const uint8_t *e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
+
+	__builtin_prefetch(e, 1, 3);
+	__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
 	__builtin_prefetch(&shadow[slot], 1, 3);
 	__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
 			   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);

@@ -415,11 +415,15 @@ void
 tally_steer_rule_prefetch(const struct tally_steer_rule *r)
 {
 	const struct tally_steer_matcher *m = r->m;
+	const uint8_t *e;
 
 	if (m == NULL || (r->slot & STEER_SLOT_PAR) != m->par)
 		return;
-	__builtin_prefetch(steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
-					  m->stride, r->slot & ~STEER_SLOT_PAR), 1, 0);
+	e = (const uint8_t *)steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
+					    m->stride, r->slot & ~STEER_SLOT_PAR);
+	/* the entry's header (what a delete reads) may end on the next line */
+	__builtin_prefetch(e, 1, 0);
+	__builtin_prefetch(e + sizeof(struct tally_steer_entry) - 1, 1, 0);
 }
 
 void
