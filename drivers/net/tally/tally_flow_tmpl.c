@@ -88,6 +88,9 @@ t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr
 		return NULL;
 	}
 	pt->nb_items = n;
+	for (i = 0; i < n; i++)
+		if (pt->items[i].mask != NULL)
+			pt->spec_needed |= 1u << i;
 	pt->mask = m.mask;
 	pt->magic = TALLY_PT_MAGIC;
 	pthread_mutex_lock(&fc->lock);
@@ -371,7 +374,9 @@ table_pending(const struct tally_flow_tmpl *t, const struct rte_flow_template_ta
 
 	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
 		for (j = 0; j < t->q[i].npend; j++)
-			if (t->q[i].pend[j].op == TALLY_FQ_CREATE && t->q[i].pend[j].tb == tb)
+			if ((t->q[i].pend[j].op == TALLY_FQ_CREATE ||
+			     t->q[i].pend[j].op == TALLY_FQ_CREATE_ENC) &&
+			    t->q[i].pend[j].tb == tb)
 				return true;
 	return false;
 }
@@ -512,17 +517,6 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 fail:
 	pthread_mutex_unlock(&fc->lock);
 	return NULL;
-}
-
-struct rte_flow_template_table *
-tally_tmpl_table_check(struct tally_flow_tmpl *t, const void *p)
-{
-	const struct rte_flow_template_table *tb = p;
-
-	if (t == NULL || tb == NULL || tb->magic != TALLY_TBL_MAGIC ||
-	    tb->id >= TALLY_FLOW_MAX_TABLES || t->by_id[tb->id] != tb)
-		return NULL;
-	return t->by_id[tb->id];
 }
 
 static int
