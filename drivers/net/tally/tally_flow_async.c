@@ -418,10 +418,10 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	bool fence = false;
 	uint32_t i;
 
-	/* the entries of the batch's destroys: their misses overlap */
+	/* the entries of the batch's destroys: their misses overlap (a
+	 * handle stays mapped; one out of its matcher fetches nothing) */
 	for (i = 0; q->ndestroy != 0 && i < q->npend; i++)
-		if (q->pend[i].op == TALLY_FQ_DESTROY &&
-		    tally_flow_live(fc->dev, q->pend[i].flow))
+		if (q->pend[i].op == TALLY_FQ_DESTROY)
 			tally_steer_rule_prefetch(tally_flow_rule(q->pend[i].flow));
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
@@ -591,7 +591,7 @@ act_prog_values(const struct tally_act_prog *ap, const struct rte_flow_action ac
 	return 0;
 }
 
-static inline void
+static __rte_always_inline void
 key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern[],
 	     struct tally_steer_key *k)
 {
@@ -614,7 +614,7 @@ key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern
  * cache (which has one), a counter from its stock; the insert runs with the
  * queue's batch. Returns the handle (&q->failed for an error result).
  */
-static inline struct rte_flow *
+static __rte_always_inline struct rte_flow *
 create_enc(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	   struct tally_flow_queue *q, struct rte_flow_template_table *tb,
 	   const struct tally_key_prog *kp, const struct tally_act_prog *ap,
@@ -860,9 +860,8 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	if (q == NULL)
 		return -rte_errno;
 	/* a create of this queue still enqueued makes its rule live */
-	if (!tally_flow_live(dev, flow) && q->npend != 0)
-		queue_flush(fc, q);
-	if (!tally_flow_live(dev, flow))
+	if (!tally_flow_live(dev, flow) && (q->npend == 0 || (queue_flush(fc, q),
+							       !tally_flow_live(dev, flow))))
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					  "no such flow on this port (destroyed, or never created)");
 	if (queue_room(q, err) != 0)

@@ -5,9 +5,8 @@
  * contexts side by side: every operation's result, the stored action, what
  * the device sees and the matcher's state must be the same, through arrays
  * too small for a batch (the one-by-one path with migrations), mostly
- * emptied ones (shrinking), pre-sized
- * ones (the batch path), and ones full of tombstones. Runs on a fake
- * device (no model).
+ * emptied ones (shrinking), pre-sized ones (the batch path), and ones full
+ * of tombstones. Runs on a fake device (no model).
  */
 #include <stdlib.h>
 
