@@ -782,25 +782,27 @@ async_create_full(struct rte_eth_dev *dev, uint32_t queue,
 static inline bool
 pattern_fits(const struct rte_flow_pattern_template *pt, const struct rte_flow_item pattern[])
 {
-	uint32_t i, n = pt->nb_items;
+	uint32_t i, m;
 
-	for (i = 0; i < n; i++)
-		if (pattern[i].type != pt->items[i].type ||
-		    (pattern[i].spec == NULL && (pt->spec_needed & (1u << i))))
+	for (i = 0; i <= pt->nb_items; i++)	/* END included */
+		if ((uint32_t)pattern[i].type != pt->type[i])
 			return false;
-	return pattern[n].type == RTE_FLOW_ITEM_TYPE_END;
+	for (m = pt->spec_needed; m != 0; m &= m - 1)
+		if (pattern[__builtin_ctz(m)].spec == NULL)
+			return false;
+	return true;
 }
 
 /* The rule's actions have the template's types (what rule_actions() checks). */
 static inline bool
 actions_fit(const struct rte_flow_actions_template *at, const struct rte_flow_action actions[])
 {
-	uint32_t i, n = at->nb_actions;
+	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		if (actions[i].type != at->actions[i].type)
+	for (i = 0; i <= at->nb_actions; i++)	/* END included */
+		if ((uint32_t)actions[i].type != at->type[i])
 			return false;
-	return actions[n].type == RTE_FLOW_ACTION_TYPE_END;
+	return true;
 }
 
 /*

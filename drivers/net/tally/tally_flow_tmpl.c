@@ -88,9 +88,11 @@ t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr
 		return NULL;
 	}
 	pt->nb_items = n;
-	for (i = 0; i < n; i++)
-		if (pt->items[i].mask != NULL)
+	for (i = 0; i <= n; i++) {
+		pt->type[i] = (uint32_t)pt->items[i].type;
+		if (i < n && pt->items[i].mask != NULL)
 			pt->spec_needed |= 1u << i;
+	}
 	pt->mask = m.mask;
 	pt->magic = TALLY_PT_MAGIC;
 	pthread_mutex_lock(&fc->lock);
@@ -294,6 +296,8 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 		return NULL;
 	}
 	at->nb_actions = n;
+	for (i = 0; i <= n; i++)
+		at->type[i] = (uint32_t)at->actions[i].type;
 	for (i = 0; i < n; i++)
 		at->constant[i] = at->actions[i].type == RTE_FLOW_ACTION_TYPE_INDIRECT ?
 				  at->actions[i].conf != NULL :

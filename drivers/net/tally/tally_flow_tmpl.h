@@ -101,6 +101,7 @@ struct rte_flow_pattern_template {
 	uint32_t nb_items;		/* without END */
 	uint32_t spec_needed;		/* bit i: item i has a mask, rules
 					 * bring its spec */
+	uint32_t type[TALLY_TMPL_MAX_ITEMS + 1];	/* item types, END */
 	struct tally_match_key mask;
 };
 
@@ -111,6 +112,7 @@ struct rte_flow_actions_template {
 	struct rte_flow_action *actions;	/* deep copies, END-terminated */
 	struct rte_flow_action *masks;
 	uint32_t nb_actions;
+	uint32_t type[TALLY_TMPL_MAX_ACTIONS + 1];	/* action types, END */
 	bool constant[TALLY_TMPL_MAX_ACTIONS];	/* conf from the template */
 	struct tally_act_prog prog;
 };
