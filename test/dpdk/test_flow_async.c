@@ -1180,7 +1180,20 @@ test_bad_operations(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
-	struct rte_flow_action_queue q9 = { .index = 9 };
+	const struct rte_flow_item long_pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VOID },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q9 = { .index = 9 }, q1 = { .index = 1 };
+	const struct rte_flow_action long_acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_FLAG },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
 	const struct rte_flow_action bad_queue[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q9 },
@@ -1196,6 +1209,11 @@ test_bad_operations(void)
 
 	TEST_ASSERT_EQ(tp_open(&t, 4), 0, "");
 	port = (uint16_t)t.fp.port;
+	/* one rule first: the queue is warm (its flow objects cached), so the
+	 * calls below meet the enqueue's fast checks first */
+	TEST_ASSERT(q_create(&t, 0, 99, 0, NULL, &e) != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	/* refused at once, nothing enqueued */
 	TEST_ASSERT(rte_flow_async_create(port, 3, &oa, t.tbl, ok_pat, 0, bad_queue, 0,
 					  NULL, &e) == NULL, "no such queue");
@@ -1209,6 +1227,18 @@ test_bad_operations(void)
 	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, no_spec, 0, bad_queue, 0,
 					  NULL, &e) == NULL, "spec needed");
 	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, long_pat, 0, bad_queue, 0,
+					  NULL, &e) == NULL, "pattern longer than the template");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
+	TEST_ASSERT(e.cause == &long_pat[3], "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, long_acts, 0,
+					  NULL, &e) == NULL, "actions longer than the template");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
+	TEST_ASSERT(e.cause == &long_acts[2], "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, &long_acts[1], 0,
+					  NULL, &e) == NULL, "action types differ");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing enqueued");
 	/* a value the engine refuses: an error result */
 	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
