@@ -24,6 +24,18 @@ tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k)
 	steer_prefetch_insert(m, k->hash);
 }
 
+uint32_t
+tally_steer_matcher_seed(const struct tally_steer_matcher *m)
+{
+	return m->seed;
+}
+
+void
+tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash)
+{
+	steer_prefetch_insert(m, hash);
+}
+
 int
 tally_steer_action_encode(const struct tally_steer_action *act,
 			  struct tally_steer_act_enc *enc)

@@ -40,6 +40,11 @@ uint32_t tally_steer_matcher_words(const struct tally_steer_matcher *m, uint8_t 
 /* Hash k->w (filled and masked by the caller) for m, and start fetching the
  * hash slot the key would take. */
 void tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k);
+/* The same in two steps, for a caller that hashes the words itself:
+ * tally_steer_hash(k->w, nwords, seed) with the matcher's seed (fixed at its
+ * creation), then the prefetch of the slot of that hash. */
+uint32_t tally_steer_matcher_seed(const struct tally_steer_matcher *m);
+void tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash);
 
 /* An action encoded for many rules: the device's action word without the
  * counter index, and what each rule brings. */

@@ -605,7 +605,10 @@ key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern
 	for (i = 0; i < kp->nops; i++)
 		k->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
 							 pattern[kp->op[i].item].spec);
-	tally_steer_key_finish(kp->m, k);
+	/* hashed inline (the CRC32 instruction without a run-time check where
+	 * the build targets it), then the slot fetched */
+	k->hash = tally_steer_hash(k->w, kp->nwords, kp->seed);
+	tally_steer_key_prefetch(kp->m, k->hash);
 }
 
 /*

@@ -265,6 +265,7 @@ tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
 	if (kp == NULL)
 		goto out;
 	kp->m = m;
+	kp->seed = tally_steer_matcher_seed(m);
 	kp->nwords = p->nwords;
 	memcpy(kp->base, p->w, p->nwords * sizeof(p->w[0]));
 	rc = prog_map_bits(kp, p);

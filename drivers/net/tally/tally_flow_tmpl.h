@@ -53,6 +53,7 @@ struct tally_key_op {
 
 struct tally_key_prog {
 	struct tally_steer_matcher *m;
+	uint32_t seed;			/* m's hash seed */
 	uint32_t nwords;
 	uint32_t nops;
 	uint32_t base[TALLY_STEER_KEY_WORDS];
