@@ -359,10 +359,10 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 	const struct tally_act_prog *ap = &tb->at[p0->at_idx]->prog;
 	struct tally_flow_matcher *fm = tb->fm[p0->pt_idx];
 	uint32_t room = tb->nb_rules < tb->nb_flows ? tb->nb_flows - tb->nb_rules : 0;
+	uint32_t j, n, done, end = room < q->npend - i ? i + room : q->npend;
 	uint16_t tbl_id = (uint16_t)(tb->id + 1);
-	uint32_t j, n, done;
 
-	for (j = i; j < q->npend && j - i < room && enc_same(&q->pend[j], p0); j++)
+	for (j = i; j < end && enc_same(&q->pend[j], p0); j++)
 		if (ap->count && !q->pend[j].stock &&
 		    pool_counter(fc, &q->bop[j].counter) != 0)
 			break;
