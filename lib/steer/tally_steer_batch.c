@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Keys built by the caller (tally_steer_batch.h). */
+/* Keys built by the caller, actions encoded once, batch inserts
+ * (tally_steer_batch.h). */
 #include "tally_steer_internal.h"
 #include "tally_steer_batch.h"
 
@@ -21,4 +22,148 @@ tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k)
 {
 	k->hash = tally_steer_hash(k->w, m->nwords, m->seed);
 	steer_prefetch_insert(m, k->hash);
+}
+
+uint32_t
+tally_steer_matcher_seed(const struct tally_steer_matcher *m)
+{
+	return m->seed;
+}
+
+void
+tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash)
+{
+	steer_prefetch_insert(m, hash);
+}
+
+int
+tally_steer_action_encode(const struct tally_steer_action *act,
+			  struct tally_steer_act_enc *enc)
+{
+	uint32_t a = 0;
+
+	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+		return -EINVAL;
+	switch (act->fate) {
+	case TALLY_STEER_FATE_NONE:
+		break;
+	case TALLY_STEER_FATE_DROP:
+		a |= TALLY_STEER_ACT_DROP;
+		break;
+	case TALLY_STEER_FATE_MISS:
+		a |= TALLY_STEER_ACT_MISS;
+		break;
+	case TALLY_STEER_FATE_PASSTHRU:
+		a |= TALLY_STEER_ACT_CONTINUE;
+		break;
+	case TALLY_STEER_FATE_QUEUE:
+		a |= TALLY_STEER_ACT_QUEUE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (act->flags & TALLY_STEER_A_COUNT)
+		a |= TALLY_STEER_ACT_COUNT;
+	if (act->flags & TALLY_STEER_A_MARK)
+		a |= TALLY_STEER_ACT_MARK;
+	if (act->flags & TALLY_STEER_A_FLAG)
+		a |= TALLY_STEER_ACT_FLAG;
+	enc->act_w = a;
+	enc->count = (act->flags & TALLY_STEER_A_COUNT) != 0;
+	enc->queue = act->fate == TALLY_STEER_FATE_QUEUE;
+	return 0;
+}
+
+/*
+ * Do n more entries fit without a migration? What steer_make_room() finds
+ * for each of them then: not migrating, at most the start load with all n
+ * (an insert adds at most one to used + tombs), and not so empty that it
+ * would shrink (used only grows meanwhile).
+ */
+static bool
+batch_room(const struct tally_steer_matcher *m, uint32_t n)
+{
+	uint64_t size = 1ull << m->log2;
+
+	if (m->migrating)
+		return false;
+	if ((uint64_t)(m->used + m->tombs + n) * 8 > STEER_LOAD_START * size)
+		return false;
+	return (uint64_t)m->used * 16 >= size || m->log2 <= m->min_log2;
+}
+
+/* One operation through the general insert (the batch did not fit). */
+static int
+batch_insert_one(struct tally_steer_matcher *m, const struct tally_steer_act_enc *enc,
+		 struct tally_steer_bop *op)
+{
+	struct tally_steer_action act;
+
+	steer_action_decode(enc->act_w, op->mark, op->queue, &act);
+	act.mark = op->mark;
+	if (enc->count) {
+		act.counter = op->counter;
+		act.flags |= TALLY_STEER_A_CNT_HELD;	/* handed over on success */
+	}
+	return tally_steer_rule_insert_at_locked(m, &op->key, &act, op->r);
+}
+
+uint32_t
+tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
+				     const struct tally_steer_act_enc *enc,
+				     struct tally_steer_bop *ops, uint32_t n)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	uint32_t i, done = 0, nbq = ctx->cfg.nb_queues;
+
+	if (!batch_room(m, n) || (uint64_t)ctx->nrules + n > ctx->cfg.max_rules) {
+		for (i = 0; i < n; i++) {
+			ops[i].rc = batch_insert_one(m, enc, &ops[i]);
+			done += ops[i].rc == 0;
+		}
+		return done;
+	}
+	for (i = 0; i < n; i++) {
+		struct tally_steer_bop *op = &ops[i];
+		uint32_t ins, act_w = enc->act_w, fate_w = 0;
+		struct tally_steer_entry *e;
+
+		/* the checks of tally_steer_rule_insert_at_locked(), in its order */
+		if (op->r->m != NULL) {
+			op->rc = -EINVAL;
+			continue;
+		}
+		if (steer_probe(m, op->key.w, op->key.hash, &ins) != UINT32_MAX) {
+			op->rc = -EEXIST;
+			continue;
+		}
+		if (enc->queue) {
+			if (op->queue >= nbq) {
+				op->rc = -EINVAL;
+				continue;
+			}
+			fate_w = op->queue;
+		}
+		if (enc->count) {
+			if (op->counter >= TALLY_CNT_MAX) {
+				op->rc = -EINVAL;
+				continue;
+			}
+			act_w |= TALLY_FIELD_PREP(TALLY_STEER_ACT_CNT_M, op->counter);
+		}
+		e = steer_entry(m, ins);
+		if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
+			m->tombs--;
+		/* the filter bit before the entry turns VALID (release) */
+		steer_filter_set(m->ent, m->log2, m->stride, op->key.hash);
+		steer_entry_publish(e, op->key.w, m->nwords, act_w, op->mark, fate_w);
+		m->shadow[ins] = op->r->idx;
+		m->used++;
+		op->r->m = m;
+		op->r->slot = ins | m->par;
+		op->rc = 0;
+		done++;
+	}
+	ctx->nrules += done;
+	return done;
 }

@@ -74,48 +74,6 @@ tally_steer_rule_unreserve_locked(struct tally_steer_ctx *ctx, struct tally_stee
 		steer_handle_free(ctx, r);
 }
 
-static bool
-steer_key_eq(const struct tally_steer_entry *e, const uint32_t *w, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		if (e->key[i] != w[i])
-			return false;
-	return true;
-}
-
-/*
- * Probe the published array for w. Returns the slot holding an equal VALID
- * entry, or UINT32_MAX and in *ins the slot a new entry should take (first
- * TOMB or the EMPTY that ended the probe).
- */
-static uint32_t
-steer_probe(const struct tally_steer_matcher *m, const uint32_t *w, uint32_t h,
-	    uint32_t *ins)
-{
-	uint32_t mask = (1u << m->log2) - 1, s = h & mask, i, first = UINT32_MAX;
-
-	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
-		const struct tally_steer_entry *e = steer_entry(m, s);
-		uint32_t st = steer_state(e->ctrl);
-
-		if (st == TALLY_STEER_S_EMPTY) {
-			if (first == UINT32_MAX)
-				first = s;
-			break;
-		}
-		if (st == TALLY_STEER_S_VALID) {
-			if (steer_key_eq(e, w, m->nwords))
-				return s;
-		} else if (first == UINT32_MAX) {
-			first = s;
-		}
-	}
-	*ins = first;
-	return UINT32_MAX;
-}
-
 void
 tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key *value,
 		     struct tally_steer_key *k)
@@ -166,27 +124,6 @@ steer_make_room(struct tally_steer_matcher *m)
 	if (load <= STEER_LOAD_HARD * n)
 		return 0;	/* retried by the next insert */
 	return rc;
-}
-
-/* Write the entry at slot s of the published array (seqlock write). */
-static void
-steer_entry_publish(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
-		    uint32_t act_w, uint32_t mark, uint32_t fate_w)
-{
-	uint32_t i;
-
-	/* BUSY, fields, VALID (release) */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_BUSY),
-			 __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->mark, mark, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
-	for (i = 0; i < nwords; i++)
-		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
-	/* pairs with the device's acquire load of ctrl */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_VALID),
-			 __ATOMIC_RELEASE);
 }
 
 /* During a migration: the new rule goes into the target array too; the

@@ -6,7 +6,9 @@
  * after known traffic, rejected operations (an error result on pull and no
  * state left, also in the middle of a batch), full tables and queues,
  * indirect COUNT through a queue, what may not be destroyed while in use,
- * and tables with precompiled key builders (same keys as the parser's).
+ * tables with precompiled key builders (same keys as the parser's), and
+ * batches of creates with actions encoded once per actions template (each
+ * rule's own queue, mark, counter and matcher; counters beyond the stock).
  *
  * Frames come from tdt_frame_fill(): frame i is IPv4/UDP from 10.0.0.i.
  */
@@ -829,6 +831,334 @@ test_two_queues(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- encoded actions, batch inserts ------------------------------------------ */
+
+static const struct rte_flow_item_udp sport_mask = { .hdr.src_port = RTE_BE16(0xffff) };
+
+/* A rule for frame i through pattern template pt (0: ipv4 src, 1: udp src
+ * port) and actions template at (0: count / mark / queue, both per rule;
+ * 1: mark 0x77 from the template / queue per rule). What the template
+ * does not match or fixes is given noise that must not matter. */
+struct enc_rule {
+	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item pat[4];
+	struct rte_flow_action_mark mark;
+	struct rte_flow_action_queue q;
+	struct rte_flow_action acts[4];
+};
+
+#define ENC_FIXED_MARK	0x77u
+
+static void
+enc_rule(struct enc_rule *r, uint32_t pt, uint32_t at, uint32_t i, uint32_t mark,
+	 uint16_t queue)
+{
+	memset(r, 0, sizeof(*r));
+	r->ip.hdr.src_addr = rte_cpu_to_be_32(pt == 0 ? 0x0a000000u | i : 0x0b0b0b0bu);
+	r->udp.hdr.src_port = rte_cpu_to_be_16(pt == 1 ? (uint16_t)(1024 + i) : 7);
+	r->pat[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	r->pat[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	r->pat[1].spec = &r->ip;
+	r->pat[2].type = RTE_FLOW_ITEM_TYPE_UDP;
+	r->pat[2].spec = &r->udp;
+	r->pat[3].type = RTE_FLOW_ITEM_TYPE_END;
+	r->mark.id = at == 0 ? mark : mark + 1;	/* at 1: the template's wins */
+	r->q.index = queue;
+	if (at == 0) {
+		r->acts[0].type = RTE_FLOW_ACTION_TYPE_COUNT;
+		r->acts[1].type = RTE_FLOW_ACTION_TYPE_MARK;
+		r->acts[1].conf = &r->mark;
+		r->acts[2].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+		r->acts[2].conf = &r->q;
+		r->acts[3].type = RTE_FLOW_ACTION_TYPE_END;
+	} else {
+		r->acts[0].type = RTE_FLOW_ACTION_TYPE_MARK;
+		r->acts[0].conf = &r->mark;
+		r->acts[1].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+		r->acts[1].conf = &r->q;
+		r->acts[2].type = RTE_FLOW_ACTION_TYPE_END;
+	}
+}
+
+/* One table over two pattern templates and two actions templates, all
+ * compiled (key builders, encoded actions); 4 rx queues. */
+static int
+enc_open(struct tport *t, struct rte_flow_template_table **tbl, uint32_t nb_flows)
+{
+	static const struct rte_flow_action_mark fixed = { .id = ENC_FIXED_MARK };
+	const struct rte_flow_item tmpl_src[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_item tmpl_sport[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .mask = &sport_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action at0[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_action at1[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &fixed },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
+	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
+	const struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
+	};
+	struct rte_flow_pattern_template *pts[2];
+	struct rte_flow_actions_template *ats[2];
+	struct rte_flow_error e;
+	uint16_t port;
+
+	memset(t, 0, sizeof(*t));
+	if (fp_open(&t->fp, "", 4) != 0)
+		return -1;
+	port = (uint16_t)t->fp.port;
+	if (tp_configure(port, 1, QSIZE) != 0)
+		return -1;
+	pts[0] = rte_flow_pattern_template_create(port, &pa, tmpl_src, &e);
+	pts[1] = rte_flow_pattern_template_create(port, &pa, tmpl_sport, &e);
+	ats[0] = rte_flow_actions_template_create(port, &aa, at0, at0, &e);
+	ats[1] = rte_flow_actions_template_create(port, &aa, at1, at1, &e);
+	if (pts[0] == NULL || pts[1] == NULL || ats[0] == NULL || ats[1] == NULL)
+		return -1;
+	*tbl = rte_flow_template_table_create(port, &ta, pts, 2, ats, 2, &e);
+	return *tbl != NULL ? 0 : -1;
+}
+
+/* Rule k of test_encoded_batch: its templates, frame, mark and queue. */
+struct enc_case {
+	uint8_t pt, at;
+	uint16_t queue;
+	uint32_t frame, mark;
+	bool ok;			/* expected result */
+	struct rte_flow *f;
+};
+
+/* The frames of rule k arrive on its queue with its mark, and its counter
+ * (template 0) counts them. */
+static int
+enc_check_rule(struct tport *t, const struct enc_case *c, uint32_t k)
+{
+	unsigned int n = k % 5 + 1, j;
+
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t->fp, c->frame, LEN, n, &rs), (int)n, "rule %u", k);
+	for (j = 0; j < rs.n; j++) {
+		TEST_ASSERT_EQ(rs.q[j], c->queue, "rule %u: queue", k);
+		TEST_ASSERT(rs.m[j]->ol_flags & RTE_MBUF_F_RX_FDIR_ID, "rule %u: marked", k);
+		TEST_ASSERT_EQ(rs.m[j]->hash.fdir.hi, c->at == 0 ? c->mark : ENC_FIXED_MARK,
+			       "rule %u: mark", k);
+	}
+	rs_free(&rs);
+	if (c->at == 0)
+		TEST_ASSERT_U64_EQ(hits((uint16_t)t->fp.port, c->f), n, "rule %u", k);
+	else
+		TEST_ASSERT(hits((uint16_t)t->fp.port, c->f) == UINT64_MAX,
+			    "rule %u has no counter", k);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Creates of compiled templates run in batches with actions encoded once
+ * per actions template: in one postponed batch, a long run of one table and
+ * templates with per-rule queues and marks, with a duplicate (of an earlier
+ * rule, and of one earlier in the same run) and a queue out of range in the
+ * middle, then rules switching pattern and actions template every one or
+ * two. Every rule steers to its own queue with its own mark (or the
+ * template's), counts exactly, and the failed ones leave nothing: a batch
+ * that carried one rule's values, matcher or encoding into another fails.
+ */
+static int
+test_encoded_batch(void)
+{
+	enum { RUN = 24, MIX = 16, N = RUN + MIX + 3 };
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	struct rte_flow_template_table *tbl;
+	struct rte_flow_op_result res[QSIZE];
+	struct enc_case c[N];
+	struct enc_rule r;
+	struct rte_flow_error e;
+	uint32_t k, n = 0, i;
+	uint16_t port;
+	struct tport t;
+	int got;
+
+	TEST_ASSERT_EQ(enc_open(&t, &tbl, 64), 0, "");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < RUN; i++) {
+		c[n++] = (struct enc_case){ .pt = 0, .at = 0, .queue = (uint16_t)((i * 3 + 1) % 4),
+					    .frame = 10 + i, .mark = 5000 + i * 17, .ok = true };
+		if (i == 9)	/* a duplicate of rule 2 (already in) */
+			c[n++] = (struct enc_case){ .pt = 0, .at = 0, .queue = 3,
+						    .frame = 12, .mark = 1 };
+		if (i == 14)	/* queue 4 does not exist: refused at enqueue */
+			c[n++] = (struct enc_case){ .pt = 0, .at = 0, .queue = 4,
+						    .frame = 200, .mark = 2 };
+	}
+	for (i = 0; i < MIX; i++) {
+		/* pattern template, actions template: runs of one and two,
+		 * changing the one, the other, or both */
+		static const uint8_t mix[MIX][2] = {
+			{ 0, 0 }, { 0, 0 }, { 0, 1 }, { 0, 1 }, { 1, 1 }, { 1, 1 },
+			{ 1, 0 }, { 0, 0 }, { 0, 1 }, { 1, 1 }, { 1, 0 }, { 1, 0 },
+			{ 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 },
+		};
+
+		c[n++] = (struct enc_case){ .pt = mix[i][0], .at = mix[i][1],
+					    .queue = (uint16_t)(i % 4), .frame = 40 + i,
+					    .mark = 9000 + i, .ok = true };
+		if (i == 3)	/* a duplicate of mixed rule 2 (the other actions
+				 * template: the same matcher) */
+			c[n++] = (struct enc_case){ .pt = 0, .at = 0, .queue = 2,
+						    .frame = 42, .mark = 3 };
+	}
+	TEST_ASSERT_EQ(n, N, "");
+	/* rules 0..4 first, in a batch of their own: later duplicates hit
+	 * rules in the matcher as well as ones of the same batch */
+	for (k = 0; k < n; k++) {
+		enc_rule(&r, c[k].pt, c[k].at, c[k].frame, c[k].mark, c[k].queue);
+		c[k].f = rte_flow_async_create(port, 0, &pp, tbl, r.pat, c[k].pt, r.acts,
+					       c[k].at, (void *)(uintptr_t)(100 + k), &e);
+		TEST_ASSERT(c[k].f != NULL, "rule %u: %s", k, e.message ? e.message : "");
+		if (k == 4) {
+			TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+			TEST_ASSERT_EQ(rte_flow_pull(port, 0, res, QSIZE, &e), 5, "");
+		}
+	}
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	got = rte_flow_pull(port, 0, res, QSIZE, &e);
+	TEST_ASSERT_EQ(got, (int)n - 5, "");
+	for (k = 5; k < n; k++) {
+		TEST_ASSERT_EQ((uintptr_t)res[k - 5].user_data, 100 + k, "result %u in order", k);
+		TEST_ASSERT_EQ(res[k - 5].status == RTE_FLOW_OP_SUCCESS, c[k].ok, "rule %u", k);
+	}
+	for (k = 0; k < n; k++) {
+		if (!c[k].ok) {
+			TEST_ASSERT_EQ(rte_flow_destroy(port, c[k].f, &e), -EINVAL,
+				       "rule %u never live", k);
+			continue;
+		}
+		if (enc_check_rule(&t, &c[k], k) != TEST_SUCCESS)
+			return TEST_FAILED;
+	}
+	/* all destroyed through the queue; the table is empty again */
+	for (k = 0; k < n; k++)
+		if (c[k].ok)
+			TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &pp, c[k].f, NULL, &e), 0,
+				       "rule %u", k);
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_pull(port, 0, res, QSIZE, &e), (int)n - 3, "");
+	for (k = 0; k < (unsigned int)n - 3; k++)
+		TEST_ASSERT_EQ(res[k].status, RTE_FLOW_OP_SUCCESS, "destroy %u", k);
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 10, LEN, 2, &rs), 2, "");
+	TEST_ASSERT(!(rs.m[0]->ol_flags & RTE_MBUF_F_RX_FDIR), "no rule left");
+	rs_free(&rs);
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, tbl, &e), 0, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/*
+ * Counters for batched creates when the queue's stock (rte_flow_configure's
+ * nb_counters) is used up: taken from the pool as the batch runs, until the
+ * bank is empty; the creates after that are error results in order and
+ * leave nothing, and a counter freed by a destroy serves a later create,
+ * reading zero.
+ */
+static int
+test_batch_counters_beyond_stock(void)
+{
+	enum { BANK = 16, STOCK = 4, N = 20 };
+	const struct rte_flow_port_attr pa = { .nb_counters = STOCK };
+	const struct rte_flow_queue_attr qa = { .size = QSIZE };
+	const struct rte_flow_queue_attr *qap[1] = { &qa };
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow *f[N], *x;
+	struct rte_flow_error e;
+	unsigned int i, ok, bad;
+	void *ud[QSIZE];
+	uint16_t port;
+	struct tport t;
+	int n;
+
+	memset(&t, 0, sizeof(t));
+	TEST_ASSERT_EQ(fp_open(&t.fp, "counters=16", 2), 0, "");
+	port = (uint16_t)t.fp.port;
+	rte_eth_dev_stop(port);
+	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), 0, "");
+	TEST_ASSERT_EQ(rte_eth_dev_start(port), 0, "");
+	{
+		const struct rte_flow_item tmpl[] = {
+			{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+			{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
+			{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+			{ .type = RTE_FLOW_ITEM_TYPE_END },
+		};
+		const struct rte_flow_action acts[] = {
+			{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+			{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+			{ .type = RTE_FLOW_ACTION_TYPE_END },
+		};
+		const struct rte_flow_pattern_template_attr pta = { .ingress = 1 };
+		const struct rte_flow_actions_template_attr ata = { .ingress = 1 };
+		const struct rte_flow_template_table_attr ta = {
+			.flow_attr = { .ingress = 1 }, .nb_flows = 32,
+		};
+
+		t.pt = rte_flow_pattern_template_create(port, &pta, tmpl, &e);
+		t.at = rte_flow_actions_template_create(port, &ata, acts, acts, &e);
+		TEST_ASSERT(t.pt != NULL && t.at != NULL, "");
+		t.tbl = rte_flow_template_table_create(port, &ta, &t.pt, 1, &t.at, 1, &e);
+		TEST_ASSERT(t.tbl != NULL, "");
+	}
+	for (i = 0; i < N; i++) {
+		f[i] = q_create_pp(&t, 0, 10 + i, 1, (void *)(uintptr_t)(300 + i), &e, true);
+		TEST_ASSERT(f[i] != NULL, "");
+	}
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	n = rte_flow_pull(port, 0, res, QSIZE, &e);
+	TEST_ASSERT_EQ(n, N, "");
+	for (i = 0; i < N; i++) {
+		TEST_ASSERT_EQ((uintptr_t)res[i].user_data, 300 + i, "result %u in order", i);
+		TEST_ASSERT_EQ(res[i].status == RTE_FLOW_OP_SUCCESS, i < BANK, "rule %u", i);
+	}
+	for (i = BANK; i < N; i++)
+		TEST_ASSERT_EQ(rte_flow_destroy(port, f[i], &e), -EINVAL, "rule %u never live", i);
+	rs_init(&rs);
+	for (i = 0; i < N; i++)
+		TEST_ASSERT_EQ(xfer(&t.fp, 10 + i, LEN, 2, &rs), 2, "");
+	TEST_ASSERT_EQ(rs.per_q[1], 2 * BANK, "");
+	TEST_ASSERT_EQ(rs.per_q[0], 2 * (N - BANK), "no rule for the failed ones");
+	rs_free(&rs);
+	for (i = 0; i < BANK; i++)
+		TEST_ASSERT_U64_EQ(hits(port, f[i]), 2, "rule %u", i);
+	/* one counter back (after a fence): the next create gets it, from 0 */
+	TEST_ASSERT_EQ(rte_flow_destroy(port, f[7], &e), 0, "");
+	x = q_create(&t, 0, 100, 1, (void *)1, &e);
+	TEST_ASSERT(x != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(ok, 1, "");
+	TEST_ASSERT_U64_EQ(hits(port, x), 0, "");
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 3, &rs), 3, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits(port, x), 3, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
 static int
 test_bad_operations(void)
 {
@@ -850,7 +1180,20 @@ test_bad_operations(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
-	struct rte_flow_action_queue q9 = { .index = 9 };
+	const struct rte_flow_item long_pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_VOID },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	struct rte_flow_action_queue q9 = { .index = 9 }, q1 = { .index = 1 };
+	const struct rte_flow_action long_acts[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_FLAG },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
 	const struct rte_flow_action bad_queue[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q9 },
@@ -866,6 +1209,11 @@ test_bad_operations(void)
 
 	TEST_ASSERT_EQ(tp_open(&t, 4), 0, "");
 	port = (uint16_t)t.fp.port;
+	/* one rule first: the queue is warm (its flow objects cached), so the
+	 * calls below meet the enqueue's fast checks first */
+	TEST_ASSERT(q_create(&t, 0, 99, 0, NULL, &e) != NULL, "");
+	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
+	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	/* refused at once, nothing enqueued */
 	TEST_ASSERT(rte_flow_async_create(port, 3, &oa, t.tbl, ok_pat, 0, bad_queue, 0,
 					  NULL, &e) == NULL, "no such queue");
@@ -879,6 +1227,18 @@ test_bad_operations(void)
 	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, no_spec, 0, bad_queue, 0,
 					  NULL, &e) == NULL, "spec needed");
 	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, long_pat, 0, bad_queue, 0,
+					  NULL, &e) == NULL, "pattern longer than the template");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
+	TEST_ASSERT(e.cause == &long_pat[3], "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, long_acts, 0,
+					  NULL, &e) == NULL, "actions longer than the template");
+	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
+	TEST_ASSERT(e.cause == &long_acts[2], "");
+	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, &long_acts[1], 0,
+					  NULL, &e) == NULL, "action types differ");
+	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing enqueued");
 	/* a value the engine refuses: an error result */
 	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
@@ -967,6 +1327,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_key_builder_fallback),
 	TEST_CASE(test_batch_with_failures),
 	TEST_CASE(test_two_queues),
+	TEST_CASE(test_encoded_batch),
+	TEST_CASE(test_batch_counters_beyond_stock),
 	TEST_CASE(test_bad_operations),
 	TEST_CASE(test_queue_indirect_count),
 };

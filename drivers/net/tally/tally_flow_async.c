@@ -117,6 +117,7 @@ queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 		rte_free(q->cnt);
 		rte_free(q->res);
 		rte_free(q->pend);
+		rte_free(q->bop);
 	}
 	rte_free(t->q);
 	t->q = NULL;
@@ -206,12 +207,14 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 		q->res = rte_zmalloc("tally_fq_res", q->size * sizeof(*q->res), 0);
 		q->pend = rte_zmalloc("tally_fq_pend", TALLY_FQ_BATCH * sizeof(*q->pend),
 				      RTE_CACHE_LINE_SIZE);
+		q->bop = rte_zmalloc("tally_fq_bop", TALLY_FQ_BATCH * sizeof(*q->bop),
+				     RTE_CACHE_LINE_SIZE);
 		t->nb_queues = i + 1;
-		if (q->res == NULL || q->pend == NULL)
+		if (q->res == NULL || q->pend == NULL || q->bop == NULL)
 			break;
 	}
 	if (t->q == NULL || t->nb_queues < nb_queue || t->q[nb_queue - 1].res == NULL ||
-	    t->q[nb_queue - 1].pend == NULL ||
+	    t->q[nb_queue - 1].pend == NULL || t->q[nb_queue - 1].bop == NULL ||
 	    queues_counters(fc, t, pa->nb_counters) != 0) {
 		queues_free(fc, t);
 		ret = rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
@@ -266,11 +269,12 @@ queue_room(const struct tally_flow_queue *q, struct rte_flow_error *err)
 static void
 queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_data)
 {
-	struct rte_flow_op_result *r = &q->res[q->tail % q->size];
+	struct rte_flow_op_result *r = &q->res[q->wr];
 
 	r->status = st;
 	r->user_data = user_data;
 	q->tail++;
+	q->wr = q->wr + 1 == q->size ? 0 : q->wr + 1;
 }
 
 /* Fill the queue's flow object cache (lock held). */
@@ -293,29 +297,21 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	}
 }
 
-/* One enqueued create (lock held). */
+/* One enqueued create through the parser (lock held). */
 static void
 run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
-	   struct tally_flow_pending *p)
+	   struct tally_flow_pending *p, const struct tally_steer_key *key)
 {
 	struct rte_flow_template_table *tb = p->tb;
 	int ret = -ENOSPC;
 
 	if (tb->nb_rules < tb->nb_flows) {
-		if (p->stock) {
-			p->flow->counter = p->act.counter;
-			p->flow->flags |= FLOW_F_COUNTED;
-			/* the stock's reference becomes the rule's */
-			p->act.flags |= TALLY_STEER_A_CNT_HELD;
-		}
-		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], &p->key,
-					       &p->act, p->count && !p->stock);
+		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], key,
+					       &p->act, p->count);
 	} else {
 		/* the table is full: the object back */
 		q->cache[q->ncache++] = p->flow;
 	}
-	if (p->stock && ret != 0)
-		q->cnt[q->ncnt++] = p->act.counter;	/* still the stock's */
 	if (ret != 0) {
 		/* rejected: an error result, no state */
 		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
@@ -324,6 +320,91 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	p->flow->tbl_id = (uint16_t)(tb->id + 1);
 	tb->nb_rules++;
 	queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
+}
+
+/* A counter from the pool for a create the queue's stock had none for
+ * (lock held): 0 or -errno. */
+static int
+pool_counter(struct tally_flow_ctx *fc, uint32_t *c)
+{
+	int ret = tally_cnt_alloc_locked(fc->cnt, c);
+
+	if (ret == -EAGAIN) {
+		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+		ret = tally_cnt_alloc_locked(fc->cnt, c);
+	}
+	return ret;
+}
+
+/* Does p continue the run of encoded creates that p0 starts? */
+static inline bool
+enc_same(const struct tally_flow_pending *p, const struct tally_flow_pending *p0)
+{
+	return p->op == TALLY_FQ_CREATE_ENC && p->tb == p0->tb &&
+	       p->pt_idx == p0->pt_idx && p->at_idx == p0->at_idx;
+}
+
+/*
+ * Encoded creates from op i on (lock held): those in a row of one table and
+ * templates, as many as the table has room for, each with its counter, go
+ * into the matcher in one batch insert. Results in order; a rejected one
+ * leaves no state (its counter and flow object go back). Returns the op
+ * after them.
+ */
+static uint32_t
+run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
+{
+	struct tally_flow_pending *p0 = &q->pend[i], *p;
+	struct rte_flow_template_table *tb = p0->tb;
+	const struct tally_act_prog *ap = &tb->at[p0->at_idx]->prog;
+	struct tally_flow_matcher *fm = tb->fm[p0->pt_idx];
+	uint32_t room = tb->nb_rules < tb->nb_flows ? tb->nb_flows - tb->nb_rules : 0;
+	uint32_t j, n, done, end = room < q->npend - i ? i + room : q->npend;
+	uint16_t tbl_id = (uint16_t)(tb->id + 1);
+
+	for (j = i; j < end && enc_same(&q->pend[j], p0); j++)
+		if (ap->count && !q->pend[j].stock &&
+		    pool_counter(fc, &q->bop[j].counter) != 0)
+			break;
+	n = j - i;
+	if (n == 0) {
+		/* the table is full, or no counter: an error result, no state */
+		q->cache[q->ncache++] = p0->flow;
+		queue_post(q, RTE_FLOW_OP_ERROR, p0->user_data);
+		return i + 1;
+	}
+	done = tally_steer_rule_insert_batch_locked(fm->m, &ap->enc,
+						    &q->bop[i], n);
+	for (j = i; j < i + n; j++) {
+		const struct tally_steer_bop *b = &q->bop[j];
+		struct rte_flow *f;
+
+		p = &q->pend[j];
+		f = p->flow;
+		if (b->rc == 0) {
+			if (ap->count) {
+				f->counter = b->counter;
+				f->flags |= FLOW_F_COUNTED;
+			}
+			f->tbl_id = tbl_id;
+			f->magic = TALLY_FLOW_MAGIC;
+			queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
+			continue;
+		}
+		/* rejected: an error result, no state */
+		if (ap->count) {
+			if (p->stock)
+				q->cnt[q->ncnt++] = b->counter;
+			else
+				tally_cnt_free_locked(fc->cnt, b->counter);
+		}
+		q->cache[q->ncache++] = f;
+		queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
+	}
+	fm->refs += done;
+	fc->nb_flows += done;
+	tb->nb_rules += done;
+	return i + n;
 }
 
 /*
@@ -337,17 +418,20 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	bool fence = false;
 	uint32_t i;
 
-	/* the entries of the batch's destroys: their misses overlap */
-	for (i = 0; i < q->npend; i++)
-		if (q->pend[i].op == TALLY_FQ_DESTROY &&
-		    tally_flow_live(fc->dev, q->pend[i].flow))
+	/* the entries of the batch's destroys: their misses overlap (a
+	 * handle stays mapped; one out of its matcher fetches nothing) */
+	for (i = 0; q->ndestroy != 0 && i < q->npend; i++)
+		if (q->pend[i].op == TALLY_FQ_DESTROY)
 			tally_steer_rule_prefetch(tally_flow_rule(q->pend[i].flow));
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
 
 		switch (p->op) {
+		case TALLY_FQ_CREATE_ENC:
+			i = run_enc(fc, q, i) - 1;
+			break;
 		case TALLY_FQ_CREATE:
-			run_create(fc, q, p);
+			run_create(fc, q, p, &q->bop[i].key);
 			break;
 		case TALLY_FQ_DESTROY:
 			/* destroyed meanwhile (twice in one batch, or by the
@@ -366,6 +450,9 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 		}
 	}
 	q->npend = 0;
+	q->ndestroy = 0;
+	/* a hash array a migration replaced waits for a fence */
+	tally_steer_ctx_reclaim_locked(fc->steer);
 	if (fence) {
 		q->fence_ticket = tally_fence_ticket(&fc->fence);
 		tally_fence_request(&fc->fence);
@@ -477,52 +564,98 @@ rule_actions(const struct rte_flow_actions_template *at,
 	return 0;
 }
 
-/* The rule's action from a compiled template; -EINVAL for a value the
- * parser would refuse (the same checks). */
-static int
-act_prog_run(const struct tally_act_prog *ap, const struct rte_flow_action actions[],
-	     uint16_t nb_rxq, struct tally_steer_action *act)
+/* The rule's queue index and mark from a compiled actions template; -EINVAL
+ * for a value the parser would refuse (the same checks). */
+static inline int
+act_prog_values(const struct tally_act_prog *ap, const struct rte_flow_action actions[],
+		uint16_t nb_rxq, struct tally_steer_bop *b)
 {
-	*act = ap->base;
+	b->queue = ap->base.arg;
+	b->mark = ap->base.mark;
 	if (ap->queue_slot >= 0) {
 		const struct rte_flow_action_queue *c = actions[ap->queue_slot].conf;
 
 		if (c == NULL)
 			return -EINVAL;
-		act->arg = c->index;
+		b->queue = c->index;
 	}
 	if (ap->mark_slot >= 0) {
 		const struct rte_flow_action_mark *c = actions[ap->mark_slot].conf;
 
 		if (c == NULL)
 			return -EINVAL;
-		act->mark = c->id;
+		b->mark = c->id;
 	}
-	if (act->fate == TALLY_STEER_FATE_QUEUE && act->arg >= nb_rxq)
+	if (ap->enc.queue && b->queue >= nb_rxq)
 		return -EINVAL;
 	return 0;
 }
 
-static inline void
+static __rte_always_inline void
 key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern[],
 	     struct tally_steer_key *k)
 {
 	uint32_t i;
 
-	for (i = 0; i < kp->nwords; i++)
-		k->w[i] = kp->base[i];
+	/* short keys in one copy (the words past nwords are not read) */
+	if (likely(kp->nwords <= 8))
+		memcpy(k->w, kp->base, 8 * sizeof(k->w[0]));
+	else
+		memcpy(k->w, kp->base, kp->nwords * sizeof(k->w[0]));
 	for (i = 0; i < kp->nops; i++)
 		k->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
 							 pattern[kp->op[i].item].spec);
-	tally_steer_key_finish(kp->m, k);
+	/* hashed inline (the CRC32 instruction without a run-time check where
+	 * the build targets it), then the slot fetched */
+	k->hash = tally_steer_hash(k->w, kp->nwords, kp->seed);
+	tally_steer_key_prefetch(kp->m, k->hash);
 }
 
 /*
- * A create of a table whose templates are compiled, with no lock: key and
- * action from the builders, a flow object from the queue's cache; the
- * insert runs with the queue's batch. Returns the handle (&q->failed for an
- * error result), or NULL when the rule needs the parser path.
+ * A create of a table whose templates are compiled (kp, ap), with no lock:
+ * key and rule values from the builders, a flow object from the queue's
+ * cache (which has one), a counter from its stock; the insert runs with the
+ * queue's batch. Returns the handle (&q->failed for an error result).
  */
+static __rte_always_inline struct rte_flow *
+create_enc(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+	   struct tally_flow_queue *q, struct rte_flow_template_table *tb,
+	   const struct tally_key_prog *kp, const struct tally_act_prog *ap,
+	   uint8_t pt_idx, uint8_t at_idx, const struct rte_flow_item pattern[],
+	   const struct rte_flow_action actions[], void *user_data)
+{
+	struct tally_flow_pending *p = &q->pend[q->npend];
+	struct tally_steer_bop *b = &q->bop[q->npend];
+	struct rte_flow *flow;
+
+	p->user_data = user_data;
+	p->tb = tb;
+	if (act_prog_values(ap, actions, dev->data->nb_rx_queues, b) != 0) {
+		p->op = TALLY_FQ_FAIL;
+		flow = &q->failed;
+	} else {
+		flow = q->cache[--q->ncache];
+		p->op = TALLY_FQ_CREATE_ENC;
+		p->pt_idx = pt_idx;
+		p->at_idx = at_idx;
+		p->stock = false;
+		if (ap->count && q->ncnt > 0) {
+			p->stock = true;
+			b->counter = q->cnt[--q->ncnt];
+		}
+		b->r = tally_flow_rule(flow);
+		/* the insert writes it: fetch it while the batch fills */
+		rte_prefetch0(b->r);
+		key_prog_run(kp, pattern, &b->key);
+	}
+	p->flow = flow;
+	if (++q->npend == TALLY_FQ_BATCH)
+		queue_flush(fc, q);
+	return flow;
+}
+
+/* create_enc() when the table's templates are compiled and the queue has a
+ * flow object, else NULL: the rule needs the parser path. */
 static struct rte_flow *
 create_fast(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	    struct tally_flow_queue *q, struct rte_flow_template_table *tb,
@@ -530,32 +663,11 @@ create_fast(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	    const struct rte_flow_action actions[], void *user_data)
 {
 	const struct tally_act_prog *ap = &tb->at[at_idx]->prog;
-	struct tally_flow_pending *p = &q->pend[q->npend];
 
 	if (tb->kp[pt_idx] == NULL || !ap->ok || q->ncache == 0)
 		return NULL;
-	p->user_data = user_data;
-	p->tb = tb;
-	p->stock = false;
-	if (act_prog_run(ap, actions, dev->data->nb_rx_queues, &p->act) != 0) {
-		p->op = TALLY_FQ_FAIL;
-		p->flow = &q->failed;
-	} else {
-		p->op = TALLY_FQ_CREATE;
-		p->flow = q->cache[--q->ncache];
-		p->pt_idx = pt_idx;
-		p->count = ap->count;
-		if (p->count && q->ncnt > 0) {
-			p->stock = true;
-			p->act.counter = q->cnt[--q->ncnt];
-		}
-		/* the insert writes it: fetch it while the batch fills */
-		rte_prefetch0(p->flow);
-		key_prog_run(tb->kp[pt_idx], pattern, &p->key);
-	}
-	if (++q->npend == TALLY_FQ_BATCH)
-		queue_flush(fc, q);
-	return p->flow;
+	return create_enc(dev, fc, q, tb, tb->kp[pt_idx], ap, pt_idx, at_idx, pattern,
+			  actions, user_data);
 }
 
 /* A create through the parser (lock held, the queue flushed): postponed
@@ -589,7 +701,7 @@ create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		p->act = a.act;
 		p->count = a.count != NULL;
 		p->stock = false;
-		tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &p->key);
+		tally_steer_rule_key(tb->fm[pt_idx]->m, &m.value, &q->bop[0].key);
 		q->npend = 1;
 		return p->flow;
 	}
@@ -608,12 +720,14 @@ create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	return flow;
 }
 
-static struct rte_flow *
-t_async_create(struct rte_eth_dev *dev, uint32_t queue,
-	       const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
-	       const struct rte_flow_item pattern[], uint8_t pt_idx,
-	       const struct rte_flow_action actions[], uint8_t at_idx,
-	       void *user_data, struct rte_flow_error *err)
+/* Every create the fast path of t_async_create() does not take, with all
+ * the checks and their errors. */
+static __rte_noinline struct rte_flow *
+async_create_full(struct rte_eth_dev *dev, uint32_t queue,
+		  const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
+		  const struct rte_flow_item pattern[], uint8_t pt_idx,
+		  const struct rte_flow_action actions[], uint8_t at_idx,
+		  void *user_data, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_item items[TALLY_TMPL_MAX_ITEMS + 1];
@@ -666,6 +780,76 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	return flow;
 }
 
+/* The rule's items have the template's types, and specs where the template
+ * masks fields (what rule_pattern() checks). */
+static inline bool
+pattern_fits(const struct rte_flow_pattern_template *pt, const struct rte_flow_item pattern[])
+{
+	uint32_t i, m;
+
+	for (i = 0; i <= pt->nb_items; i++)	/* END included */
+		if ((uint32_t)pattern[i].type != pt->type[i])
+			return false;
+	for (m = pt->spec_needed; m != 0; m &= m - 1)
+		if (pattern[__builtin_ctz(m)].spec == NULL)
+			return false;
+	return true;
+}
+
+/* The rule's actions have the template's types (what rule_actions() checks). */
+static inline bool
+actions_fit(const struct rte_flow_actions_template *at, const struct rte_flow_action actions[])
+{
+	uint32_t i;
+
+	for (i = 0; i <= at->nb_actions; i++)	/* END included */
+		if ((uint32_t)actions[i].type != at->type[i])
+			return false;
+	return true;
+}
+
+/*
+ * The common create in one pass of checks: a configured queue with room, a
+ * live table with compiled templates, a rule of their types. Anything else,
+ * every error included, takes async_create_full(), which reports it; what
+ * passes here would pass there and take create_enc() too.
+ */
+static struct rte_flow *
+t_async_create(struct rte_eth_dev *dev, uint32_t queue,
+	       const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
+	       const struct rte_flow_item pattern[], uint8_t pt_idx,
+	       const struct rte_flow_action actions[], uint8_t at_idx,
+	       void *user_data, struct rte_flow_error *err)
+{
+	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
+	struct rte_flow_template_table *tb = tbp;
+	const struct tally_key_prog *kp;
+	const struct tally_act_prog *ap;
+	struct tally_flow_queue *q;
+	struct tally_flow_tmpl *t;
+	struct rte_flow *flow;
+
+	/* the queues exist while nb_queues is not 0 (t_configure) */
+	if (unlikely(fc == NULL || (t = fc->tmpl) == NULL || queue >= t->nb_queues ||
+		     tally_tmpl_table_check(t, tb) == NULL || pt_idx >= tb->nb_pt ||
+		     at_idx >= tb->nb_at || pattern == NULL || actions == NULL))
+		goto full;
+	q = &t->q[queue];
+	kp = tb->kp[pt_idx];
+	ap = &tb->at[at_idx]->prog;
+	if (unlikely(kp == NULL || !ap->ok || q->ncache == 0 || queue_full(q) ||
+		     !pattern_fits(tb->pt[pt_idx], pattern) ||
+		     !actions_fit(tb->at[at_idx], actions)))
+		goto full;
+	flow = create_enc(dev, fc, q, tb, kp, ap, pt_idx, at_idx, pattern, actions, user_data);
+	if ((oa == NULL || !oa->postpone) && q->npend != 0)
+		queue_flush(fc, q);
+	return flow;
+full:
+	return async_create_full(dev, queue, oa, tbp, pattern, pt_idx, actions, at_idx,
+				 user_data, err);
+}
+
 static int
 t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 		const struct rte_flow_op_attr *oa, struct rte_flow *flow,
@@ -681,9 +865,8 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	if (q == NULL)
 		return -rte_errno;
 	/* a create of this queue still enqueued makes its rule live */
-	if (!tally_flow_live(dev, flow) && q->npend != 0)
-		queue_flush(fc, q);
-	if (!tally_flow_live(dev, flow))
+	if (!tally_flow_live(dev, flow) && (q->npend == 0 || (queue_flush(fc, q),
+							       !tally_flow_live(dev, flow))))
 		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 					  "no such flow on this port (destroyed, or never created)");
 	if (queue_room(q, err) != 0)
@@ -694,6 +877,7 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	p->flow = flow;
 	p->tb = NULL;
 	p->user_data = user_data;
+	q->ndestroy++;
 	if (++q->npend == TALLY_FQ_BATCH || oa == NULL || !oa->postpone)
 		queue_flush(fc, q);
 	return 0;
@@ -742,8 +926,9 @@ t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
 		q->fence_pending = false;
 	}
 	while (q->head != q->tail && n < n_res) {
-		res[n++] = q->res[q->head % q->size];
+		res[n++] = q->res[q->rd];
 		q->head++;
+		q->rd = q->rd + 1 == q->size ? 0 : q->rd + 1;
 	}
 	return n;
 }

@@ -170,6 +170,22 @@ prog_merge(struct tally_key_prog *kp)
 	}
 }
 
+/* How each op is run: its shift as two unsigned ones, and whether it is one
+ * big-endian 32-bit load. */
+static void
+prog_finish(struct tally_key_prog *kp)
+{
+	uint32_t n;
+
+	for (n = 0; n < kp->nops; n++) {
+		struct tally_key_op *o = &kp->op[n];
+
+		o->shl = (uint8_t)(o->shift >= 0 ? o->shift : 0);
+		o->shr = (uint8_t)(o->shift >= 0 ? 0 : -o->shift);
+		o->be32 = o->len == 4 && !o->le;
+	}
+}
+
 /* Map every masked bit; -ENOTSUP if one does not land on exactly one key bit. */
 static int
 prog_map_bits(struct tally_key_prog *kp, struct prog_probe *p)
@@ -249,11 +265,13 @@ tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
 	if (kp == NULL)
 		goto out;
 	kp->m = m;
+	kp->seed = tally_steer_matcher_seed(m);
 	kp->nwords = p->nwords;
 	memcpy(kp->base, p->w, p->nwords * sizeof(p->w[0]));
 	rc = prog_map_bits(kp, p);
 	if (rc == 0) {
 		prog_merge(kp);
+		prog_finish(kp);
 		rc = prog_check(kp, p);
 	}
 	if (rc != 0) {
@@ -314,6 +332,8 @@ tally_act_prog_compile(const struct rte_flow_actions_template *at,
 		return;
 	ap->base = a.act;
 	ap->count = a.count != NULL;
+	if (tally_steer_action_encode(&ap->base, &ap->enc) != 0)
+		return;
 	ap->ok = true;
 }
 

@@ -88,6 +88,11 @@ t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr
 		return NULL;
 	}
 	pt->nb_items = n;
+	for (i = 0; i <= n; i++) {
+		pt->type[i] = (uint32_t)pt->items[i].type;
+		if (i < n && pt->items[i].mask != NULL)
+			pt->spec_needed |= 1u << i;
+	}
 	pt->mask = m.mask;
 	pt->magic = TALLY_PT_MAGIC;
 	tally_lock(&fc->lock);
@@ -291,6 +296,8 @@ t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr
 		return NULL;
 	}
 	at->nb_actions = n;
+	for (i = 0; i <= n; i++)
+		at->type[i] = (uint32_t)at->actions[i].type;
 	for (i = 0; i < n; i++)
 		at->constant[i] = at->actions[i].type == RTE_FLOW_ACTION_TYPE_INDIRECT ?
 				  at->actions[i].conf != NULL :
@@ -371,7 +378,9 @@ table_pending(const struct tally_flow_tmpl *t, const struct rte_flow_template_ta
 
 	for (i = 0; t->q != NULL && i < t->nb_queues; i++)
 		for (j = 0; j < t->q[i].npend; j++)
-			if (t->q[i].pend[j].op == TALLY_FQ_CREATE && t->q[i].pend[j].tb == tb)
+			if ((t->q[i].pend[j].op == TALLY_FQ_CREATE ||
+			     t->q[i].pend[j].op == TALLY_FQ_CREATE_ENC) &&
+			    t->q[i].pend[j].tb == tb)
 				return true;
 	return false;
 }
@@ -512,17 +521,6 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 fail:
 	tally_unlock(&fc->lock);
 	return NULL;
-}
-
-struct rte_flow_template_table *
-tally_tmpl_table_check(struct tally_flow_tmpl *t, const void *p)
-{
-	const struct rte_flow_template_table *tb = p;
-
-	if (t == NULL || tb == NULL || tb->magic != TALLY_TBL_MAGIC ||
-	    tb->id >= TALLY_FLOW_MAX_TABLES || t->by_id[tb->id] != tb)
-		return NULL;
-	return t->by_id[tb->id];
 }
 
 static int

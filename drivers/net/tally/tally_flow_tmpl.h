@@ -12,11 +12,13 @@
 
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_flow_driver.h>
 
 #include "tally_ethdev.h"
 #include "tally_flow_priv.h"
+#include "tally_steer_batch.h"
 
 #define TALLY_FLOW_MAX_QUEUES		64
 #define TALLY_FLOW_MAX_QUEUE_SIZE	(1u << 16)
@@ -43,11 +45,15 @@ struct tally_key_op {
 	uint8_t word;
 	int8_t shift;
 	bool le;
+	bool be32;			/* len 4, big-endian: one load */
+	uint8_t shl;			/* shift as two unsigned shifts, */
+	uint8_t shr;			/* one of them 0 */
 	uint32_t mask;
 };
 
 struct tally_key_prog {
 	struct tally_steer_matcher *m;
+	uint32_t seed;			/* m's hash seed */
 	uint32_t nwords;
 	uint32_t nops;
 	uint32_t base[TALLY_STEER_KEY_WORDS];
@@ -60,6 +66,10 @@ tally_key_op_get(const struct tally_key_op *o, const uint8_t *spec)
 {
 	uint32_t v = 0, i;
 
+	if (likely(o->be32)) {
+		memcpy(&v, spec + o->off, sizeof(v));
+		return ((rte_be_to_cpu_32(v) & o->mask) << o->shl) >> o->shr;
+	}
 	if (o->len == 4) {
 		memcpy(&v, spec + o->off, sizeof(v));
 		v = o->le ? rte_le_to_cpu_32(v) : rte_be_to_cpu_32(v);
@@ -70,8 +80,7 @@ tally_key_op_get(const struct tally_key_op *o, const uint8_t *spec)
 		for (i = 0; i < o->len; i++)
 			v = v << 8 | spec[o->off + i];
 	}
-	v &= o->mask;
-	return o->shift >= 0 ? v << o->shift : v >> -o->shift;
+	return ((v & o->mask) << o->shl) >> o->shr;
 }
 
 /* Precompiled actions: base with, per rule, the queue index of the action
@@ -82,6 +91,7 @@ struct tally_act_prog {
 	int8_t queue_slot;
 	int8_t mark_slot;
 	struct tally_steer_action base;
+	struct tally_steer_act_enc enc;	/* base encoded for the device */
 };
 
 struct rte_flow_pattern_template {
@@ -90,6 +100,9 @@ struct rte_flow_pattern_template {
 	uint32_t refs;			/* tables using it */
 	struct rte_flow_item *items;	/* deep copy, END-terminated */
 	uint32_t nb_items;		/* without END */
+	uint32_t spec_needed;		/* bit i: item i has a mask, rules
+					 * bring its spec */
+	uint32_t type[TALLY_TMPL_MAX_ITEMS + 1];	/* item types, END */
 	struct tally_match_key mask;
 };
 
@@ -100,6 +113,7 @@ struct rte_flow_actions_template {
 	struct rte_flow_action *actions;	/* deep copies, END-terminated */
 	struct rte_flow_action *masks;
 	uint32_t nb_actions;
+	uint32_t type[TALLY_TMPL_MAX_ACTIONS + 1];	/* action types, END */
 	bool constant[TALLY_TMPL_MAX_ACTIONS];	/* conf from the template */
 	struct tally_act_prog prog;
 };
@@ -121,7 +135,9 @@ struct rte_flow_template_table {
 
 /* An enqueued operation not run yet. */
 enum tally_fq_op {
-	TALLY_FQ_CREATE,	/* checked, key built and hashed */
+	TALLY_FQ_CREATE,	/* parsed: act, key in the queue's bop */
+	TALLY_FQ_CREATE_ENC,	/* built: the actions template's encoded
+				 * action, key and values in the bop */
 	TALLY_FQ_DESTROY,
 	TALLY_FQ_FAIL,		/* rejected at enqueue: an error result */
 };
@@ -130,17 +146,19 @@ struct tally_flow_pending {
 	struct rte_flow *flow;
 	struct rte_flow_template_table *tb;
 	void *user_data;
-	struct tally_steer_action act;
+	struct tally_steer_action act;	/* TALLY_FQ_CREATE */
 	uint8_t op;			/* enum tally_fq_op */
-	bool count;
-	bool stock;			/* act.counter is from the queue's stock */
+	bool count;			/* TALLY_FQ_CREATE: COUNT */
+	bool stock;			/* the counter is from the queue's stock */
 	uint8_t pt_idx;
-	struct tally_steer_key key;
+	uint8_t at_idx;
 };
 
 struct tally_flow_queue {
 	struct tally_flow_pending *pend;	/* [TALLY_FQ_BATCH] */
+	struct tally_steer_bop *bop;	/* [TALLY_FQ_BATCH]: keys and rule values */
 	uint32_t npend;
+	uint32_t ndestroy;		/* destroys among them */
 	uint32_t ncache;
 	struct rte_flow *cache[TALLY_FQ_BATCH];	/* flow objects for creates */
 	uint32_t *cnt;			/* counters allocated at configure */
@@ -148,6 +166,8 @@ struct tally_flow_queue {
 	uint32_t size;
 	uint32_t head;			/* next result to pull (free running) */
 	uint32_t tail;			/* next slot to fill */
+	uint32_t rd;			/* head % size */
+	uint32_t wr;			/* tail % size */
 	uint32_t fence_ticket;		/* the latest destroy's fence */
 	bool fence_pending;
 	struct rte_flow_op_result *res;
@@ -189,8 +209,16 @@ tally_tmpl_fc(struct rte_eth_dev *dev, struct rte_flow_error *err)
 /* The template state of the port, created on first use (lock held). */
 struct tally_flow_tmpl *tally_tmpl_get(struct tally_flow_ctx *fc);
 /* The live table p points at, or NULL. */
-struct rte_flow_template_table *tally_tmpl_table_check(struct tally_flow_tmpl *t,
-							const void *p);
+static inline struct rte_flow_template_table *
+tally_tmpl_table_check(struct tally_flow_tmpl *t, const void *p)
+{
+	const struct rte_flow_template_table *tb = p;
+
+	if (t == NULL || tb == NULL || tb->magic != TALLY_TBL_MAGIC ||
+	    tb->id >= TALLY_FLOW_MAX_TABLES || t->by_id[tb->id] != tb)
+		return NULL;
+	return t->by_id[tb->id];
+}
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
 void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
