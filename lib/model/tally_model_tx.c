@@ -10,6 +10,14 @@
  * a later step, after the wire had a chance to drain. Any other refusal drops
  * the frame (ERR_WIRE).
  *
+ * Held completions (m->tx_ref, set only inside a step whose Rx follows, see
+ * tally_model.c): the loop wire may keep a frame by reference to the
+ * driver's buffer, so no completion of the queue may reach the driver
+ * before the step has copied or settled those frames. Every completion the
+ * call writes is then complete but for its phase byte; the phases (in ring
+ * order), the completion counters and HEAD follow in
+ * tally_model_tx_publish(), before the step ends.
+ *
  * Statistics, each lost frame in exactly one place: TX_ERRORS counts
  * descriptors completed with ERR_DESC or ERR_DMA (the queue's ERRORS counts
  * those frames once), TX_WIRE_DROP and the queue's DROPS count frames the wire
@@ -57,7 +65,9 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 		c->status = status;
 		c->rsvd = 0;
 		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
+		if (!m->tx_ref)
+			__atomic_store_n(&c->phase, tally_model_phase(q, idx),
+					 __ATOMIC_RELEASE);
 	}
 	if (status == TALLY_TXC_OK) {
 		acc->cc.ncomp += n;
@@ -207,7 +217,8 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	c->status = TALLY_TXC_OK;
 	c->rsvd = 0;
 	/* pairs with the driver's acquire load of phase */
-	__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
+	if (!m->tx_ref)
+		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
 	q->head++;
 	acc->pkts++;
 	acc->bytes += d.len;
@@ -234,6 +245,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
 	const uint32_t max_frame = m->cfg.max_frame;
 	struct tally_tx_cqe *cq = q->cq, *c;
+	const bool hold = m->tx_ref;
 	uint64_t bytes = 0;
 	uint32_t dl;
 
@@ -250,7 +262,9 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	*busy = false;
 	if (n == 0)
 		return 0;
-	sent = m->wire->tx_burst(m, src, len, n);
+	/* held completions: the wire may keep the frames by reference */
+	sent = hold ? m->wire->tx_burst_ref(m, src, len, n) :
+		      m->wire->tx_burst(m, src, len, n);
 	*busy = sent < n;
 	for (k = 0; k < sent; k++) {
 		c = cq + ((head + k) & mask);
@@ -259,8 +273,10 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		c->rsvd = 0;
 		/* pairs with the driver's acquire load of phase
 		 * (tally_model_phase(), with log2 in a local) */
-		__atomic_store_n(&c->phase, (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
-				 __ATOMIC_RELEASE);
+		if (!hold)
+			__atomic_store_n(&c->phase,
+					 (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
+					 __ATOMIC_RELEASE);
 		bytes += len[k];
 	}
 	q->head = head + sent;
@@ -291,7 +307,9 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
 	struct tally_tx_desc d[TALLY_TX_MAX_SEGS];
 	struct tally_model_tx_acc acc;
+	struct tally_model_tx_held *h;
 	unsigned int frames = 0, k;
+	const uint32_t head0 = q->head;
 	uint32_t avail;
 	int32_t n;
 	bool eop, busy;
@@ -336,13 +354,44 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 			break;		/* wire busy: retried by a later step */
 		frames++;
 	}
-	tally_model_ccnt_end(&acc.cc);
 	if (acc.pkts != 0) {
 		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, acc.pkts);
 		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, acc.bytes);
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, acc.pkts);
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, acc.bytes);
 	}
+	if (m->tx_ref && q->head != head0) {
+		/* one call per queue and step: published by the step */
+		h = &m->tx_held[m->tx_nheld++];
+		h->q = q;
+		h->from = head0;
+		h->cc = acc.cc;
+		return frames;
+	}
+	tally_model_ccnt_end(&acc.cc);
 	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 	return frames;
+}
+
+/* The held completions, in ring order per queue; then what counts them. */
+void
+tally_model_tx_publish(struct tally_model *m)
+{
+	struct tally_model_tx_held *h;
+	struct tally_model_queue *q;
+	struct tally_tx_cqe *cq;
+	uint32_t i, idx;
+
+	for (i = 0; i < m->tx_nheld; i++) {
+		h = &m->tx_held[i];
+		q = h->q;
+		cq = q->cq;
+		/* pairs with the driver's acquire load of phase */
+		for (idx = h->from; idx != q->head; idx++)
+			__atomic_store_n(&cq[idx & q->mask].phase, tally_model_phase(q, idx),
+					 __ATOMIC_RELEASE);
+		tally_model_ccnt_end(&h->cc);
+		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
+	}
+	m->tx_nheld = 0;
 }

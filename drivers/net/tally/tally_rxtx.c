@@ -7,9 +7,12 @@
  * get, build mbufs (chains when a frame spans descriptors) with the next
  * ones prefetched, repost a fresh mbuf in every consumed slot, then ring the
  * doorbell once.
- * Tx: let the device run, reclaim completed descriptors (their mbufs go back
- * with one mempool put per pool), map each segment of each frame to one
- * descriptor (EOP on the last), ring the doorbell once.
+ * Tx: reclaim completed descriptors (their mbufs go back with one mempool
+ * put per pool), map each segment of each frame to one descriptor (EOP on
+ * the last), ring the doorbell once, then let the device run: the in-process
+ * model processes Tx doorbells in its step (defer_tx), where it hands frames
+ * on the loop wire to Rx without a second copy, and the frames are sent by
+ * the time the burst returns.
  * When the ring fills in the middle of a burst, publish what is posted, let
  * the device run and reclaim once more before giving up: a transmit-only
  * application that never calls Rx still makes progress, in every mode.
@@ -397,7 +400,6 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	bool retried = false;
 	uint16_t nb_tx;
 
-	tally_hal_service(txq->hal);
 	tally_tx_reclaim(txq);
 	room = txq->nb_desc - (prod - txq->cons);
 	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
@@ -442,6 +444,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		txq->prod = prod;
 		tally_hal_txq_doorbell(txq->hal, txq->qid, prod);
 	}
+	tally_hal_service(txq->hal);
 	return nb_tx;
 }
 
