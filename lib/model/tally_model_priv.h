@@ -55,7 +55,7 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 
 struct tally_model;
 
-/* A frame from the wire: caplen bytes of a frame of len bytes. */
+/* A frame from the wire (or to it): caplen bytes of a frame of len bytes. */
 struct tally_model_rx_in {
 	const uint8_t *frame;
 	uint32_t caplen;
@@ -93,19 +93,20 @@ struct tally_wire_ops {
 	 * Without them, or on NULL, tx() is used. */
 	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
-	/* Optional: put the first frames of frame[]/len[] (n of them, each 1
-	 * to max_frame bytes) on the wire in order, copied in one call; returns
-	 * how many were taken, fewer than n when the wire became busy. */
-	unsigned int (*tx_burst)(struct tally_model *m, const uint8_t *const *frame,
-				 const uint32_t *len, unsigned int n);
+	/* Optional: put the first frames of f[] (n of them, each of len 1 to
+	 * max_frame bytes, caplen == len) on the wire in order, copied in one
+	 * call; returns how many were taken, fewer than n when the wire became
+	 * busy. */
+	unsigned int (*tx_burst)(struct tally_model *m, const struct tally_model_rx_in *f,
+				 unsigned int n);
 	/* Optional, both or neither (with tx_burst and rx_peek): tx_burst that
 	 * may keep the frames by reference instead of copying them, same
 	 * result otherwise (order, busy points, what rx_peek gives).
 	 * tx_settle() copies the frames still referenced into the wire's own
 	 * storage. Only the step uses them (see tally_model.c): the bytes of a
 	 * frame handed over stay valid and unchanged until tx_settle(). */
-	unsigned int (*tx_burst_ref)(struct tally_model *m, const uint8_t *const *frame,
-				     const uint32_t *len, unsigned int n);
+	unsigned int (*tx_burst_ref)(struct tally_model *m,
+				     const struct tally_model_rx_in *f, unsigned int n);
 	void (*tx_settle)(struct tally_model *m);
 };
 

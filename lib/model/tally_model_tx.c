@@ -27,6 +27,21 @@
 
 #include "tally_model_priv.h"
 
+/* A Tx completion as one 8-byte word, stored at once (the ring is aligned to
+ * its entry size); may_alias, as it overlays struct tally_tx_cqe. */
+typedef uint64_t __attribute__((may_alias)) tally_model_cqe64_t;
+_Static_assert(sizeof(struct tally_tx_cqe) == sizeof(uint64_t), "one word");
+
+static inline uint64_t
+tally_model_tx_cqe_word(uint16_t len, uint8_t status, uint8_t phase)
+{
+	struct tally_tx_cqe c = { .len = len, .status = status, .phase = phase };
+	uint64_t w;
+
+	memcpy(&w, &c, sizeof(w));
+	return w;
+}
+
 static struct tally_tx_desc
 tally_model_tx_desc(const struct tally_model_queue *q, uint32_t idx)
 {
@@ -239,45 +254,43 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
 	struct tally_model_dma_win win = tally_model_dma_window(m);
-	const uint8_t *src[TALLY_MODEL_BURST];
-	uint32_t len[TALLY_MODEL_BURST];
+	struct tally_model_rx_in f[TALLY_MODEL_BURST];
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
 	const uint32_t max_frame = m->cfg.max_frame;
-	struct tally_tx_cqe *cq = q->cq, *c;
+	tally_model_cqe64_t *cq = q->cq;
 	const bool hold = m->tx_ref;
-	uint64_t bytes = 0;
-	uint32_t dl;
+	uint64_t bytes = 0, w;
+	uint32_t dl, idx;
 
 	for (n = 0; n < max; n++) {
 		d = ring + ((head + n) & mask);
 		dl = d->len;
 		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_frame)
 			break;	/* a chain, an empty or an oversized frame */
-		src[n] = tally_model_dma_win_hit(win, d->addr, dl);
-		if (src[n] == NULL)
+		f[n].frame = tally_model_dma_win_hit(win, d->addr, dl);
+		if (f[n].frame == NULL)
 			break;
-		len[n] = dl;
+		f[n].len = dl;
+		f[n].caplen = dl;
 	}
 	*busy = false;
 	if (n == 0)
 		return 0;
 	/* held completions: the wire may keep the frames by reference */
-	sent = hold ? m->wire->tx_burst_ref(m, src, len, n) :
-		      m->wire->tx_burst(m, src, len, n);
+	sent = hold ? m->wire->tx_burst_ref(m, f, n) : m->wire->tx_burst(m, f, n);
 	*busy = sent < n;
 	for (k = 0; k < sent; k++) {
-		c = cq + ((head + k) & mask);
-		c->len = (uint16_t)len[k];
-		c->status = TALLY_TXC_OK;
-		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase
-		 * (tally_model_phase(), with log2 in a local) */
-		if (!hold)
-			__atomic_store_n(&c->phase,
-					 (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
-					 __ATOMIC_RELEASE);
-		bytes += len[k];
+		idx = head + k;
+		/* the whole completion in one store; held, with the phase it
+		 * already has (of the previous lap: not new to the driver) */
+		w = tally_model_tx_cqe_word((uint16_t)f[k].len, TALLY_TXC_OK,
+					    (uint8_t)(((idx >> log2) & 1u) ^ 1u ^ hold));
+		if (hold)
+			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELAXED);
+		else	/* pairs with the driver's acquire load of phase */
+			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELEASE);
+		bytes += f[k].len;
 	}
 	q->head = head + sent;
 	acc->pkts += sent;
@@ -373,23 +386,32 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	return frames;
 }
 
-/* The held completions, in ring order per queue; then what counts them. */
+/* The held completions, in ring order per queue (a run of one lap at a
+ * time shares its phase); then what counts them. */
 void
 tally_model_tx_publish(struct tally_model *m)
 {
 	struct tally_model_tx_held *h;
 	struct tally_model_queue *q;
 	struct tally_tx_cqe *cq;
-	uint32_t i, idx;
+	uint32_t i, idx, s, j, end, head, mask;
+	uint8_t ph;
 
 	for (i = 0; i < m->tx_nheld; i++) {
 		h = &m->tx_held[i];
 		q = h->q;
+		/* in locals: the release stores keep the compiler from caching */
 		cq = q->cq;
-		/* pairs with the driver's acquire load of phase */
-		for (idx = h->from; idx != q->head; idx++)
-			__atomic_store_n(&cq[idx & q->mask].phase, tally_model_phase(q, idx),
-					 __ATOMIC_RELEASE);
+		head = q->head;
+		mask = q->mask;
+		for (idx = h->from; idx != head; idx += end - s) {
+			ph = tally_model_phase(q, idx);
+			s = idx & mask;
+			end = s + TALLY_MIN(head - idx, mask + 1 - s);
+			/* pairs with the driver's acquire load of phase */
+			for (j = s; j < end; j++)
+				__atomic_store_n(&cq[j].phase, ph, __ATOMIC_RELEASE);
+		}
 		tally_model_ccnt_end(&h->cc);
 		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 	}

@@ -51,8 +51,7 @@ struct tally_wire_loop {
 	/* frames by reference: ref[rhead..nref) wait (then the ring is empty) */
 	uint32_t nref, rhead;
 	uint32_t ref_max;	/* bytes: min(max_frame, TALLY_WIRE_LOOP_REF_MAX) */
-	const uint8_t *ref[TALLY_MODEL_BURST];
-	uint32_t ref_len[TALLY_MODEL_BURST];
+	struct tally_model_rx_in ref[TALLY_MODEL_BURST];
 };
 
 static int
@@ -145,8 +144,8 @@ tally_wire_loop_tx_put(struct tally_model *m, uint32_t len)
  * ring's state in locals (the frame copies may alias anything): the oldest
  * frame, where the free bytes end, does not move during a burst. */
 static unsigned int
-tally_wire_loop_copy_burst(struct tally_model *m, const uint8_t *const *frame,
-			   const uint32_t *len, unsigned int n)
+tally_wire_loop_copy_burst(struct tally_model *m, const struct tally_model_rx_in *f,
+			   unsigned int n)
 {
 	struct tally_wire_loop *l = m->wire_priv;
 	uint32_t count = l->count, wr = l->wr, tail, rd, need, off, fl;
@@ -160,7 +159,7 @@ tally_wire_loop_copy_burst(struct tally_model *m, const uint8_t *const *frame,
 	rd = count != 0 ? offs[l->head] : 0;
 	tail = l->head + count;
 	for (k = 0; k < n; k++) {
-		fl = len[k];
+		fl = f[k].len;
 		need = TALLY_ALIGN_UP(fl, (uint32_t)TALLY_WIRE_LOOP_ALIGN);
 		if (fl - 1 >= max_frame)
 			break;	/* 0 or over max_frame: not for this op */
@@ -179,7 +178,7 @@ tally_wire_loop_copy_burst(struct tally_model *m, const uint8_t *const *frame,
 		} else {
 			break;		/* wrapped and full, or exactly full */
 		}
-		tally_model_copy(data + off, frame[k], fl);
+		tally_model_copy(data + off, f[k].frame, fl);
 		offs[tail % TALLY_WIRE_LOOP_DEPTH] = off;
 		lens[tail % TALLY_WIRE_LOOP_DEPTH] = fl;
 		wr = off + need;
@@ -192,14 +191,14 @@ tally_wire_loop_copy_burst(struct tally_model *m, const uint8_t *const *frame,
 }
 
 static unsigned int
-tally_wire_loop_tx_burst(struct tally_model *m, const uint8_t *const *frame,
-			 const uint32_t *len, unsigned int n)
+tally_wire_loop_tx_burst(struct tally_model *m, const struct tally_model_rx_in *f,
+			 unsigned int n)
 {
 	struct tally_wire_loop *l = m->wire_priv;
 
 	if (l->nref != 0)
 		tally_wire_loop_tx_settle(m);
-	return tally_wire_loop_copy_burst(m, frame, len, n);
+	return tally_wire_loop_copy_burst(m, f, n);
 }
 
 /* Copy the frames waiting by reference into the ring (empty until then, and
@@ -211,7 +210,7 @@ tally_wire_loop_tx_settle(struct tally_model *m)
 	unsigned int n = l->nref - l->rhead;
 
 	if (n != 0)
-		tally_wire_loop_copy_burst(m, &l->ref[l->rhead], &l->ref_len[l->rhead], n);
+		tally_wire_loop_copy_burst(m, &l->ref[l->rhead], n);
 	l->nref = l->rhead = 0;
 }
 
@@ -225,8 +224,8 @@ tally_wire_loop_tx_settle(struct tally_model *m)
  * exactly as it would have without references.
  */
 static unsigned int
-tally_wire_loop_tx_burst_ref(struct tally_model *m, const uint8_t *const *frame,
-			     const uint32_t *len, unsigned int n)
+tally_wire_loop_tx_burst_ref(struct tally_model *m, const struct tally_model_rx_in *f,
+			     unsigned int n)
 {
 	struct tally_wire_loop *l = m->wire_priv;
 	const uint32_t nref = l->nref, ref_max = l->ref_max;
@@ -234,19 +233,16 @@ tally_wire_loop_tx_burst_ref(struct tally_model *m, const uint8_t *const *frame,
 
 	if (l->count == 0 && l->rhead == 0) {
 		lim = TALLY_MIN(n, TALLY_MODEL_BURST - nref);
-		for (; k < lim; k++) {
-			if (len[k] - 1 >= ref_max)
-				break;	/* 0, long, or over max_frame */
-			l->ref[nref + k] = frame[k];
-			l->ref_len[nref + k] = len[k];
-		}
+		/* each not empty, not long, not over max_frame */
+		for (; k < lim && f[k].len - 1 < ref_max; k++)
+			l->ref[nref + k] = f[k];
 		l->nref = nref + k;
 		if (k == n)
 			return n;
 	}
 	if (l->nref != 0)
 		tally_wire_loop_tx_settle(m);
-	return k + tally_wire_loop_copy_burst(m, frame + k, len + k, n - k);
+	return k + tally_wire_loop_copy_burst(m, f + k, n - k);
 }
 
 static int
@@ -294,10 +290,10 @@ tally_wire_loop_rx(struct tally_model *m, uint8_t *buf, uint32_t buflen,
 	uint32_t n;
 
 	if (l->nref != 0) {
-		n = l->ref_len[l->rhead];
+		n = l->ref[l->rhead].len;
 		*len = n;
 		*caplen = TALLY_MIN(n, buflen);
-		memcpy(buf, l->ref[l->rhead], *caplen);
+		memcpy(buf, l->ref[l->rhead].frame, *caplen);
 		tally_wire_loop_rx_next(m, 1);
 		return 1;
 	}
@@ -321,8 +317,8 @@ tally_wire_loop_rx_peek(struct tally_model *m, uint32_t idx, const uint8_t **fra
 	if (l->nref != 0) {
 		if (idx >= l->nref - l->rhead)
 			return 0;
-		*frame = l->ref[l->rhead + idx];
-		*len = l->ref_len[l->rhead + idx];
+		*frame = l->ref[l->rhead + idx].frame;
+		*len = l->ref[l->rhead + idx].len;
 		*caplen = *len;
 		return 1;
 	}
@@ -344,11 +340,7 @@ tally_wire_loop_rx_peek_burst(struct tally_model *m, struct tally_model_rx_in *i
 
 	if (l->nref != 0) {
 		n = TALLY_MIN(max, l->nref - l->rhead);
-		for (k = 0; k < n; k++) {
-			in[k].frame = l->ref[l->rhead + k];
-			in[k].len = l->ref_len[l->rhead + k];
-			in[k].caplen = in[k].len;
-		}
+		memcpy(in, &l->ref[l->rhead], n * sizeof(*in));
 		return n;
 	}
 	for (k = 0; k < n; k++) {

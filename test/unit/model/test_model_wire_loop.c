@@ -245,16 +245,17 @@ burst_put(struct tally_model *m, uint32_t x, uint32_t *seed, uint32_t *count,
 	  uint32_t head, uint32_t *flen, uint32_t *fseed, uint32_t *busy)
 {
 	static uint8_t bf[8][2048];
-	const uint8_t *bp[8];
+	struct tally_model_rx_in bp[8];
 	uint32_t blen[8], nb = 1 + (x >> 20) % 8, b, k, i;
 
 	for (b = 0; b < nb; b++) {
 		x = x * 1103515245u + 12345u;
 		blen[b] = 1 + (x >> 8) % 2048;
 		fill(bf[b], blen[b], *seed + b);
-		bp[b] = bf[b];
+		bp[b].frame = bf[b];
+		bp[b].len = bp[b].caplen = blen[b];
 	}
-	k = ops->tx_burst(m, bp, blen, nb);
+	k = ops->tx_burst(m, bp, nb);
 	TEST_ASSERT(k <= nb, "took %u of %u", k, nb);
 	for (b = 0; b < k; b++) {
 		TEST_ASSERT(*count < LOOP_DEPTH, "more than 1024 waiting");
