@@ -17,6 +17,10 @@
  *  - The wire back end is an ops table (struct tally_wire_ops); one file per
  *    back end. Back ends never call into the Rx pipeline themselves: the step
  *    polls them, so a loop back end can never recurse.
+ *  - Within one step, the loop wire may hold the frames Tx sent by reference
+ *    to the driver's buffers (tx_burst_ref); the step holds those queues'
+ *    completions until its Rx and the wire's tx_settle() are done
+ *    (tally_model.c, tally_model_tx.c).
  */
 #ifndef TALLY_MODEL_PRIV_H
 #define TALLY_MODEL_PRIV_H
