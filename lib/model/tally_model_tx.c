@@ -35,11 +35,17 @@ _Static_assert(sizeof(struct tally_tx_cqe) == sizeof(uint64_t), "one word");
 static inline uint64_t
 tally_model_tx_cqe_word(uint16_t len, uint8_t status, uint8_t phase)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct tally_tx_cqe, status) == 2 &&
+		       offsetof(struct tally_tx_cqe, phase) == 3, "layout");
+	return (uint64_t)len | (uint64_t)status << 16 | (uint64_t)phase << 24;
+#else
 	struct tally_tx_cqe c = { .len = len, .status = status, .phase = phase };
 	uint64_t w;
 
 	memcpy(&w, &c, sizeof(w));
 	return w;
+#endif
 }
 
 static struct tally_tx_desc
