@@ -309,36 +309,60 @@ tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
 				rte_mempool_default_cache(mp, lcore));
 }
 
+/* Tx completions ready from cons on, at most max (at most the ring size):
+ * as tally_rx_ready(), the last one first (the device completes in ring
+ * order), else one by one. */
+static inline uint32_t
+tally_tx_ready(const struct tally_txq *txq, uint32_t cons, uint32_t max)
+{
+	uint32_t n = 0, last = cons + max - 1;
+	uint8_t phase = txq->phase;
+
+	if (max == 0)
+		return 0;
+	if (tally_hal_tx_cqe_ready(&txq->cq[last & txq->mask],
+				   phase ^ (((last ^ cons) & ~txq->mask) != 0)))
+		return max;
+	while (n < max && tally_hal_tx_cqe_ready(&txq->cq[(cons + n) & txq->mask], phase)) {
+		n++;
+		if (((cons + n) & txq->mask) == 0)
+			phase ^= 1;
+	}
+	return n;
+}
+
 /*
- * Free the mbufs of completed descriptors, in bulk per pool. A segment that
- * ended its frame (EOP, so its next is NULL: the mbuf invariant) with
- * nb_segs 1, direct and referenced once goes back as it is, without
- * touching the mbuf's second cache line; anything else (the head and middle
- * segments of a chain among them) through rte_pktmbuf_prefree_seg().
+ * Free the mbufs of completed descriptors, in bulk per pool: first how many
+ * completions are ready, then the run without per-entry phase checks. A
+ * segment that ended its frame (EOP, so its next is NULL: the mbuf
+ * invariant) with nb_segs 1, direct and referenced once goes back as it is,
+ * without touching the mbuf's second cache line; anything else (the head
+ * and middle segments of a chain among them) through
+ * rte_pktmbuf_prefree_seg().
  */
 static inline void
 tally_tx_reclaim(struct tally_txq *txq)
 {
 	struct rte_mbuf *fb[TALLY_TX_FREE_BULK];
-	uint32_t cons = txq->cons, nf = 0, mask = txq->mask;
-	uint8_t phase = txq->phase;
+	const struct tally_tx_desc *ring = txq->ring;
+	const struct tally_tx_cqe *cq = txq->cq;
+	struct rte_mbuf **sw_ring = txq->sw_ring;
+	const uint32_t mask = txq->mask;
+	uint32_t cons = txq->cons, nf = 0, n, k, idx;
 	struct rte_mbuf *m;
 	uint16_t eop;
 
-	while (cons != txq->prod) {
-		uint32_t idx = cons & mask;
-		const struct tally_tx_cqe *c = &txq->cq[idx];
-
-		if (!tally_hal_tx_cqe_ready(c, phase))
-			break;
-		eop = txq->ring[idx].flags & TALLY_TXD_F_EOP;
-		if (unlikely(c->status != TALLY_TXC_OK) && eop) {
+	n = tally_tx_ready(txq, cons, txq->prod - cons);
+	for (k = 0; k < n; k++) {
+		idx = (cons + k) & mask;
+		eop = ring[idx].flags & TALLY_TXD_F_EOP;
+		if (unlikely(cq[idx].status != TALLY_TXC_OK) && eop) {
 			TALLY_TX_LOG(DEBUG, "txq %u: status %u", txq->qid,
-				     c->status);
+				     cq[idx].status);
 			txq->sw_cq_errors++;
 		}
-		m = txq->sw_ring[idx];
-		txq->sw_ring[idx] = NULL;
+		m = sw_ring[idx];
+		sw_ring[idx] = NULL;
 		/* the last segment (EOP) of a one-segment frame: next is NULL */
 		if (unlikely(!eop || m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1 ||
 			     !RTE_MBUF_DIRECT(m)))
@@ -350,14 +374,12 @@ tally_tx_reclaim(struct tally_txq *txq)
 			}
 			fb[nf++] = m;
 		}
-		cons++;
-		if ((cons & mask) == 0)
-			phase ^= 1;
 	}
 	if (nf != 0)
 		tally_tx_put_mbufs(fb, nf);
-	txq->phase = phase;
-	txq->cons = cons;
+	if ((cons ^ (cons + n)) & (mask + 1))
+		txq->phase ^= 1;
+	txq->cons = cons + n;
 }
 
 static inline bool
