@@ -215,6 +215,23 @@ tally_rx_simple(struct tally_rxq *rxq, struct rte_mbuf *m,
 
 #define TALLY_RX_BULK	64	/* slots refilled per mempool get */
 
+/* The second half of an Rx completion (len, flags, ptype, err, rsvd, phase)
+ * as one 8-byte word; the packet type depends on the bits of
+ * TALLY_RX_PT_KEY in it (ptype, the VLAN flag). */
+typedef uint64_t __attribute__((may_alias)) tally_rxc64_t;
+_Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
+	      offsetof(struct tally_rx_cqe, flags) == 10 &&
+	      offsetof(struct tally_rx_cqe, ptype) == 12, "Rx completion layout");
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define TALLY_RXC_FLAGS_SHIFT	16
+#define TALLY_RXC_PTYPE_SHIFT	32
+#else
+#define TALLY_RXC_FLAGS_SHIFT	32
+#define TALLY_RXC_PTYPE_SHIFT	24
+#endif
+#define TALLY_RX_PT_KEY	((uint64_t)0xff << TALLY_RXC_PTYPE_SHIFT | \
+			 (uint64_t)TALLY_RXC_F_VLAN << TALLY_RXC_FLAGS_SHIFT)
+
 /*
  * Rx in batches: count the ready completions (at most one per packet still
  * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
@@ -231,7 +248,8 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	const uint64_t rearm = tally_rx_rearm_value(rxq);
 	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
 	uint32_t cons = rxq->cons, start = cons, mask = rxq->mask;
-	uint32_t n, got, k, idx, pt_key = UINT32_MAX, pt = 0, key;
+	uint32_t n, got, k, idx, pt = 0;
+	uint64_t w, key, pt_key = UINT64_MAX;
 	const uint16_t buf_len = rxq->buf_len;
 	const struct tally_rx_cqe *c;
 	uint16_t flags;
@@ -256,9 +274,12 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rxq->sw_ring[idx] = nms[k];
 			rxq->ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
 			rxq->ring[idx].buf_len = buf_len;
-			flags = c->flags;
+			/* len, flags, ptype, err, rsvd, phase in one load (the
+			 * acquire load of the phase in tally_rx_ready() came first) */
+			w = *(const tally_rxc64_t *)(const void *)&c->len;
+			flags = (uint16_t)(w >> TALLY_RXC_FLAGS_SHIFT);
 			if (likely(!(flags & more) && !partial)) {
-				key = (uint32_t)c->ptype << 1 | !!(flags & TALLY_RXC_F_VLAN);
+				key = w & TALLY_RX_PT_KEY;	/* ptype and VLAN flag */
 				if (unlikely(key != pt_key)) {
 					pt_key = key;
 					pt = tally_rx_ptype(c->ptype, flags);
