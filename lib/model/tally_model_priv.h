@@ -18,7 +18,7 @@
  *    back end. Back ends never call into the Rx pipeline themselves: the step
  *    polls them, so a loop back end can never recurse.
  *  - Within one step, the loop wire may hold the frames Tx sent by reference
- *    to the driver's buffers (tx_burst_ref); the step holds those queues'
+ *    to the driver's buffers (tx_ref_room); the step holds those queues'
  *    completions until its Rx and the wire's tx_settle() are done
  *    (tally_model.c, tally_model_tx.c).
  */
@@ -103,14 +103,19 @@ struct tally_wire_ops {
 	 * busy. */
 	unsigned int (*tx_burst)(struct tally_model *m, const struct tally_model_rx_in *f,
 				 unsigned int n);
-	/* Optional, both or neither (with tx_burst and rx_peek): tx_burst that
-	 * may keep the frames by reference instead of copying them, same
-	 * result otherwise (order, busy points, what rx_peek gives).
-	 * tx_settle() copies the frames still referenced into the wire's own
-	 * storage. Only the step uses them (see tally_model.c): the bytes of a
-	 * frame handed over stay valid and unchanged until tx_settle(). */
-	unsigned int (*tx_burst_ref)(struct tally_model *m,
-				     const struct tally_model_rx_in *f, unsigned int n);
+	/* Optional, all three or none (with tx_burst and rx_peek): frames by
+	 * reference. tx_ref_room() gives where the next frames may be recorded
+	 * in place (at most *n of them, each of len 1 to *max_len bytes,
+	 * caplen == len), or NULL when none may be now (tx_burst copies
+	 * them); tx_ref_put() puts the first n recorded there on the wire, in
+	 * order, with the result tx_burst would have (order, busy points, what
+	 * rx_peek gives) but without copying them. tx_settle() copies the
+	 * frames still referenced into the wire's own storage. Only the step
+	 * uses them (see tally_model.c): the bytes of a frame handed over stay
+	 * valid and unchanged until tx_settle(). */
+	struct tally_model_rx_in *(*tx_ref_room)(struct tally_model *m, unsigned int *n,
+						 uint32_t *max_len);
+	void (*tx_ref_put)(struct tally_model *m, unsigned int n);
 	void (*tx_settle)(struct tally_model *m);
 };
 

@@ -260,19 +260,25 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
 	struct tally_model_dma_win win = tally_model_dma_window(m);
-	struct tally_model_rx_in f[TALLY_MODEL_BURST];
+	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
-	const uint32_t max_frame = m->cfg.max_frame;
+	uint32_t max_len = m->cfg.max_frame, dl, idx;
 	tally_model_cqe64_t *cq = q->cq;
 	const bool hold = m->tx_ref;
 	uint64_t bytes = 0, w;
-	uint32_t dl, idx;
 
+	/* held completions: the frames may go to the wire by reference,
+	 * recorded straight into the wire's room for them */
+	if (hold && (r = m->wire->tx_ref_room(m, &k, &dl)) != NULL) {
+		f = r;
+		max = TALLY_MIN(max, k);
+		max_len = TALLY_MIN(max_len, dl);
+	}
 	for (n = 0; n < max; n++) {
 		d = ring + ((head + n) & mask);
 		dl = d->len;
-		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_frame)
+		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
 		f[n].frame = tally_model_dma_win_hit(win, d->addr, dl);
 		if (f[n].frame == NULL)
@@ -283,9 +289,13 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	*busy = false;
 	if (n == 0)
 		return 0;
-	/* held completions: the wire may keep the frames by reference */
-	sent = hold ? m->wire->tx_burst_ref(m, f, n) : m->wire->tx_burst(m, f, n);
-	*busy = sent < n;
+	if (f != fb) {
+		m->wire->tx_ref_put(m, n);
+		sent = n;
+	} else {
+		sent = m->wire->tx_burst(m, f, n);
+		*busy = sent < n;
+	}
 	for (k = 0; k < sent; k++) {
 		idx = head + k;
 		/* the whole completion in one store; held, with the phase it

@@ -12,7 +12,7 @@
  * of one max_frame slot each. It is full when TALLY_WIRE_LOOP_DEPTH frames
  * wait or when the next frame finds no contiguous room.
  *
- * By reference (tx_burst_ref, used by tally_model.c's step only): while the
+ * By reference (tx_ref_room/tx_ref_put, used by tally_model.c's step only): while the
  * ring is empty, up to a burst of frames may stay in the sender's buffers:
  * the wire records where they are instead of copying them. They are the
  * FIFO's frames as long as any of them waits, so the ring (empty before the
@@ -202,7 +202,7 @@ tally_wire_loop_tx_burst(struct tally_model *m, const struct tally_model_rx_in *
 }
 
 /* Copy the frames waiting by reference into the ring (empty until then, and
- * they fit it: see tx_burst_ref), in order; forget every reference. */
+ * they fit it: see tx_ref_room), in order; forget every reference. */
 static void
 tally_wire_loop_tx_settle(struct tally_model *m)
 {
@@ -215,34 +215,31 @@ tally_wire_loop_tx_settle(struct tally_model *m)
 }
 
 /*
- * tx_burst, keeping the frames by reference while the ring is empty and
- * nothing waiting by reference was delivered yet (a frame delivered before
- * more are sent leaves the layout to the ring): at most a burst of them, of
- * at most TALLY_WIRE_LOOP_REF_MAX bytes each, so that they always fit the
- * empty ring. At the first frame that is not for a reference the references
- * are settled and the rest goes the copying way, which takes or refuses it
- * exactly as it would have without references.
+ * Room for frames by reference while the ring is empty and nothing waiting
+ * by reference was delivered yet (a frame delivered before more are sent
+ * leaves the layout to the ring): at most a burst of them, of at most
+ * TALLY_WIRE_LOOP_REF_MAX bytes each, so that they always fit the empty
+ * ring. Any other frame goes the copying way, which settles the references
+ * first and takes or refuses it exactly as it would have without them.
  */
-static unsigned int
-tally_wire_loop_tx_burst_ref(struct tally_model *m, const struct tally_model_rx_in *f,
-			     unsigned int n)
+static struct tally_model_rx_in *
+tally_wire_loop_tx_ref_room(struct tally_model *m, unsigned int *n, uint32_t *max_len)
 {
 	struct tally_wire_loop *l = m->wire_priv;
-	const uint32_t nref = l->nref, ref_max = l->ref_max;
-	unsigned int k = 0, lim;
 
-	if (l->count == 0 && l->rhead == 0) {
-		lim = TALLY_MIN(n, TALLY_MODEL_BURST - nref);
-		/* each not empty, not long, not over max_frame */
-		for (; k < lim && f[k].len - 1 < ref_max; k++)
-			l->ref[nref + k] = f[k];
-		l->nref = nref + k;
-		if (k == n)
-			return n;
-	}
-	if (l->nref != 0)
-		tally_wire_loop_tx_settle(m);
-	return k + tally_wire_loop_copy_burst(m, f + k, n - k);
+	if (l->count != 0 || l->rhead != 0 || l->nref == TALLY_MODEL_BURST)
+		return NULL;
+	*n = TALLY_MODEL_BURST - l->nref;
+	*max_len = l->ref_max;
+	return &l->ref[l->nref];
+}
+
+static void
+tally_wire_loop_tx_ref_put(struct tally_model *m, unsigned int n)
+{
+	struct tally_wire_loop *l = m->wire_priv;
+
+	l->nref += n;
 }
 
 static int
@@ -371,6 +368,7 @@ const struct tally_wire_ops tally_wire_loop_ops = {
 	.tx_slot = tally_wire_loop_tx_slot,
 	.tx_put = tally_wire_loop_tx_put,
 	.tx_burst = tally_wire_loop_tx_burst,
-	.tx_burst_ref = tally_wire_loop_tx_burst_ref,
+	.tx_ref_room = tally_wire_loop_tx_ref_room,
+	.tx_ref_put = tally_wire_loop_tx_ref_put,
 	.tx_settle = tally_wire_loop_tx_settle,
 };

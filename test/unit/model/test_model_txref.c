@@ -295,7 +295,8 @@ run_mix(bool refs, struct outcome *o)
 	memset(o, 0, sizeof(*o));
 	TEST_ASSERT_EQ(open_dev(&d, 1), 0, "create");
 	copying = tally_wire_loop_ops;
-	copying.tx_burst_ref = NULL;
+	copying.tx_ref_room = NULL;
+	copying.tx_ref_put = NULL;
 	copying.tx_settle = NULL;
 	if (!refs)
 		d.m->wire = &copying;
