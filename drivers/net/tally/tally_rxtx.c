@@ -8,7 +8,7 @@
  * ones prefetched, repost a fresh mbuf in every consumed slot, then ring the
  * doorbell once.
  * Tx: reclaim completed descriptors (their mbufs go back with one mempool
- * put per pool), map each segment of each frame to one descriptor (EOP on
+ * put per run of one pool), map each segment of each frame to one descriptor (EOP on
  * the last), ring the doorbell once, then let the device run: the in-process
  * model processes Tx doorbells in its step (defer_tx), where it hands frames
  * on the loop wire to Rx without a second copy, and the frames are sent by
@@ -308,26 +308,14 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 #define TALLY_TX_FREE_BULK	64	/* mbufs returned per mempool put */
 
-/* Return the mbufs fb[0..n) to their pools: one put when they share one.
- * The lcore id is read once (left to rte_mempool_put_bulk(), the compiler
+/* Return the mbufs fb[0..n), all of pool mp, with one put. The lcore id is
+ * read once per reclaim (left to rte_mempool_put_bulk(), the compiler
  * computes it, a TLS lookup in a shared object, on every loop turn). */
 static inline void
-tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
+tally_tx_put_mbufs(struct rte_mempool *mp, struct rte_mbuf **fb, uint32_t n,
+		   unsigned int lcore)
 {
-	struct rte_mempool *mp = fb[0]->pool;
-	unsigned int lcore = rte_lcore_id();
-	uint32_t k, first = 0;
-
-	for (k = 1; k < n; k++) {
-		if (unlikely(fb[k]->pool != mp)) {
-			rte_mempool_generic_put(mp, (void **)&fb[first], k - first,
-						rte_mempool_default_cache(mp, lcore));
-			first = k;
-			mp = fb[k]->pool;
-		}
-	}
-	rte_mempool_generic_put(mp, (void **)&fb[first], n - first,
-				rte_mempool_default_cache(mp, lcore));
+	rte_mempool_generic_put(mp, (void **)fb, n, rte_mempool_default_cache(mp, lcore));
 }
 
 /* Tx completions ready from cons on, at most max (at most the ring size):
@@ -370,10 +358,15 @@ tally_tx_reclaim(struct tally_txq *txq)
 	struct rte_mbuf **sw_ring = txq->sw_ring;
 	const uint32_t mask = txq->mask;
 	uint32_t cons = txq->cons, nf = 0, n, k, idx;
+	struct rte_mempool *mp = NULL;
+	unsigned int lcore;
 	struct rte_mbuf *m;
 	uint16_t eop;
 
 	n = tally_tx_ready(txq, cons, txq->prod - cons);
+	if (n == 0)
+		return;
+	lcore = rte_lcore_id();
 	for (k = 0; k < n; k++) {
 		idx = (cons + k) & mask;
 		eop = ring[idx].flags & TALLY_TXD_F_EOP;
@@ -389,15 +382,18 @@ tally_tx_reclaim(struct tally_txq *txq)
 			     !RTE_MBUF_DIRECT(m)))
 			m = rte_pktmbuf_prefree_seg(m);
 		if (m != NULL) {
-			if (nf == TALLY_TX_FREE_BULK) {
-				tally_tx_put_mbufs(fb, nf);
+			/* one put per run of one pool, at most a bulk each */
+			if (unlikely(m->pool != mp || nf == TALLY_TX_FREE_BULK)) {
+				if (nf != 0)
+					tally_tx_put_mbufs(mp, fb, nf, lcore);
 				nf = 0;
+				mp = m->pool;
 			}
 			fb[nf++] = m;
 		}
 	}
 	if (nf != 0)
-		tally_tx_put_mbufs(fb, nf);
+		tally_tx_put_mbufs(mp, fb, nf, lcore);
 	if ((cons ^ (cons + n)) & (mask + 1))
 		txq->phase ^= 1;
 	txq->cons = cons + n;
@@ -438,7 +434,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct tally_txq *txq = queue;
 	struct tally_tx_desc *const ring = txq->ring;
 	struct rte_mbuf **const sw_ring = txq->sw_ring;
-	const uint32_t mask = txq->mask;
+	const uint32_t mask = txq->mask, max_frame = txq->max_frame;
 	uint32_t prod = txq->prod, room;
 	bool retried = false;
 	uint16_t nb_tx;
@@ -448,6 +444,22 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
 		struct rte_mbuf *m = pkts[nb_tx];
 
+		/* the common frame: one segment of 1 to max_frame bytes, room
+		 * for it (what tally_tx_frame_ok() and the room check below
+		 * accept for it) */
+		if (likely(m->nb_segs == 1 && room != 0 && m->pkt_len - 1u < max_frame &&
+			   m->data_len != 0)) {
+			uint32_t idx = prod & mask;
+			struct tally_tx_desc *d = &ring[idx];
+
+			d->addr = rte_mbuf_data_iova(m);
+			d->len = m->data_len;
+			d->flags = TALLY_TXD_F_EOP;
+			sw_ring[idx] = m;
+			prod++;
+			room--;
+			continue;
+		}
 		if (unlikely(!tally_tx_frame_ok(txq, m))) {
 			TALLY_TX_LOG(DEBUG, "txq %u: frame rejected (%u segs, %u bytes)",
 				     txq->qid, m->nb_segs, m->pkt_len);
