@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Frames handed from Tx to Rx by reference within one step (defer_tx, the
- * loop wire): no Tx completion (phase, completion counter, HEAD) is visible
- * while the wire still reads the frame's buffer, frames left over after Rx
- * are copied before their buffers can be reused, FIFO order holds across
+ * loop wire): Rx gets the frames in the Tx buffers, no Tx completion (phase,
+ * completion counter, HEAD) is visible while the wire still reads the
+ * frame's buffer, frames beyond a burst are copied before their buffers can
+ * be reused, FIFO order holds across
  * held-wire frames, chains and more than a burst, and a random mix of
  * traffic (misses, filtered, runts, oversize, chains, bad descriptors, a held
  * wire, two Tx queues) gives exactly the statistics, counters, completions
@@ -50,6 +51,7 @@ static struct {
 	uint32_t q_head;	/* Tx HEAD before the step */
 	uint64_t cc;		/* Tx completion counter 1 before the step */
 	unsigned int peeks, settles, early;
+	unsigned int in_place;	/* frames Rx was given in the Tx buffers */
 } chk;
 
 static struct tally_wire_ops wrapped;
@@ -72,9 +74,16 @@ chk_unpublished(void)
 static unsigned int
 chk_peek_burst(struct tally_model *m, struct tally_model_rx_in *in, unsigned int max)
 {
+	const uint8_t *bufs = chk.tq->bufs;
+	unsigned int n, k;
+
 	chk.peeks++;
 	chk_unpublished();
-	return tally_wire_loop_ops.rx_peek_burst(m, in, max);
+	n = tally_wire_loop_ops.rx_peek_burst(m, in, max);
+	for (k = 0; k < n; k++)
+		if (in[k].frame >= bufs && in[k].frame < bufs + (size_t)chk.tq->size * MT_TX_SLOT)
+			chk.in_place++;
+	return n;
 }
 
 static void
@@ -95,11 +104,72 @@ frame_is(const uint8_t *r, int n, uint32_t len, uint32_t seed)
 	return n == (int)len && memcmp(f, r, len) == 0;
 }
 
+/* The wire wrapped by the checks above, for Tx queue tq. */
+static void
+chk_wrap(struct mt_dev *d, struct mt_txq *tq)
+{
+	wrapped = tally_wire_loop_ops;
+	wrapped.rx_peek_burst = chk_peek_burst;
+	wrapped.tx_settle = chk_settle;
+	d->m->wire = &wrapped;
+	memset(&chk, 0, sizeof(chk));
+	chk.d = d;
+	chk.tq = tq;
+}
+
 /*
- * 100 frames in one step, 16 Rx descriptors: 64 leave the wire (16 written
- * from the Tx buffers, 48 missed), 36 are left and must be copied into the
- * ring before the completions appear. The test then overwrites every Tx
- * buffer and receives the leftovers intact.
+ * 40 frames in one step, 16 Rx descriptors: Rx gets all 40 in the Tx
+ * buffers, writes 16 (the one copy) and misses 24, whose references are
+ * simply dropped; no Tx completion shows before that.
+ */
+static int
+test_by_reference(void)
+{
+	static uint8_t f[MT_FRAME_MAX], r[MT_FRAME_MAX];
+	struct mt_rx_info info;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	struct mt_txq tq;
+	uint32_t i, errors = 0;
+	int n;
+
+	TEST_ASSERT_EQ(open_dev(&d, 1), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 4, 2048, false), 0, "rxq");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &tq, 0, 8), 0, "txq");
+	ccnt_attach(&d, TALLY_TXQ_REG(0, 0), 1);
+	mt_port(&d, 0);
+	chk_wrap(&d, &tq);
+	for (i = 0; i < 40; i++) {
+		mt_udp_frame(f, 60 + i, own_mac, i, 2, 3, 4, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 60 + i, 1), 0, "frame %u", i);
+	}
+	TEST_ASSERT_EQ(mt_service(&d), 40 + 40, "40 sent, 40 off the wire");
+	TEST_ASSERT_EQ(chk.in_place, 40, "Rx got them in the Tx buffers");
+	TEST_ASSERT_EQ(chk.early, 0, "no completion before Rx had them");
+	TEST_ASSERT_EQ(mt_tx_reap_all(&tq, &errors), 40, "");
+	TEST_ASSERT_EQ(errors, 0, "");
+	TEST_ASSERT_U64_EQ(ccnt(&d, 1, false), 40, "");
+	memset(tq.bufs, 0xee, (size_t)tq.size * MT_TX_SLOT);
+	for (i = 0; i < 16; i++) {
+		n = mt_rxq_recv(&rq, r, sizeof(r), &info);
+		TEST_ASSERT(frame_is(r, n, 60 + i, i), "frame %u", i);
+	}
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_MISSED), 24, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 16, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 40, "");
+	TEST_ASSERT_EQ(mt_service(&d), 0, "nothing left on the wire");
+	d.m->wire = &tally_wire_loop_ops;
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+/*
+ * 100 frames in one step, 16 Rx descriptors: the 65th frame finds no room
+ * by reference and moves the first 64 into the wire's ring (then it and the
+ * rest are copied); 64 leave the wire (16 written, 48 missed) and 36 wait
+ * in the ring. No completion shows before the frames are out of the Tx
+ * buffers; the test then overwrites every Tx buffer and receives the
+ * leftovers intact.
  */
 static int
 test_leftovers_copied_before_completion(void)
@@ -117,19 +187,14 @@ test_leftovers_copied_before_completion(void)
 	TEST_ASSERT_EQ(mt_txq_start(&d, &tq, 0, 8), 0, "txq");
 	ccnt_attach(&d, TALLY_TXQ_REG(0, 0), 1);
 	mt_port(&d, 0);
-	wrapped = tally_wire_loop_ops;
-	wrapped.rx_peek_burst = chk_peek_burst;
-	wrapped.tx_settle = chk_settle;
-	d.m->wire = &wrapped;
-	memset(&chk, 0, sizeof(chk));
-	chk.d = &d;
-	chk.tq = &tq;
+	chk_wrap(&d, &tq);
 	for (i = 0; i < 100; i++) {
 		mt_udp_frame(f, 60 + i, own_mac, i, 2, 3, 4, i);
 		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 60 + i, 1), 0, "frame %u", i);
 	}
 	TEST_ASSERT_EQ(mt_tx_reap_all(&tq, NULL), 0, "deferred: nothing sent yet");
 	TEST_ASSERT_EQ(mt_service(&d), 100 + 64, "100 sent, 64 off the wire");
+	TEST_ASSERT_EQ(chk.in_place, 0, "all in the ring");
 	TEST_ASSERT_EQ(chk.peeks, 1, "");
 	TEST_ASSERT_EQ(chk.settles, 1, "");
 	TEST_ASSERT_EQ(chk.early, 0, "no completion before the wire let go");
@@ -412,6 +477,7 @@ test_same_as_copying(void)
 }
 
 static const struct tally_test_case cases[] = {
+	TEST_CASE(test_by_reference),
 	TEST_CASE(test_leftovers_copied_before_completion),
 	TEST_CASE(test_fifo_order),
 	TEST_CASE(test_same_as_copying),
