@@ -12,9 +12,9 @@
  * of one max_frame slot each. It is full when TALLY_WIRE_LOOP_DEPTH frames
  * wait or when the next frame finds no contiguous room.
  *
- * By reference (tx_ref_room/tx_ref_put, used by tally_model.c's step only): while the
- * ring is empty, up to a burst of frames may stay in the sender's buffers:
- * the wire records where they are instead of copying them. They are the
+ * By reference (tx_ref_room/tx_ref_put, used by tally_model.c's step
+ * only): while the ring is empty, up to a burst of frames may stay in the
+ * sender's buffers: the wire records where they are instead of copying them. They are the
  * FIFO's frames as long as any of them waits, so the ring (empty before the
  * first) never holds an older frame than a reference: any other way in (the
  * copying ops, or a frame that does not fit the references' budget) first
