@@ -344,11 +344,11 @@ test_tx_reject(void)
 }
 
 /*
- * Inline mode: the Tx burst ends with its own device step, which sends the
- * frames and on the loop wire hands them to the Rx ring straight from the
- * Tx mbufs. Once their completions let reclaim free the mbufs, the test
- * takes them from the pool again and overwrites them: the received frames
- * keep their bytes.
+ * Inline mode, in-process device: the Tx burst ends with its own device
+ * step, which sends the frames and on the loop wire hands them to the Rx
+ * ring straight from the Tx mbufs. Once their completions let reclaim free
+ * the mbufs, the test takes them from the pool again and overwrites them:
+ * the received frames keep their bytes.
  */
 static int
 test_tx_burst_delivers(void)
@@ -359,6 +359,10 @@ test_tx_burst_delivers(void)
 	struct rte_eth_stats st;
 	unsigned int i, got, nj;
 
+	/* a device process runs on its own: what is done when the burst
+	 * returns depends on its timing */
+	if (tdt_nic_path() != NULL)
+		return TEST_SKIPPED;
 	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
 	for (i = 0; i < 40; i++) {
 		tx[i] = tdt_mbuf_build(frame_len(i), i, 1);
