@@ -56,13 +56,29 @@ tally_model_lock(struct tally_model *m)
 	}
 }
 
+/*
+ * One step: the Tx queues (round robin), then up to a burst of frames from
+ * the wire. When Rx runs in this step and the wire can hold frames by
+ * reference (the loop wire), Tx hands it the frames in the driver's buffers
+ * instead of copies, and holds their completions: a completion may not reach
+ * the driver (other lcores, the model thread's peers) while the wire still
+ * reads its buffer. Rx then copies the frames it takes straight from those
+ * buffers (one copy per frame instead of two), the wire copies the ones left
+ * (more than a burst, or fewer taken) into its own ring, and only then are
+ * the held completions published, all before the lock is released. A frame
+ * Rx drops (no descriptor, filtered) simply stops being referenced.
+ */
 static unsigned int
 tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
 	struct tally_model_rx_in in[TALLY_MODEL_BURST];
 	uint32_t caplen, len, qi;
+	/* the wire keeps its frames until the port runs */
+	const bool rx = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) &&
+			!__atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE);
 
+	m->tx_ref = rx && m->wire->tx_settle != NULL;
 	/* Round robin: a queue that fills a busy wire does not starve the next. */
 	for (i = 0; i < m->cfg.tx_queues; i++) {
 		qi = (m->tx_next + i) % m->cfg.tx_queues;
@@ -70,18 +86,16 @@ tally_model_step_locked(struct tally_model *m)
 			frames += tally_model_tx_queue(m, &m->txq[qi]);
 	}
 	m->tx_next = (m->tx_next + 1) % m->cfg.tx_queues;
-	if (!(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) ||
-	    __atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE))
-		return frames;	/* the wire keeps its frames until the port runs */
+	if (!rx)
+		return frames;
 	if (m->wire->rx_peek_burst != NULL) {
 		i = m->wire->rx_peek_burst(m, in, TALLY_MODEL_BURST);
 		if (i != 0) {
 			tally_model_rx_burst(m, in, i);
 			m->wire->rx_next(m, i);
 		}
-		return frames + i;
-	}
-	if (m->wire->rx_peek != NULL) {
+		frames += i;
+	} else if (m->wire->rx_peek != NULL) {
 		for (i = 0; i < TALLY_MODEL_BURST; i++)
 			if (m->wire->rx_peek(m, i, &in[i].frame, &in[i].caplen,
 					     &in[i].len) <= 0)
@@ -90,13 +104,20 @@ tally_model_step_locked(struct tally_model *m)
 			tally_model_rx_burst(m, in, i);
 			m->wire->rx_next(m, i);
 		}
-		return frames + i;
+		frames += i;
+	} else {
+		for (i = 0; i < TALLY_MODEL_BURST; i++) {
+			if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen,
+					&len) <= 0)
+				break;
+			tally_model_rx_frame(m, m->rx_buf, caplen, len);
+			frames++;
+		}
 	}
-	for (i = 0; i < TALLY_MODEL_BURST; i++) {
-		if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen, &len) <= 0)
-			break;
-		tally_model_rx_frame(m, m->rx_buf, caplen, len);
-		frames++;
+	if (m->tx_ref) {
+		m->wire->tx_settle(m);
+		tally_model_tx_publish(m);
+		m->tx_ref = false;
 	}
 	return frames;
 }

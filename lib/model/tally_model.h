@@ -82,6 +82,15 @@ struct tally_model_config {
 	 * (tally_mbox.h) through tally_model_mbox_poll().
 	 */
 	int posted;
+	/*
+	 * Inline mode: a Tx doorbell only records the producer index and the
+	 * next step (service, tally_model_step()) processes it, as in thread
+	 * mode, so the step can hand the frames on the loop wire to Rx by
+	 * reference (one copy per frame). For a driver that steps the device
+	 * after ringing its Tx doorbells (the PMD does); 0 (the default)
+	 * processes a Tx doorbell inside write32.
+	 */
+	int defer_tx;
 };
 
 /* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,

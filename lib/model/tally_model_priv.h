@@ -17,6 +17,10 @@
  *  - The wire back end is an ops table (struct tally_wire_ops); one file per
  *    back end. Back ends never call into the Rx pipeline themselves: the step
  *    polls them, so a loop back end can never recurse.
+ *  - Within one step, the loop wire may hold the frames Tx sent by reference
+ *    to the driver's buffers (tx_ref_room); the step holds those queues'
+ *    completions until its Rx and the wire's tx_settle() are done
+ *    (tally_model.c, tally_model_tx.c).
  */
 #ifndef TALLY_MODEL_PRIV_H
 #define TALLY_MODEL_PRIV_H
@@ -55,7 +59,7 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 
 struct tally_model;
 
-/* A frame from the wire: caplen bytes of a frame of len bytes. */
+/* A frame from the wire (or to it): caplen bytes of a frame of len bytes. */
 struct tally_model_rx_in {
 	const uint8_t *frame;
 	uint32_t caplen;
@@ -93,11 +97,26 @@ struct tally_wire_ops {
 	 * Without them, or on NULL, tx() is used. */
 	uint8_t *(*tx_slot)(struct tally_model *m, uint32_t len);
 	void (*tx_put)(struct tally_model *m, uint32_t len);
-	/* Optional: put the first frames of frame[]/len[] (n of them, each 1
-	 * to max_frame bytes) on the wire in order, copied in one call; returns
-	 * how many were taken, fewer than n when the wire became busy. */
-	unsigned int (*tx_burst)(struct tally_model *m, const uint8_t *const *frame,
-				 const uint32_t *len, unsigned int n);
+	/* Optional: put the first frames of f[] (n of them, each of len 1 to
+	 * max_frame bytes, caplen == len) on the wire in order, copied in one
+	 * call; returns how many were taken, fewer than n when the wire became
+	 * busy. */
+	unsigned int (*tx_burst)(struct tally_model *m, const struct tally_model_rx_in *f,
+				 unsigned int n);
+	/* Optional, all three or none (with tx_burst and rx_peek): frames by
+	 * reference. tx_ref_room() gives where the next frames may be recorded
+	 * in place (at most *n of them, each of len 1 to *max_len bytes,
+	 * caplen == len), or NULL when none may be now (tx_burst copies
+	 * them); tx_ref_put() puts the first n recorded there on the wire, in
+	 * order, with the result tx_burst would have (order, busy points, what
+	 * rx_peek gives) but without copying them. tx_settle() copies the
+	 * frames still referenced into the wire's own storage. Only the step
+	 * uses them (see tally_model.c): the bytes of a frame handed over stay
+	 * valid and unchanged until tx_settle(). */
+	struct tally_model_rx_in *(*tx_ref_room)(struct tally_model *m, unsigned int *n,
+						 uint32_t *max_len);
+	void (*tx_ref_put)(struct tally_model *m, unsigned int n);
+	void (*tx_settle)(struct tally_model *m);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -124,6 +143,24 @@ struct tally_model_queue {
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
 };
 
+/* Completion counting batched over a burst of one queue: the queue's Q_CCNT
+ * is read once (nothing changes it while the lock is held); the adds happen
+ * once, after the burst's completions were written, so a reader that sees a
+ * count also sees that many completions. */
+struct tally_model_ccnt_acc {
+	uint64_t *comp;		/* NULL: the queue counts nothing */
+	uint64_t *err;
+	uint32_t ncomp, nerr;
+};
+
+/* Tx completions of one queue written in a step but not yet published (their
+ * phase not stored): from `from` up to the queue's head. */
+struct tally_model_tx_held {
+	struct tally_model_queue *q;
+	uint32_t from;
+	struct tally_model_ccnt_acc cc;
+};
+
 struct tally_model {
 	struct tally_model_config cfg;	/* strings point into the copies below */
 	char *pcap_rx;
@@ -141,6 +178,9 @@ struct tally_model {
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
+	bool tx_ref;			/* in a step: Tx by reference, completions held */
+	uint32_t tx_nheld;		/* entries of tx_held[] */
+	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
 
 	uint32_t lock_next;		/* ticket lock: next ticket (atomic) */
 	uint32_t lock_owner;		/* ticket lock: ticket served (atomic) */
@@ -327,16 +367,6 @@ void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
 void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
 			  bool error);
 
-/* Completion counting batched over a burst of one queue: the queue's Q_CCNT
- * is read once (nothing changes it while the lock is held); the adds happen
- * once, after the burst's completions were written, so a reader that sees a
- * count also sees that many completions. */
-struct tally_model_ccnt_acc {
-	uint64_t *comp;		/* NULL: the queue counts nothing */
-	uint64_t *err;
-	uint32_t ncomp, nerr;
-};
-
 void tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
 			    struct tally_model_ccnt_acc *a);
 
@@ -388,8 +418,12 @@ void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			  unsigned int n);
 
-/* tally_model_tx.c: consume posted descriptors of one Tx queue. */
+/* tally_model_tx.c: consume posted descriptors of one Tx queue. Within a
+ * step with m->tx_ref set, its completions are written but held (phase not
+ * stored, completion counters and HEAD not updated) until
+ * tally_model_tx_publish(). */
 unsigned int tally_model_tx_queue(struct tally_model *m,
 				  struct tally_model_queue *q);
+void tally_model_tx_publish(struct tally_model *m);
 
 #endif /* TALLY_MODEL_PRIV_H */

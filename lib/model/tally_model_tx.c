@@ -10,6 +10,14 @@
  * a later step, after the wire had a chance to drain. Any other refusal drops
  * the frame (ERR_WIRE).
  *
+ * Held completions (m->tx_ref, set only inside a step whose Rx follows, see
+ * tally_model.c): the loop wire may keep a frame by reference to the
+ * driver's buffer, so no completion of the queue may reach the driver
+ * before the step has copied or settled those frames. Every completion the
+ * call writes is then complete but for its phase byte; the phases (in ring
+ * order), the completion counters and HEAD follow in
+ * tally_model_tx_publish(), before the step ends.
+ *
  * Statistics, each lost frame in exactly one place: TX_ERRORS counts
  * descriptors completed with ERR_DESC or ERR_DMA (the queue's ERRORS counts
  * those frames once), TX_WIRE_DROP and the queue's DROPS count frames the wire
@@ -18,6 +26,27 @@
 #include <string.h>
 
 #include "tally_model_priv.h"
+
+/* A Tx completion as one 8-byte word, stored at once (the ring is aligned to
+ * its entry size); may_alias, as it overlays struct tally_tx_cqe. */
+typedef uint64_t __attribute__((may_alias)) tally_model_cqe64_t;
+_Static_assert(sizeof(struct tally_tx_cqe) == sizeof(uint64_t), "one word");
+
+static inline uint64_t
+tally_model_tx_cqe_word(uint16_t len, uint8_t status, uint8_t phase)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct tally_tx_cqe, status) == 2 &&
+		       offsetof(struct tally_tx_cqe, phase) == 3, "layout");
+	return (uint64_t)len | (uint64_t)status << 16 | (uint64_t)phase << 24;
+#else
+	struct tally_tx_cqe c = { .len = len, .status = status, .phase = phase };
+	uint64_t w;
+
+	memcpy(&w, &c, sizeof(w));
+	return w;
+#endif
+}
 
 static struct tally_tx_desc
 tally_model_tx_desc(const struct tally_model_queue *q, uint32_t idx)
@@ -57,7 +86,9 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 		c->status = status;
 		c->rsvd = 0;
 		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&c->phase, tally_model_phase(q, idx), __ATOMIC_RELEASE);
+		if (!m->tx_ref)
+			__atomic_store_n(&c->phase, tally_model_phase(q, idx),
+					 __ATOMIC_RELEASE);
 	}
 	if (status == TALLY_TXC_OK) {
 		acc->cc.ncomp += n;
@@ -207,7 +238,8 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	c->status = TALLY_TXC_OK;
 	c->rsvd = 0;
 	/* pairs with the driver's acquire load of phase */
-	__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
+	if (!m->tx_ref)
+		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
 	q->head++;
 	acc->pkts++;
 	acc->bytes += d.len;
@@ -228,40 +260,53 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
 	struct tally_model_dma_win win = tally_model_dma_window(m);
-	const uint8_t *src[TALLY_MODEL_BURST];
-	uint32_t len[TALLY_MODEL_BURST];
+	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
-	const uint32_t max_frame = m->cfg.max_frame;
-	struct tally_tx_cqe *cq = q->cq, *c;
-	uint64_t bytes = 0;
-	uint32_t dl;
+	uint32_t max_len = m->cfg.max_frame, dl, idx;
+	tally_model_cqe64_t *cq = q->cq;
+	const bool hold = m->tx_ref;
+	uint64_t bytes = 0, w;
 
+	/* held completions: the frames may go to the wire by reference,
+	 * recorded straight into the wire's room for them */
+	if (hold && (r = m->wire->tx_ref_room(m, &k, &dl)) != NULL) {
+		f = r;
+		max = TALLY_MIN(max, k);
+		max_len = TALLY_MIN(max_len, dl);
+	}
 	for (n = 0; n < max; n++) {
 		d = ring + ((head + n) & mask);
 		dl = d->len;
-		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_frame)
+		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
-		src[n] = tally_model_dma_win_hit(win, d->addr, dl);
-		if (src[n] == NULL)
+		f[n].frame = tally_model_dma_win_hit(win, d->addr, dl);
+		if (f[n].frame == NULL)
 			break;
-		len[n] = dl;
+		f[n].len = dl;
+		f[n].caplen = dl;
 	}
 	*busy = false;
 	if (n == 0)
 		return 0;
-	sent = m->wire->tx_burst(m, src, len, n);
-	*busy = sent < n;
+	if (f != fb) {
+		m->wire->tx_ref_put(m, n);
+		sent = n;
+	} else {
+		sent = m->wire->tx_burst(m, f, n);
+		*busy = sent < n;
+	}
 	for (k = 0; k < sent; k++) {
-		c = cq + ((head + k) & mask);
-		c->len = (uint16_t)len[k];
-		c->status = TALLY_TXC_OK;
-		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase
-		 * (tally_model_phase(), with log2 in a local) */
-		__atomic_store_n(&c->phase, (uint8_t)((((head + k) >> log2) & 1u) ^ 1u),
-				 __ATOMIC_RELEASE);
-		bytes += len[k];
+		idx = head + k;
+		/* the whole completion in one store; held, with the phase it
+		 * already has (of the previous lap: not new to the driver) */
+		w = tally_model_tx_cqe_word((uint16_t)f[k].len, TALLY_TXC_OK,
+					    (uint8_t)(((idx >> log2) & 1u) ^ 1u ^ hold));
+		if (hold)
+			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELAXED);
+		else	/* pairs with the driver's acquire load of phase */
+			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELEASE);
+		bytes += f[k].len;
 	}
 	q->head = head + sent;
 	acc->pkts += sent;
@@ -291,7 +336,9 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 {
 	struct tally_tx_desc d[TALLY_TX_MAX_SEGS];
 	struct tally_model_tx_acc acc;
+	struct tally_model_tx_held *h;
 	unsigned int frames = 0, k;
+	const uint32_t head0 = q->head;
 	uint32_t avail;
 	int32_t n;
 	bool eop, busy;
@@ -336,13 +383,53 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 			break;		/* wire busy: retried by a later step */
 		frames++;
 	}
-	tally_model_ccnt_end(&acc.cc);
 	if (acc.pkts != 0) {
 		tally_model_stat_add(m, TALLY_STAT_TX_PKTS, acc.pkts);
 		tally_model_stat_add(m, TALLY_STAT_TX_BYTES, acc.bytes);
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, acc.pkts);
 		tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, acc.bytes);
 	}
+	if (m->tx_ref && q->head != head0) {
+		/* one call per queue and step: published by the step */
+		h = &m->tx_held[m->tx_nheld++];
+		h->q = q;
+		h->from = head0;
+		h->cc = acc.cc;
+		return frames;
+	}
+	tally_model_ccnt_end(&acc.cc);
 	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 	return frames;
+}
+
+/* The held completions, in ring order per queue (a run of one lap at a
+ * time shares its phase); then what counts them. */
+void
+tally_model_tx_publish(struct tally_model *m)
+{
+	struct tally_model_tx_held *h;
+	struct tally_model_queue *q;
+	struct tally_tx_cqe *cq;
+	uint32_t i, idx, s, j, end, head, mask;
+	uint8_t ph;
+
+	for (i = 0; i < m->tx_nheld; i++) {
+		h = &m->tx_held[i];
+		q = h->q;
+		/* in locals: the release stores keep the compiler from caching */
+		cq = q->cq;
+		head = q->head;
+		mask = q->mask;
+		for (idx = h->from; idx != head; idx += end - s) {
+			ph = tally_model_phase(q, idx);
+			s = idx & mask;
+			end = s + TALLY_MIN(head - idx, mask + 1 - s);
+			/* pairs with the driver's acquire load of phase */
+			for (j = s; j < end; j++)
+				__atomic_store_n(&cq[j].phase, ph, __ATOMIC_RELEASE);
+		}
+		tally_model_ccnt_end(&h->cc);
+		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
+	}
+	m->tx_nheld = 0;
 }

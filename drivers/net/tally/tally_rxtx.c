@@ -7,9 +7,12 @@
  * get, build mbufs (chains when a frame spans descriptors) with the next
  * ones prefetched, repost a fresh mbuf in every consumed slot, then ring the
  * doorbell once.
- * Tx: let the device run, reclaim completed descriptors (their mbufs go back
- * with one mempool put per pool), map each segment of each frame to one
- * descriptor (EOP on the last), ring the doorbell once.
+ * Tx: reclaim completed descriptors (their mbufs go back with one mempool
+ * put per run of one pool), map each segment of each frame to one descriptor (EOP on
+ * the last), ring the doorbell once, then let the device run: the in-process
+ * model processes Tx doorbells in its step (defer_tx), where it hands frames
+ * on the loop wire to Rx without a second copy, and the frames are sent by
+ * the time the burst returns.
  * When the ring fills in the middle of a burst, publish what is posted, let
  * the device run and reclaim once more before giving up: a transmit-only
  * application that never calls Rx still makes progress, in every mode.
@@ -212,6 +215,23 @@ tally_rx_simple(struct tally_rxq *rxq, struct rte_mbuf *m,
 
 #define TALLY_RX_BULK	64	/* slots refilled per mempool get */
 
+/* The second half of an Rx completion (len, flags, ptype, err, rsvd, phase)
+ * as one 8-byte word; the packet type depends on the bits of
+ * TALLY_RX_PT_KEY in it (ptype, the VLAN flag). */
+typedef uint64_t __attribute__((may_alias)) tally_rxc64_t;
+_Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
+	      offsetof(struct tally_rx_cqe, flags) == 10 &&
+	      offsetof(struct tally_rx_cqe, ptype) == 12, "Rx completion layout");
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define TALLY_RXC_FLAGS_SHIFT	16
+#define TALLY_RXC_PTYPE_SHIFT	32
+#else
+#define TALLY_RXC_FLAGS_SHIFT	32
+#define TALLY_RXC_PTYPE_SHIFT	24
+#endif
+#define TALLY_RX_PT_KEY	((uint64_t)0xff << TALLY_RXC_PTYPE_SHIFT | \
+			 (uint64_t)TALLY_RXC_F_VLAN << TALLY_RXC_FLAGS_SHIFT)
+
 /*
  * Rx in batches: count the ready completions (at most one per packet still
  * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
@@ -228,7 +248,8 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	const uint64_t rearm = tally_rx_rearm_value(rxq);
 	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
 	uint32_t cons = rxq->cons, start = cons, mask = rxq->mask;
-	uint32_t n, got, k, idx, pt_key = UINT32_MAX, pt = 0, key;
+	uint32_t n, got, k, idx, pt = 0;
+	uint64_t w, key, pt_key = UINT64_MAX;
 	const uint16_t buf_len = rxq->buf_len;
 	const struct tally_rx_cqe *c;
 	uint16_t flags;
@@ -253,9 +274,12 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			rxq->sw_ring[idx] = nms[k];
 			rxq->ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
 			rxq->ring[idx].buf_len = buf_len;
-			flags = c->flags;
+			/* len, flags, ptype, err, rsvd, phase in one load (the
+			 * acquire load of the phase in tally_rx_ready() came first) */
+			w = *(const tally_rxc64_t *)(const void *)&c->len;
+			flags = (uint16_t)(w >> TALLY_RXC_FLAGS_SHIFT);
 			if (likely(!(flags & more) && !partial)) {
-				key = (uint32_t)c->ptype << 1 | !!(flags & TALLY_RXC_F_VLAN);
+				key = w & TALLY_RX_PT_KEY;	/* ptype and VLAN flag */
 				if (unlikely(key != pt_key)) {
 					pt_key = key;
 					pt = tally_rx_ptype(c->ptype, flags);
@@ -284,77 +308,95 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 #define TALLY_TX_FREE_BULK	64	/* mbufs returned per mempool put */
 
-/* Return the mbufs fb[0..n) to their pools: one put when they share one.
- * The lcore id is read once (left to rte_mempool_put_bulk(), the compiler
+/* Return the mbufs fb[0..n), all of pool mp, with one put. The lcore id is
+ * read once per reclaim (left to rte_mempool_put_bulk(), the compiler
  * computes it, a TLS lookup in a shared object, on every loop turn). */
 static inline void
-tally_tx_put_mbufs(struct rte_mbuf **fb, uint32_t n)
+tally_tx_put_mbufs(struct rte_mempool *mp, struct rte_mbuf **fb, uint32_t n,
+		   unsigned int lcore)
 {
-	struct rte_mempool *mp = fb[0]->pool;
-	unsigned int lcore = rte_lcore_id();
-	uint32_t k, first = 0;
+	rte_mempool_generic_put(mp, (void **)fb, n, rte_mempool_default_cache(mp, lcore));
+}
 
-	for (k = 1; k < n; k++) {
-		if (unlikely(fb[k]->pool != mp)) {
-			rte_mempool_generic_put(mp, (void **)&fb[first], k - first,
-						rte_mempool_default_cache(mp, lcore));
-			first = k;
-			mp = fb[k]->pool;
-		}
+/* Tx completions ready from cons on, at most max (at most the ring size):
+ * as tally_rx_ready(), the last one first (the device completes in ring
+ * order), else one by one. */
+static inline uint32_t
+tally_tx_ready(const struct tally_txq *txq, uint32_t cons, uint32_t max)
+{
+	uint32_t n = 0, last = cons + max - 1;
+	uint8_t phase = txq->phase;
+
+	if (max == 0)
+		return 0;
+	if (tally_hal_tx_cqe_ready(&txq->cq[last & txq->mask],
+				   phase ^ (((last ^ cons) & ~txq->mask) != 0)))
+		return max;
+	while (n < max && tally_hal_tx_cqe_ready(&txq->cq[(cons + n) & txq->mask], phase)) {
+		n++;
+		if (((cons + n) & txq->mask) == 0)
+			phase ^= 1;
 	}
-	rte_mempool_generic_put(mp, (void **)&fb[first], n - first,
-				rte_mempool_default_cache(mp, lcore));
+	return n;
 }
 
 /*
- * Free the mbufs of completed descriptors, in bulk per pool. A segment that
- * ended its frame (EOP, so its next is NULL: the mbuf invariant) with
- * nb_segs 1, direct and referenced once goes back as it is, without
- * touching the mbuf's second cache line; anything else (the head and middle
- * segments of a chain among them) through rte_pktmbuf_prefree_seg().
+ * Free the mbufs of completed descriptors, in bulk per pool: first how many
+ * completions are ready, then the run without per-entry phase checks. A
+ * segment that ended its frame (EOP, so its next is NULL: the mbuf
+ * invariant) with nb_segs 1, direct and referenced once goes back as it is,
+ * without touching the mbuf's second cache line; anything else (the head
+ * and middle segments of a chain among them) through
+ * rte_pktmbuf_prefree_seg().
  */
 static inline void
 tally_tx_reclaim(struct tally_txq *txq)
 {
 	struct rte_mbuf *fb[TALLY_TX_FREE_BULK];
-	uint32_t cons = txq->cons, nf = 0, mask = txq->mask;
-	uint8_t phase = txq->phase;
+	const struct tally_tx_desc *ring = txq->ring;
+	const struct tally_tx_cqe *cq = txq->cq;
+	struct rte_mbuf **sw_ring = txq->sw_ring;
+	const uint32_t mask = txq->mask;
+	uint32_t cons = txq->cons, nf = 0, n, k, idx;
+	struct rte_mempool *mp = NULL;
+	unsigned int lcore;
 	struct rte_mbuf *m;
 	uint16_t eop;
 
-	while (cons != txq->prod) {
-		uint32_t idx = cons & mask;
-		const struct tally_tx_cqe *c = &txq->cq[idx];
-
-		if (!tally_hal_tx_cqe_ready(c, phase))
-			break;
-		eop = txq->ring[idx].flags & TALLY_TXD_F_EOP;
-		if (unlikely(c->status != TALLY_TXC_OK) && eop) {
+	n = tally_tx_ready(txq, cons, txq->prod - cons);
+	if (n == 0)
+		return;
+	lcore = rte_lcore_id();
+	for (k = 0; k < n; k++) {
+		idx = (cons + k) & mask;
+		eop = ring[idx].flags & TALLY_TXD_F_EOP;
+		if (unlikely(cq[idx].status != TALLY_TXC_OK) && eop) {
 			TALLY_TX_LOG(DEBUG, "txq %u: status %u", txq->qid,
-				     c->status);
+				     cq[idx].status);
 			txq->sw_cq_errors++;
 		}
-		m = txq->sw_ring[idx];
-		txq->sw_ring[idx] = NULL;
+		m = sw_ring[idx];
+		sw_ring[idx] = NULL;
 		/* the last segment (EOP) of a one-segment frame: next is NULL */
 		if (unlikely(!eop || m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1 ||
 			     !RTE_MBUF_DIRECT(m)))
 			m = rte_pktmbuf_prefree_seg(m);
 		if (m != NULL) {
-			if (nf == TALLY_TX_FREE_BULK) {
-				tally_tx_put_mbufs(fb, nf);
+			/* one put per run of one pool, at most a bulk each */
+			if (unlikely(m->pool != mp || nf == TALLY_TX_FREE_BULK)) {
+				if (nf != 0)
+					tally_tx_put_mbufs(mp, fb, nf, lcore);
 				nf = 0;
+				mp = m->pool;
 			}
 			fb[nf++] = m;
 		}
-		cons++;
-		if ((cons & mask) == 0)
-			phase ^= 1;
 	}
 	if (nf != 0)
-		tally_tx_put_mbufs(fb, nf);
-	txq->phase = phase;
-	txq->cons = cons;
+		tally_tx_put_mbufs(mp, fb, nf, lcore);
+	if ((cons ^ (cons + n)) & (mask + 1))
+		txq->phase ^= 1;
+	txq->cons = cons + n;
 }
 
 static inline bool
@@ -392,17 +434,32 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct tally_txq *txq = queue;
 	struct tally_tx_desc *const ring = txq->ring;
 	struct rte_mbuf **const sw_ring = txq->sw_ring;
-	const uint32_t mask = txq->mask;
+	const uint32_t mask = txq->mask, max_frame = txq->max_frame;
 	uint32_t prod = txq->prod, room;
 	bool retried = false;
 	uint16_t nb_tx;
 
-	tally_hal_service(txq->hal);
 	tally_tx_reclaim(txq);
 	room = txq->nb_desc - (prod - txq->cons);
 	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
 		struct rte_mbuf *m = pkts[nb_tx];
 
+		/* the common frame: one segment of 1 to max_frame bytes, room
+		 * for it (what tally_tx_frame_ok() and the room check below
+		 * accept for it) */
+		if (likely(m->nb_segs == 1 && room != 0 && m->pkt_len - 1u < max_frame &&
+			   m->data_len != 0)) {
+			uint32_t idx = prod & mask;
+			struct tally_tx_desc *d = &ring[idx];
+
+			d->addr = rte_mbuf_data_iova(m);
+			d->len = m->data_len;
+			d->flags = TALLY_TXD_F_EOP;
+			sw_ring[idx] = m;
+			prod++;
+			room--;
+			continue;
+		}
 		if (unlikely(!tally_tx_frame_ok(txq, m))) {
 			TALLY_TX_LOG(DEBUG, "txq %u: frame rejected (%u segs, %u bytes)",
 				     txq->qid, m->nb_segs, m->pkt_len);
@@ -442,6 +499,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		txq->prod = prod;
 		tally_hal_txq_doorbell(txq->hal, txq->qid, prod);
 	}
+	tally_hal_service(txq->hal);
 	return nb_tx;
 }
 

@@ -168,6 +168,8 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 		cfg->xlate = tally_vdev_xlate;
 		cfg->xlate_arg = NULL;
 	}
+	/* the Tx burst steps the device after its doorbell (tally_rxtx.c) */
+	cfg->defer_tx = 1;
 	rc = tally_model_create(cfg, &a.priv->model, err, sizeof(err));
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: cannot create the device model: %s",

@@ -3,8 +3,10 @@
  * The loop wire's byte ring, through its ops table: frames on 64-byte
  * boundaries, the wrap to offset 0, full by frame count and by bytes (busy,
  * never a loss or an overwrite), the largest frames, the copying tx/rx ops
- * agreeing with tx_slot/tx_burst/rx_peek/rx_peek_burst, and a random mix checked
- * against a plain FIFO of the frames' contents.
+ * agreeing with tx_slot/tx_burst/rx_peek/rx_peek_burst, frames by reference
+ * (tx_ref_room/tx_ref_put/tx_settle: kept in place only while the ring is empty, at
+ * most a burst of them, settled by every copying op so FIFO order holds),
+ * and a random mix checked against a plain FIFO of the frames' contents.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -237,24 +239,123 @@ test_big_frames(void)
 	return TEST_SUCCESS;
 }
 
+/* Frames of f[] by reference as far as the wire has room for them (as the
+ * step's Tx does), the rest through tx_burst; how many were taken. */
+static unsigned int
+ref_burst(struct tally_model *m, const struct tally_model_rx_in *f, unsigned int n)
+{
+	struct tally_model_rx_in *r;
+	unsigned int room, k = 0;
+	uint32_t max_len;
+
+	r = ops->tx_ref_room(m, &room, &max_len);
+	if (r != NULL) {
+		for (; k < n && k < room && f[k].len - 1 < max_len; k++)
+			r[k] = f[k];
+		ops->tx_ref_put(m, k);
+	}
+	return k < n ? k + ops->tx_burst(m, f + k, n - k) : n;
+}
+
+static void
+set_in(struct tally_model_rx_in *in, const uint8_t *f, uint32_t len)
+{
+	in->frame = f;
+	in->len = in->caplen = len;
+}
+
+/* References: in place while the ring is empty; a copying op settles them
+ * first (order kept); settled frames survive their buffers; a ring with
+ * frames, a long frame and the 65th frame of a step go the copying way. */
+static int
+test_refs(void)
+{
+	static uint8_t src[70][2100];
+	struct tally_model_rx_in f[70], in[64];
+	struct tally_model *m = loop_open(9216);
+	unsigned int i;
+	uint32_t len;
+	uint8_t *p;
+
+	TEST_ASSERT(m != NULL, "open");
+	for (i = 0; i < 70; i++) {
+		fill(src[i], 100 + i, i);
+		set_in(&f[i], src[i], 100 + i);
+	}
+	/* empty ring: kept in place; a burst of at most 2 KiB each */
+	TEST_ASSERT(ops->tx_ref_room(m, &i, &len) != NULL && i == 64 && len == 2048, "");
+	TEST_ASSERT_EQ(ref_burst(m, f, 3), 3, "");
+	TEST_ASSERT_EQ(ops->rx_peek_burst(m, in, 64), 3, "");
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT(in[i].frame == src[i] && in[i].len == 100 + i, "frame %u by reference", i);
+	TEST_ASSERT(peek_is(m, 2, 102, 2), "");
+	ops->rx_next(m, 1);			/* delivered: released */
+	TEST_ASSERT(peek_is(m, 0, 101, 1), "");
+	/* a copying op: the references go into the ring first */
+	TEST_ASSERT_EQ(put(m, 60, 50, &p), 0, "");
+	fill(src[1], 101, 99);
+	fill(src[2], 102, 99);
+	TEST_ASSERT(peek_is(m, 0, 101, 1) && peek_is(m, 1, 102, 2) && peek_is(m, 2, 60, 50),
+		    "settled before the copy, in order, independent of their buffers");
+	TEST_ASSERT_EQ(ops->rx_peek_burst(m, in, 64), 3, "");
+	TEST_ASSERT(in[0].frame != src[1], "in the ring now");
+	/* ring not empty: no room by reference, tx_burst copies */
+	TEST_ASSERT(ops->tx_ref_room(m, &i, &len) == NULL, "");
+	fill(src[3], 103, 3);
+	TEST_ASSERT_EQ(ref_burst(m, &f[3], 1), 1, "");
+	fill(src[3], 103, 98);
+	TEST_ASSERT(peek_is(m, 3, 103, 3), "copied");
+	ops->rx_next(m, 4);
+	/* 70 in one go: 64 references, then all settled, the rest copied */
+	for (i = 0; i < 70; i++)
+		fill(src[i], 100 + i, i);
+	TEST_ASSERT_EQ(ref_burst(m, f, 70), 70, "");
+	TEST_ASSERT_EQ(ops->rx_peek_burst(m, in, 64), 64, "");
+	TEST_ASSERT(in[0].frame != src[0], "the 65th frame settled them");
+	for (i = 0; i < 70; i++)
+		fill(src[i], 100 + i, 97);
+	for (i = 0; i < 70; i++)
+		TEST_ASSERT(peek_is(m, i, 100 + i, i), "frame %u", i);
+	ops->rx_next(m, 70);
+	/* a frame longer than a reference takes (2048 bytes) settles the rest */
+	for (i = 0; i < 3; i++)
+		fill(src[i], 100 + i, i);
+	set_in(&f[1], src[1], 2049);
+	fill(src[1], 2049, 1);
+	TEST_ASSERT_EQ(ref_burst(m, f, 3), 3, "");
+	TEST_ASSERT_EQ(ops->rx_peek_burst(m, in, 64), 3, "");
+	TEST_ASSERT(in[0].frame != src[0] && in[2].frame != src[2], "all copied");
+	TEST_ASSERT(peek_is(m, 0, 100, 0) && peek_is(m, 1, 2049, 1) && peek_is(m, 2, 102, 2), "");
+	ops->rx_next(m, 3);
+	/* settle on an empty wire, and on references all delivered */
+	ops->tx_settle(m);
+	TEST_ASSERT_EQ(ref_burst(m, f, 1), 1, "");
+	ops->rx_next(m, 1);
+	ops->tx_settle(m);
+	TEST_ASSERT_EQ(ops->rx_peek_burst(m, in, 64), 0, "empty");
+	loop_close(m);
+	return TEST_SUCCESS;
+}
+
 /* tx_burst of 1 to 8 frames of random lengths: the frames taken join the
  * FIFO (head, *count, flen, fseed); when fewer are taken, the wire is busy
  * for the first one left (the burst stopped exactly where tx() would). */
 static int
 burst_put(struct tally_model *m, uint32_t x, uint32_t *seed, uint32_t *count,
-	  uint32_t head, uint32_t *flen, uint32_t *fseed, uint32_t *busy)
+	  uint32_t head, uint32_t *flen, uint32_t *fseed, uint32_t *busy, bool ref)
 {
 	static uint8_t bf[8][2048];
-	const uint8_t *bp[8];
+	struct tally_model_rx_in bp[8];
 	uint32_t blen[8], nb = 1 + (x >> 20) % 8, b, k, i;
 
 	for (b = 0; b < nb; b++) {
 		x = x * 1103515245u + 12345u;
 		blen[b] = 1 + (x >> 8) % 2048;
 		fill(bf[b], blen[b], *seed + b);
-		bp[b] = bf[b];
+		bp[b].frame = bf[b];
+		bp[b].len = bp[b].caplen = blen[b];
 	}
-	k = ops->tx_burst(m, bp, blen, nb);
+	k = ref ? ref_burst(m, bp, nb) : ops->tx_burst(m, bp, nb);
 	TEST_ASSERT(k <= nb, "took %u of %u", k, nb);
 	for (b = 0; b < k; b++) {
 		TEST_ASSERT(*count < LOOP_DEPTH, "more than 1024 waiting");
@@ -268,6 +369,17 @@ burst_put(struct tally_model *m, uint32_t x, uint32_t *seed, uint32_t *count,
 		TEST_ASSERT_EQ(ops->tx(m, bf[k], blen[k]), -EAGAIN,
 			       "the burst stopped before a frame that fits");
 		(*busy)++;
+	}
+	if (ref) {
+		/* the next burst reuses bf[]: what waits in place moves first;
+		 * until then, every waiting frame reads as it should */
+		for (b = 0; b < *count; b++)
+			TEST_ASSERT(peek_is(m, b, flen[(head + b) % LOOP_DEPTH],
+					    fseed[(head + b) % LOOP_DEPTH]),
+				    "frame %u", fseed[(head + b) % LOOP_DEPTH]);
+		ops->tx_settle(m);
+		for (b = 0; b < nb; b++)
+			memset(bf[b], 0xee, blen[b]);
 	}
 	return TEST_SUCCESS;
 }
@@ -292,9 +404,9 @@ test_random_mix(void)
 		/* phases of 3000 steps that mostly fill, then mostly drain */
 		if (((x & 7) != 0) == ((i / 3000) % 2 == 0)) {
 			len = 1 + (x >> 8) % 2048;
-			if ((x & 0x30) == 0x30) {
+			if ((x & 0x30) == 0x30 || (x & 0x70) == 0x20) {
 				if (burst_put(m, x, &seed, &count, head, flen, fseed,
-					      &busy) != TEST_SUCCESS)
+					      &busy, (x & 0x30) == 0x20) != TEST_SUCCESS)
 					return TEST_FAILED;
 				continue;
 			}
@@ -344,6 +456,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_full_by_count),
 	TEST_CASE(test_full_by_bytes_and_wrap),
 	TEST_CASE(test_big_frames),
+	TEST_CASE(test_refs),
 	TEST_CASE(test_random_mix),
 };
 
