@@ -136,8 +136,10 @@ tally_model_step(struct tally_model *m)
 /*
  * The device thread. While an application polls the port, the burst
  * functions step the device themselves (see tally_model_service()) and mark
- * `svc_active`; the thread then stays out of their way until nobody polled
- * for TALLY_MODEL_POLLED_NS: stepping as well would only make the
+ * `svc_active`; the thread then stays out of their way (asleep, a quarter
+ * of TALLY_MODEL_POLLED_NS at a time, so it neither spins on the line the
+ * polling core writes nor wakes up often) until nobody polled for
+ * TALLY_MODEL_POLLED_NS: stepping as well would only make the
  * forwarding core wait for the lock behind a thread that may be preempted
  * on a busy CPU. When nobody polls (an application that posts and waits, a
  * pause in the traffic), the thread steps the device: it spins while steps
@@ -162,6 +164,7 @@ tally_model_thread(void *arg)
 {
 	struct tally_model *m = arg;
 	struct timespec idle_ts = { 0, TALLY_MODEL_IDLE_NS };
+	struct timespec polled_ts = { 0, TALLY_MODEL_POLLED_NS / 4 };
 	unsigned int idle = 0, i, n;
 	uint64_t polled = 0, now;
 
@@ -178,6 +181,14 @@ tally_model_thread(void *arg)
 				idle = 0;
 				continue;
 			}
+		}
+		if (now - polled < TALLY_MODEL_POLLED_NS) {
+			/* someone polls and steps the device: nothing to do
+			 * but notice when that stops, so no spinning on the
+			 * line the polling core writes */
+			idle = TALLY_MODEL_YIELD_POLLS;
+			nanosleep(&polled_ts, NULL);
+			continue;
 		}
 		if (++idle < TALLY_MODEL_SPIN_POLLS) {
 			for (i = 0; i < TALLY_MODEL_IDLE_PAUSES; i++)
