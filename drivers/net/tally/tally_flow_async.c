@@ -47,8 +47,8 @@
  * Locking: each queue is used by one thread, as the API requires: its
  * batch, caches and result ring are that thread's, and enqueue and pull
  * take no lock. Running a batch takes the engine lock (tally_flow_priv.h)
- * once; a queue waiting for another queue's batch spins briefly before it
- * sleeps. Queues and tables must not be reconfigured or destroyed while
+ * once; a queue waiting for another queue's batch spins briefly, then
+ * yields the CPU between attempts (tally_lock.h). Queues and tables must not be reconfigured or destroyed while
  * other threads operate on them.
  */
 #include <stdlib.h>
@@ -71,7 +71,7 @@ not_configured(struct rte_flow_error *err)
 				   "flow queues not configured: call rte_flow_configure first");
 }
 
-#define TALLY_FQ_SPIN	200	/* pauses before sleeping on the lock */
+#define TALLY_FQ_SPIN	200	/* pauses before waiting in tally_lock() */
 
 static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
