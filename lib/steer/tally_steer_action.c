@@ -101,7 +101,7 @@ steer_action_acquire(struct tally_steer_table *tbl,
 		     uint32_t *fate_w)
 {
 	struct tally_steer_ctx *ctx = tbl->ctx;
-	uint32_t a = 0;
+	uint32_t a;
 	int rc = 0;
 
 	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG |
@@ -111,33 +111,21 @@ steer_action_acquire(struct tally_steer_table *tbl,
 		return -EINVAL;
 	if ((act->flags & TALLY_STEER_A_COUNT) && act->counter >= TALLY_CNT_MAX)
 		return -EINVAL;
+	if (steer_act_bits(act, &a) != 0)
+		return -EINVAL;
 	switch (act->fate) {
-	case TALLY_STEER_FATE_NONE:
-		break;
-	case TALLY_STEER_FATE_DROP:
-		a |= TALLY_STEER_ACT_DROP;
-		break;
-	case TALLY_STEER_FATE_MISS:
-		a |= TALLY_STEER_ACT_MISS;
-		break;
-	case TALLY_STEER_FATE_PASSTHRU:
-		a |= TALLY_STEER_ACT_CONTINUE;
-		break;
 	case TALLY_STEER_FATE_QUEUE:
 		if (act->arg >= ctx->cfg.nb_queues)
 			return -EINVAL;
-		a |= TALLY_STEER_ACT_QUEUE;
 		break;
 	case TALLY_STEER_FATE_RSS:
-		a |= TALLY_STEER_ACT_RSS;
 		rc = steer_rss_get(ctx, act->arg);
 		break;
 	case TALLY_STEER_FATE_JUMP:
-		a |= TALLY_STEER_ACT_JUMP;
 		rc = steer_edge_get(tbl, act->arg);
 		break;
 	default:
-		return -EINVAL;
+		break;
 	}
 	if (rc != 0)
 		return rc;
@@ -150,10 +138,6 @@ steer_action_acquire(struct tally_steer_table *tbl,
 		}
 		a |= TALLY_STEER_ACT_COUNT | TALLY_FIELD_PREP(TALLY_STEER_ACT_CNT_M, act->counter);
 	}
-	if (act->flags & TALLY_STEER_A_MARK)
-		a |= TALLY_STEER_ACT_MARK;
-	if (act->flags & TALLY_STEER_A_FLAG)
-		a |= TALLY_STEER_ACT_FLAG;
 	*act_w = a;
 	*fate_w = (a & (TALLY_STEER_ACT_QUEUE | TALLY_STEER_ACT_RSS | TALLY_STEER_ACT_JUMP)) ?
 		  act->arg : 0;

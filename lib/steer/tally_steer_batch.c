@@ -40,34 +40,16 @@ int
 tally_steer_action_encode(const struct tally_steer_action *act,
 			  struct tally_steer_act_enc *enc)
 {
-	uint32_t a = 0;
+	uint32_t a;
 
 	if (act->flags & ~(TALLY_STEER_A_COUNT | TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
 		return -EINVAL;
-	switch (act->fate) {
-	case TALLY_STEER_FATE_NONE:
-		break;
-	case TALLY_STEER_FATE_DROP:
-		a |= TALLY_STEER_ACT_DROP;
-		break;
-	case TALLY_STEER_FATE_MISS:
-		a |= TALLY_STEER_ACT_MISS;
-		break;
-	case TALLY_STEER_FATE_PASSTHRU:
-		a |= TALLY_STEER_ACT_CONTINUE;
-		break;
-	case TALLY_STEER_FATE_QUEUE:
-		a |= TALLY_STEER_ACT_QUEUE;
-		break;
-	default:
+	/* a fate that takes a reference (RSS set, jump) has no encoding */
+	if (steer_act_bits(act, &a) != 0 || act->fate == TALLY_STEER_FATE_RSS ||
+	    act->fate == TALLY_STEER_FATE_JUMP)
 		return -EINVAL;
-	}
 	if (act->flags & TALLY_STEER_A_COUNT)
 		a |= TALLY_STEER_ACT_COUNT;
-	if (act->flags & TALLY_STEER_A_MARK)
-		a |= TALLY_STEER_ACT_MARK;
-	if (act->flags & TALLY_STEER_A_FLAG)
-		a |= TALLY_STEER_ACT_FLAG;
 	enc->act_w = a;
 	enc->count = (act->flags & TALLY_STEER_A_COUNT) != 0;
 	enc->queue = act->fate == TALLY_STEER_FATE_QUEUE;

@@ -195,6 +195,36 @@ steer_cnt_put(struct tally_steer_ctx *ctx, uint32_t idx)
 }
 
 /* actions (tally_steer_action.c) */
+
+/*
+ * The act word's fate bit and MARK/FLAG bits of an action (no COUNT: the
+ * callers add it, with or without the counter index); -EINVAL for an
+ * unknown fate. Shared by steer_action_acquire() and
+ * tally_steer_action_encode(), which add their own checks of the fate.
+ */
+static inline int
+steer_act_bits(const struct tally_steer_action *act, uint32_t *a)
+{
+	uint32_t b;
+
+	switch (act->fate) {
+	case TALLY_STEER_FATE_NONE: b = 0; break;
+	case TALLY_STEER_FATE_DROP: b = TALLY_STEER_ACT_DROP; break;
+	case TALLY_STEER_FATE_MISS: b = TALLY_STEER_ACT_MISS; break;
+	case TALLY_STEER_FATE_PASSTHRU: b = TALLY_STEER_ACT_CONTINUE; break;
+	case TALLY_STEER_FATE_QUEUE: b = TALLY_STEER_ACT_QUEUE; break;
+	case TALLY_STEER_FATE_RSS: b = TALLY_STEER_ACT_RSS; break;
+	case TALLY_STEER_FATE_JUMP: b = TALLY_STEER_ACT_JUMP; break;
+	default: return -EINVAL;
+	}
+	if (act->flags & TALLY_STEER_A_MARK)
+		b |= TALLY_STEER_ACT_MARK;
+	if (act->flags & TALLY_STEER_A_FLAG)
+		b |= TALLY_STEER_ACT_FLAG;
+	*a = b;
+	return 0;
+}
+
 int steer_action_acquire(struct tally_steer_table *tbl,
 			 const struct tally_steer_action *act, uint32_t *act_w,
 			 uint32_t *fate_w);
