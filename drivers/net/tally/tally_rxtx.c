@@ -473,17 +473,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (room < m->nb_segs)
 			break;
 		room -= m->nb_segs;
-		if (likely(m->nb_segs == 1)) {
-			uint32_t idx = prod & mask;
-			struct tally_tx_desc *d = &ring[idx];
-
-			d->addr = rte_mbuf_data_iova(m);
-			d->len = m->data_len;
-			d->flags = TALLY_TXD_F_EOP;
-			sw_ring[idx] = m;
-			prod++;
-			continue;
-		}
+		/* chains, and one-segment frames that waited for room */
 		for (; m != NULL; m = m->next) {
 			uint32_t idx = prod & mask;
 			struct tally_tx_desc *d = &ring[idx];
