@@ -6,6 +6,8 @@
 #ifndef FLOW_TEST_UTIL_H
 #define FLOW_TEST_UTIL_H
 
+#include <inttypes.h>
+
 #include "tally_dpdk_test.h"
 
 #define RS_MAX		512
@@ -92,6 +94,31 @@ xfer(struct fport *fp, uint32_t i, uint32_t len, unsigned int n,
 		got += r;
 	}
 	return (int)got;
+}
+
+/* ---- the port's dump ------------------------------------------------------ */
+
+/* The number after `what` in the port's rte_flow_dev_dump, e.g. "key
+ * builder " (keys the synchronous key builder made so far). */
+static inline int
+dump_count(uint16_t port, const char *what, uint64_t *v)
+{
+	struct rte_flow_error err;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	ret = rte_flow_dev_dump(port, NULL, f, &err);
+	fclose(f);
+	p = buf != NULL ? strstr(buf, what) : NULL;
+	if (ret == 0 && (p == NULL || sscanf(p + strlen(what), "%" SCNu64, v) != 1))
+		ret = -1;
+	free(buf);
+	return ret;
 }
 
 #endif /* FLOW_TEST_UTIL_H */

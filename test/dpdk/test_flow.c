@@ -1260,29 +1260,6 @@ kb_rule_make(uint64_t *s, const struct kb_shape *sh, uint32_t id, struct kb_rule
 	return it;
 }
 
-/* The number after `what` in the port's rte_flow_dev_dump, e.g. "key
- * builder " (keys the synchronous key builder made so far). */
-static int
-dump_count(uint16_t port, const char *what, uint64_t *v)
-{
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f;
-	int ret;
-
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return -1;
-	ret = rte_flow_dev_dump(port, NULL, f, &err);
-	fclose(f);
-	p = buf != NULL ? strstr(buf, what) : NULL;
-	if (ret == 0 && (p == NULL || sscanf(p + strlen(what), "%" SCNu64, v) != 1))
-		ret = -1;
-	free(buf);
-	return ret;
-}
-
 static int
 kb_keys(uint16_t port, uint64_t *keys)
 {

@@ -18,8 +18,6 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "flow_test_util.h"
 
@@ -62,24 +60,9 @@ lk_stop(void)
 static uint64_t
 lk_engine(uint16_t port)
 {
-	static const char what[] = "engine lock taken ";
-	struct rte_flow_error err;
-	uint64_t v = UINT64_MAX;
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f;
+	uint64_t v;
 
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return UINT64_MAX;
-	if (rte_flow_dev_dump(port, NULL, f, &err) != 0)
-		v = UINT64_MAX;
-	fclose(f);
-	p = buf != NULL ? strstr(buf, what) : NULL;
-	if (p == NULL || sscanf(p + strlen(what), "%" SCNu64, &v) != 1)
-		v = UINT64_MAX;
-	free(buf);
-	return v;
+	return dump_count(port, "engine lock taken ", &v) == 0 ? v : UINT64_MAX;
 }
 
 /* Engine lock acquisitions since *base (an earlier lk_engine() value),
@@ -98,6 +81,24 @@ lk_engine_delta(uint16_t port, uint64_t *base)
 
 #define NB_RULES	512
 #define NB_EACH		16	/* rules checked one by one; the rest as a run */
+
+/* After one rule operation that is no control work: no other lock taken
+ * (n, from the wrappers) and, for the first NB_EACH of a run, the engine
+ * lock taken exactly once (the rest are checked as a run). */
+static int
+lk_check_one(uint16_t port, uint64_t *base, unsigned int n, const char *what,
+	     const char *op, unsigned int i)
+{
+	uint64_t d;
+
+	TEST_ASSERT_EQ(n, 0, "%s %s %u took %u other locks", what, op, i, n);
+	if (i >= NB_EACH)
+		return TEST_SUCCESS;
+	d = lk_engine_delta(port, base);
+	TEST_ASSERT_EQ(d, 1, "%s %s %u took the engine lock %" PRIu64 " times",
+		       what, op, i, d);
+	return TEST_SUCCESS;
+}
 
 struct lk_rule {
 	struct rte_flow_item_ipv4 spec;
@@ -194,19 +195,11 @@ test_one_lock_per_flow(void)
 			n = lk_stop();
 			TEST_ASSERT(f[i] != NULL, "%s rule %u: %s", lk_names[k], i,
 				    e.message ? e.message : "");
-			if (i == 0 || i >= NB_EACH) {
-				if (i == 0)
-					lk_engine_delta((uint16_t)fp.port, &base);
-				else
-					TEST_ASSERT_EQ(n, 0, "%s create %u took %u other locks",
-						       lk_names[k], i, n);
-				continue;
-			}
-			TEST_ASSERT_EQ(n, 0, "%s create %u took %u other locks",
-				       lk_names[k], i, n);
-			d = lk_engine_delta((uint16_t)fp.port, &base);
-			TEST_ASSERT_EQ(d, 1, "%s create %u took the engine lock %" PRIu64
-				       " times", lk_names[k], i, d);
+			if (i == 0)
+				lk_engine_delta((uint16_t)fp.port, &base);
+			else if (lk_check_one((uint16_t)fp.port, &base, n, lk_names[k],
+					      "create", i) != TEST_SUCCESS)
+				return TEST_FAILED;
 		}
 		d = lk_engine_delta((uint16_t)fp.port, &base);
 		TEST_ASSERT_EQ(d, NB_RULES - NB_EACH, "%s creates %u..%u: engine lock taken %"
@@ -216,12 +209,9 @@ test_one_lock_per_flow(void)
 			lk_start();
 			TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f[i], &e), 0, "");
 			n = lk_stop();
-			TEST_ASSERT_EQ(n, 0, "%s destroy %u took %u other locks", lk_names[k], i, n);
-			if (i >= NB_EACH)
-				continue;
-			d = lk_engine_delta((uint16_t)fp.port, &base);
-			TEST_ASSERT_EQ(d, 1, "%s destroy %u took the engine lock %" PRIu64
-				       " times", lk_names[k], i, d);
+			if (lk_check_one((uint16_t)fp.port, &base, n, lk_names[k], "destroy",
+					 i) != TEST_SUCCESS)
+				return TEST_FAILED;
 		}
 		d = lk_engine_delta((uint16_t)fp.port, &base);
 		TEST_ASSERT_EQ(d, NB_RULES - 1 - NB_EACH, "%s destroys %u..%u: engine lock taken %"
@@ -260,16 +250,11 @@ test_one_lock_per_raw_rule(void)
 		TEST_ASSERT_EQ(rte_pmd_tally_rule_create((uint16_t)fp.port, mask, val,
 							 &ra, &rr[i]), 0, "raw rule %u", i);
 		n = lk_stop();
-		if (i == 0) {
+		if (i == 0)
 			lk_engine_delta((uint16_t)fp.port, &base);
-			continue;
-		}
-		TEST_ASSERT_EQ(n, 0, "raw create %u took %u other locks", i, n);
-		if (i < NB_EACH) {
-			d = lk_engine_delta((uint16_t)fp.port, &base);
-			TEST_ASSERT_EQ(d, 1, "raw create %u took the engine lock %" PRIu64
-				       " times", i, d);
-		}
+		else if (lk_check_one((uint16_t)fp.port, &base, n, "raw", "create", i) !=
+			 TEST_SUCCESS)
+			return TEST_FAILED;
 	}
 	d = lk_engine_delta((uint16_t)fp.port, &base);
 	TEST_ASSERT_EQ(d, NB_RULES - NB_EACH, "raw creates: engine lock taken %" PRIu64
@@ -280,12 +265,9 @@ test_one_lock_per_raw_rule(void)
 		n = lk_stop();
 		if (i + 1 == NB_RULES)
 			break;
-		TEST_ASSERT_EQ(n, 0, "raw destroy %u took %u other locks", i, n);
-		if (i < NB_EACH) {
-			d = lk_engine_delta((uint16_t)fp.port, &base);
-			TEST_ASSERT_EQ(d, 1, "raw destroy %u took the engine lock %" PRIu64
-				       " times", i, d);
-		}
+		if (lk_check_one((uint16_t)fp.port, &base, n, "raw", "destroy", i) !=
+		    TEST_SUCCESS)
+			return TEST_FAILED;
 	}
 	d = lk_engine_delta((uint16_t)fp.port, &base);
 	TEST_ASSERT(d >= NB_RULES - NB_EACH && d != UINT64_MAX,
