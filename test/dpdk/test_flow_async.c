@@ -29,11 +29,11 @@ struct tport {
 	struct rte_flow_template_table *tbl;
 };
 
-/* Stop, configure one flow queue of QSIZE, start. */
+/* Stop, configure nb_queue flow queues of size with nb_counters, start. */
 static int
-tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
+tp_configure_cnt(uint16_t port, uint16_t nb_queue, uint32_t size, uint32_t nb_counters)
 {
-	const struct rte_flow_port_attr pa = { .nb_counters = 1024 };
+	const struct rte_flow_port_attr pa = { .nb_counters = nb_counters };
 	const struct rte_flow_queue_attr qa = { .size = size };
 	const struct rte_flow_queue_attr *qap[4] = { &qa, &qa, &qa, &qa };
 	struct rte_flow_error e;
@@ -46,10 +46,18 @@ tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
 	return ret;
 }
 
-/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
- * nb_queue flow queues */
+/* Stop, configure nb_queue flow queues of size (1024 counters), start. */
 static int
-tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
+tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
+{
+	return tp_configure_cnt(port, nb_queue, size, 1024);
+}
+
+/* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
+ * nb_queue flow queues with nb_counters, on a port with devargs */
+static int
+tp_open_cfg(struct tport *t, const char *devargs, uint32_t nb_counters,
+	    uint32_t nb_flows, uint16_t nb_queue)
 {
 	const struct rte_flow_item tmpl[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
@@ -71,10 +79,10 @@ tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
 	uint16_t port;
 
 	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, "", 2) != 0)
+	if (fp_open(&t->fp, devargs, 2) != 0)
 		return -1;
 	port = (uint16_t)t->fp.port;
-	if (tp_configure(port, nb_queue, QSIZE) != 0)
+	if (tp_configure_cnt(port, nb_queue, QSIZE, nb_counters) != 0)
 		return -1;
 	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
 	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
@@ -82,6 +90,12 @@ tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
 		return -1;
 	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
 	return t->tbl != NULL ? 0 : -1;
+}
+
+static int
+tp_open_q(struct tport *t, uint32_t nb_flows, uint16_t nb_queue)
+{
+	return tp_open_cfg(t, "", 1024, nb_flows, nb_queue);
 }
 
 static int
@@ -1081,9 +1095,6 @@ static int
 test_batch_counters_beyond_stock(void)
 {
 	enum { BANK = 16, STOCK = 4, N = 20 };
-	const struct rte_flow_port_attr pa = { .nb_counters = STOCK };
-	const struct rte_flow_queue_attr qa = { .size = QSIZE };
-	const struct rte_flow_queue_attr *qap[1] = { &qa };
 	struct rte_flow_op_result res[QSIZE];
 	struct rte_flow *f[N], *x;
 	struct rte_flow_error e;
@@ -1093,36 +1104,8 @@ test_batch_counters_beyond_stock(void)
 	struct tport t;
 	int n;
 
-	memset(&t, 0, sizeof(t));
-	TEST_ASSERT_EQ(fp_open(&t.fp, "counters=16", 2), 0, "");
+	TEST_ASSERT_EQ(tp_open_cfg(&t, "counters=16", STOCK, 32, 1), 0, "");
 	port = (uint16_t)t.fp.port;
-	rte_eth_dev_stop(port);
-	TEST_ASSERT_EQ(rte_flow_configure(port, &pa, 1, qap, &e), 0, "");
-	TEST_ASSERT_EQ(rte_eth_dev_start(port), 0, "");
-	{
-		const struct rte_flow_item tmpl[] = {
-			{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-			{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
-			{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-			{ .type = RTE_FLOW_ITEM_TYPE_END },
-		};
-		const struct rte_flow_action acts[] = {
-			{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-			{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-			{ .type = RTE_FLOW_ACTION_TYPE_END },
-		};
-		const struct rte_flow_pattern_template_attr pta = { .ingress = 1 };
-		const struct rte_flow_actions_template_attr ata = { .ingress = 1 };
-		const struct rte_flow_template_table_attr ta = {
-			.flow_attr = { .ingress = 1 }, .nb_flows = 32,
-		};
-
-		t.pt = rte_flow_pattern_template_create(port, &pta, tmpl, &e);
-		t.at = rte_flow_actions_template_create(port, &ata, acts, acts, &e);
-		TEST_ASSERT(t.pt != NULL && t.at != NULL, "");
-		t.tbl = rte_flow_template_table_create(port, &ta, &t.pt, 1, &t.at, 1, &e);
-		TEST_ASSERT(t.tbl != NULL, "");
-	}
 	for (i = 0; i < N; i++) {
 		f[i] = q_create_pp(&t, 0, 10 + i, 1, (void *)(uintptr_t)(300 + i), &e, true);
 		TEST_ASSERT(f[i] != NULL, "");
