@@ -237,4 +237,30 @@ key_5tuple(struct tally_match_key *k, uint32_t sip, uint32_t dip, uint16_t sp,
 	key_put(k, TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_DPORT), dp, 2);
 }
 
+/* ---- the device's view -------------------------------------------------- */
+
+/* The device's view: walk matcher desc d for key k as the device does. */
+static inline const struct tally_steer_entry *
+steer_dev_find(const struct tally_steer_matcher_desc *d, const struct tally_match_key *k)
+{
+	const struct tally_steer_htab *h = (const void *)(uintptr_t)d->htab;
+	const uint8_t *ent = (const uint8_t *)(h + 1);
+	uint32_t w[TALLY_STEER_KEY_WORDS], i, mask = (1u << h->log2_size) - 1, s;
+
+	for (i = 0; i < d->nwords; i++)
+		w[i] = tally_steer_key_word(k, d->words[i].idx) & d->words[i].mask;
+	s = tally_steer_hash(w, d->nwords, h->seed) & mask;
+	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
+		const struct tally_steer_entry *e = (const void *)(ent + (size_t)s * h->stride);
+		uint32_t st = TALLY_FIELD_GET(e->ctrl, TALLY_STEER_CTRL_STATE_M);
+
+		if (st == TALLY_STEER_S_EMPTY)
+			return NULL;
+		if (st == TALLY_STEER_S_VALID &&
+		    memcmp(e->key, w, d->nwords * sizeof(w[0])) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 #endif /* STEER_TEST_UTIL_H */

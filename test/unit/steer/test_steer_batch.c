@@ -80,24 +80,8 @@ dev_find(struct side *s, const struct tally_match_key *k)
 	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
 	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[0].mlist;
 	const struct tally_steer_matcher_desc *d = (const void *)(uintptr_t)ml->matcher[0];
-	const struct tally_steer_htab *h = (const void *)(uintptr_t)d->htab;
-	const uint8_t *ent = (const uint8_t *)(h + 1);
-	uint32_t w[TALLY_STEER_KEY_WORDS], i, mask = (1u << h->log2_size) - 1, slot;
 
-	for (i = 0; i < d->nwords; i++)
-		w[i] = tally_steer_key_word(k, d->words[i].idx) & d->words[i].mask;
-	slot = tally_steer_hash(w, d->nwords, h->seed) & mask;
-	for (i = 0; i <= mask; i++, slot = (slot + 1) & mask) {
-		const struct tally_steer_entry *e = (const void *)(ent + (size_t)slot * h->stride);
-		uint32_t st = TALLY_FIELD_GET(e->ctrl, TALLY_STEER_CTRL_STATE_M);
-
-		if (st == TALLY_STEER_S_EMPTY)
-			return NULL;
-		if (st == TALLY_STEER_S_VALID &&
-		    memcmp(e->key, w, d->nwords * sizeof(w[0])) == 0)
-			return e;
-	}
-	return NULL;
+	return steer_dev_find(d, k);
 }
 
 /* The actions the batches use, in turn. */

@@ -221,30 +221,6 @@ test_jump_missing_and_loops(void)
 	return TEST_SUCCESS;
 }
 
-/* The device's view: walk matcher desc d for key k as the device does. */
-static const struct tally_steer_entry *
-dev_find(const struct tally_steer_matcher_desc *d, const struct tally_match_key *k)
-{
-	const struct tally_steer_htab *h = (const void *)(uintptr_t)d->htab;
-	const uint8_t *ent = (const uint8_t *)(h + 1);
-	uint32_t w[TALLY_STEER_KEY_WORDS], i, mask = (1u << h->log2_size) - 1, s;
-
-	for (i = 0; i < d->nwords; i++)
-		w[i] = tally_steer_key_word(k, d->words[i].idx) & d->words[i].mask;
-	s = tally_steer_hash(w, d->nwords, h->seed) & mask;
-	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
-		const struct tally_steer_entry *e = (const void *)(ent + (size_t)s * h->stride);
-		uint32_t st = TALLY_FIELD_GET(e->ctrl, TALLY_STEER_CTRL_STATE_M);
-
-		if (st == TALLY_STEER_S_EMPTY)
-			return NULL;
-		if (st == TALLY_STEER_S_VALID &&
-		    memcmp(e->key, w, d->nwords * sizeof(w[0])) == 0)
-			return e;
-	}
-	return NULL;
-}
-
 /* Descriptor of the first matcher of table id. */
 static const struct tally_steer_matcher_desc *
 dev_desc(struct env *e, uint32_t id)
@@ -328,9 +304,9 @@ test_growth_and_delete_all(void)
 		    tally_steer_matcher_log2(m));
 	for (i = 0; i < 20000; i++) {
 		key_n(&k, N + i);
-		TEST_ASSERT(dev_find(dev_desc(&e, 0), &k) != NULL, "device finds %u", i);
+		TEST_ASSERT(steer_dev_find(dev_desc(&e, 0), &k) != NULL, "device finds %u", i);
 		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "rule %u", i);
-		TEST_ASSERT(dev_find(dev_desc(&e, 0), &k) == NULL, "device lost %u", i);
+		TEST_ASSERT(steer_dev_find(dev_desc(&e, 0), &k) == NULL, "device lost %u", i);
 	}
 	free(r);
 	env_fini(&e);
@@ -390,7 +366,7 @@ test_incremental_migration(void)
 		ops = n;
 		for (j = 0; j < n; j++) {
 			key_n(&k, j);
-			TEST_ASSERT_EQ(dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+			TEST_ASSERT_EQ(steer_dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
 				       "device view of rule %u during the migration", j);
 		}
 	}
@@ -399,7 +375,7 @@ test_incremental_migration(void)
 	TEST_ASSERT(tally_steer_matcher_log2(m) >= 11, "2^%u", tally_steer_matcher_log2(m));
 	for (j = 0; j < n; j++) {
 		key_n(&k, j);
-		TEST_ASSERT_EQ(dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+		TEST_ASSERT_EQ(steer_dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
 			       "device view of rule %u", j);
 		if (r[j] == NULL) {
 			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[j]), 0, "%u", j);
