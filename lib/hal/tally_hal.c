@@ -432,22 +432,12 @@ tally_hal_fault_str(uint32_t cause)
 
 /* ---- completion counters ------------------------------------------------ */
 
-static inline void
-hal_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#endif
-}
-
 static void
 hal_lock(bool *l)
 {
 	while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			hal_cpu_relax();
+			tally_cpu_relax();
 }
 
 static void

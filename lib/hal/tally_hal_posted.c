@@ -62,7 +62,7 @@ posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
 		for (i = 0; i < POSTED_SPIN; i++) {
 			if (posted_done(p, k, target))
 				return true;
-			__builtin_ia32_pause();
+			tally_cpu_relax();
 		}
 		if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
 			return false;

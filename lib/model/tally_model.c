@@ -13,16 +13,6 @@
 #define TALLY_MODEL_POLLED_NS	2000000	/* thread steps when nobody polled this long */
 #define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
 
-static inline void
-tally_model_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_LOOP] = &tally_wire_loop_ops,
 	[TALLY_WIRE_PCAP] = &tally_wire_pcap_ops,
@@ -48,7 +38,7 @@ tally_model_lock(struct tally_model *m)
 	/* acquire: pairs with the release store in tally_model_unlock() */
 	while (__atomic_load_n(&m->lock_owner, __ATOMIC_ACQUIRE) != t) {
 		if (++spins < TALLY_MODEL_LOCK_SPINS) {
-			tally_model_cpu_relax();
+			tally_cpu_relax();
 			continue;
 		}
 		spins = 0;
@@ -192,7 +182,7 @@ tally_model_thread(void *arg)
 		}
 		if (++idle < TALLY_MODEL_SPIN_POLLS) {
 			for (i = 0; i < TALLY_MODEL_IDLE_PAUSES; i++)
-				tally_model_cpu_relax();
+				tally_cpu_relax();
 			continue;
 		}
 		if (idle < TALLY_MODEL_YIELD_POLLS) {

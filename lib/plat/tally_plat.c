@@ -75,16 +75,6 @@ tally_time_ns(void)
 
 #define TALLY_LOCK_SPINS	256	/* tests between yields */
 
-static inline void
-tally_plat_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 void
 tally_lock_init(struct tally_lock *l)
 {
@@ -101,7 +91,7 @@ tally_lock_wait(struct tally_lock *l)
 			if (__atomic_load_n(&l->held, __ATOMIC_RELAXED) == 0 &&
 			    __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)
 				goto taken;
-			tally_plat_cpu_relax();
+			tally_cpu_relax();
 		}
 		sched_yield();
 	}

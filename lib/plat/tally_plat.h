@@ -50,6 +50,17 @@ uint64_t tally_time_ns(void);
 #define tally_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define tally_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+/* A spin-wait hint to the CPU (x86 pause, Arm yield), inside busy waits. */
+static inline void
+tally_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 #define TALLY_LIKELY(x)		__builtin_expect(!!(x), 1)
 #define TALLY_UNLIKELY(x)	__builtin_expect(!!(x), 0)
 #define TALLY_CONTAINER_OF(ptr, type, member) \
