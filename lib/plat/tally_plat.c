@@ -82,14 +82,14 @@ tally_lock_init(struct tally_lock *l)
 }
 
 void
-tally_lock_wait(struct tally_lock *l)
+tally_lock_wait(struct tally_lock *l, uint32_t t)
 {
 	unsigned int i;
 
 	for (;;) {
 		for (i = 0; i < TALLY_LOCK_SPINS; i++) {
-			if (__atomic_load_n(&l->held, __ATOMIC_RELAXED) == 0 &&
-			    __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)
+			/* acquire: pairs with the release store in tally_unlock() */
+			if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == t)
 				goto taken;
 			tally_cpu_relax();
 		}

@@ -2,8 +2,8 @@
 /*
  * The flow engine's lock (lib/plat/tally_lock.h): mutual exclusion under
  * contention (two threads adding to one unprotected counter, plus a check
- * that nobody else is inside), try-lock semantics, and the statistics
- * (acquisitions, waits).
+ * that nobody else is inside), try-lock semantics, the statistics
+ * (acquisitions, waits), and fairness (first come, first served).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -64,17 +64,26 @@ test_exclusion(void)
 	return TEST_SUCCESS;
 }
 
-static uint32_t lk_started;
+static uint32_t lk_inside;	/* the waiter had the lock */
 
 static void *
 lk_waiter(void *arg)
 {
 	struct tally_lock *l = arg;
 
-	__atomic_store_n(&lk_started, 1, __ATOMIC_RELEASE);
 	tally_lock(l);		/* waits for the main thread's hold */
+	__atomic_store_n(&lk_inside, 1, __ATOMIC_RELAXED);
 	tally_unlock(l);
 	return NULL;
+}
+
+/* Until the waiter has drawn its ticket (one holder, one waiter). */
+static void
+lk_wait_for_waiter(const struct tally_lock *l)
+{
+	while (__atomic_load_n(&l->next, __ATOMIC_RELAXED) -
+	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED) != 2)
+		sched_yield();
 }
 
 static int
@@ -96,20 +105,42 @@ test_try_and_stats(void)
 	/* a second thread that finds the lock held waits, then gets it */
 	tally_lock(&l);
 	TEST_ASSERT_EQ(pthread_create(&t, NULL, lk_waiter, &l), 0, "thread");
-	while (!__atomic_load_n(&lk_started, __ATOMIC_ACQUIRE))
-		sched_yield();
+	lk_wait_for_waiter(&l);
 	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);	/* it spins, then yields */
+	TEST_ASSERT(!tally_trylock(&l), "a try with a waiter in line");
 	tally_unlock(&l);
 	pthread_join(t, NULL);
 	TEST_ASSERT_EQ(tally_lock_taken(&l), 4, "");
 	TEST_ASSERT_EQ(tally_lock_waited(&l), 1, "the waiter counted");
-	TEST_ASSERT_EQ(l.held, 0, "released");
+	TEST_ASSERT(!tally_lock_busy(&l), "released");
+	return TEST_SUCCESS;
+}
+
+/* Fair: a holder that releases and asks again comes after a waiter. */
+static int
+test_fair(void)
+{
+	struct tally_lock l = TALLY_LOCK_INIT;
+	pthread_t t;
+
+	__atomic_store_n(&lk_inside, 0, __ATOMIC_RELAXED);
+	tally_lock(&l);
+	TEST_ASSERT_EQ(pthread_create(&t, NULL, lk_waiter, &l), 0, "thread");
+	lk_wait_for_waiter(&l);
+	tally_unlock(&l);
+	tally_lock(&l);
+	TEST_ASSERT_EQ(__atomic_load_n(&lk_inside, __ATOMIC_RELAXED), 1,
+		       "the waiter had the lock before the holder had it again");
+	tally_unlock(&l);
+	pthread_join(t, NULL);
+	TEST_ASSERT(!tally_lock_busy(&l), "released");
 	return TEST_SUCCESS;
 }
 
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_exclusion),
 	TEST_CASE(test_try_and_stats),
+	TEST_CASE(test_fair),
 };
 
 int
