@@ -56,7 +56,6 @@
 
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
-#include <rte_pause.h>
 #include <rte_prefetch.h>
 
 #include "tally_compat.h"
@@ -71,7 +70,6 @@ not_configured(struct rte_flow_error *err)
 				   "flow queues not configured: call rte_flow_configure first");
 }
 
-#define TALLY_FQ_SPIN	200	/* pauses before waiting in tally_lock() */
 
 static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
@@ -461,42 +459,14 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	queue_refill(fc, q);
 }
 
-/*
- * The engine lock for a batch. Another queue's batch holds it for some
- * microseconds: spin a while (on a plain load of a hint, so the holder's
- * cache line is not stolen by failed lock attempts) rather than sleep in
- * the kernel at once.
- */
-static void
-queue_lock(struct tally_flow_ctx *fc)
-{
-	struct tally_flow_tmpl *t = fc->tmpl;
-	unsigned int i;
-
-	for (i = 0; i < TALLY_FQ_SPIN; i++) {
-		if (!__atomic_load_n(&t->batch_busy, __ATOMIC_RELAXED) &&
-		    tally_trylock(&fc->lock))
-			goto locked;
-		rte_pause();
-	}
-	tally_lock(&fc->lock);
-locked:
-	__atomic_store_n(&t->batch_busy, true, __ATOMIC_RELAXED);
-}
-
-static void
-queue_unlock(struct tally_flow_ctx *fc)
-{
-	__atomic_store_n(&fc->tmpl->batch_busy, false, __ATOMIC_RELAXED);
-	tally_unlock(&fc->lock);
-}
-
 static void
 queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 {
-	queue_lock(fc);
+	/* another queue's batch holds the lock for some microseconds: the
+	 * engine lock spins on a plain load, then yields (tally_lock.h) */
+	tally_lock(&fc->lock);
 	queue_flush_locked(fc, q);
-	queue_unlock(fc);
+	tally_unlock(&fc->lock);
 }
 
 /* The rule's items: types from the template, values from the rule, masks

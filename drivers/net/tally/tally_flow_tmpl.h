@@ -188,8 +188,6 @@ struct tally_flow_tmpl {
 	 * caches), linked through next.tqe_next */
 	struct rte_flow *spare;
 	uint32_t nspare;
-	/* hint: a queue's batch holds the lock (own cache line: spun on) */
-	bool batch_busy __rte_cache_aligned;
 };
 
 /* The port's flow engine, or NULL with err set. */
