@@ -1094,6 +1094,13 @@ test_concurrent(void)
 				last = rte_get_timer_cycles();
 		}
 	}
+	/* on a busy machine a thread may not have had the CPU yet: let both
+	 * make progress before stopping them (up to 5 s) */
+	last = rte_get_timer_cycles();
+	while ((__atomic_load_n(&c.churn_loops, __ATOMIC_RELAXED) == 0 ||
+		__atomic_load_n(&c.queries, __ATOMIC_RELAXED) == 0) &&
+	       rte_get_timer_cycles() - last < 5 * rte_get_timer_hz())
+		rte_delay_us_sleep(1000);
 	atomic_store(&c.stop, true);
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
