@@ -243,6 +243,10 @@ uint32_t tally_steer_matcher_log2(const struct tally_steer_matcher *m);
  * array is under way (tests, dumps). */
 uint32_t tally_steer_matcher_tombs(const struct tally_steer_matcher *m);
 bool tally_steer_matcher_migrating(const struct tally_steer_matcher *m);
+/* 0 if the matcher's hash arrays are consistent (entry states and counts,
+ * the written bitmap, rule handles), else -EIO; reads every entry (tests,
+ * debugging); lock held. */
+int tally_steer_matcher_check_locked(const struct tally_steer_matcher *m);
 
 /* ---- rules ----------------------------------------------------------------
  * value: a key; only the matcher's mask bits are used. -EEXIST same masked

@@ -139,7 +139,7 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 		/* the filter bit before the entry turns VALID (release) */
 		steer_filter_set(m->ent, m->log2, m->stride, op->key.hash);
 		steer_entry_publish(e, op->key.w, m->nwords, act_w, op->mark, fate_w);
-		m->shadow[ins] = op->r->idx;
+		steer_shadow_set(m->shadow, m->log2, ins, op->r->idx);
 		m->used++;
 		op->r->m = m;
 		op->r->slot = ins | m->par;

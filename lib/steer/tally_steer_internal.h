@@ -149,11 +149,45 @@ struct tally_steer_ctx {
 	uint32_t visit_epoch;
 };
 
-/* A hash array's shadow (tally_hmem, 4 bytes per entry). */
+/*
+ * A hash array's host side (one tally_hmem block): the shadow, 4 bytes per
+ * entry (entry -> rule handle index), then the written bitmap, 1 bit per
+ * entry, set when a rule is first placed in the entry and never cleared
+ * (a deleted rule leaves a TOMB). Invariant: a clear bit means the entry is
+ * EMPTY with ctrl 0. Then no key whose home is that entry is in the array
+ * (linear probing would have placed it there), so an insert at that home
+ * needs to read neither the entry nor its neighbours.
+ */
+static inline size_t
+steer_shadow_size(uint32_t log2)
+{
+	return ((size_t)4 << log2) + ((((size_t)1 << log2) + 63) / 64) * 8;
+}
+
+static inline uint64_t *
+steer_written(const uint32_t *shadow, uint32_t log2)
+{
+	return (uint64_t *)(uintptr_t)(shadow + ((size_t)1 << log2));
+}
+
+static inline bool
+steer_written_test(const uint32_t *shadow, uint32_t log2, uint32_t s)
+{
+	return (steer_written(shadow, log2)[s >> 6] >> (s & 63)) & 1;
+}
+
+/* Rule handle idx now occupies entry s (every placement goes through here). */
+static inline void
+steer_shadow_set(uint32_t *shadow, uint32_t log2, uint32_t s, uint32_t idx)
+{
+	shadow[s] = idx;
+	steer_written(shadow, log2)[s >> 6] |= 1ull << (s & 63);
+}
+
 static inline void
 steer_shadow_free(uint32_t *shadow, uint32_t log2)
 {
-	tally_hmem_free(shadow, (size_t)4 << log2);
+	tally_hmem_free(shadow, steer_shadow_size(log2));
 }
 
 /* memory (tally_steer_ctx.c) */
@@ -305,6 +339,7 @@ steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
 	__builtin_prefetch(e, 1, 3);
 	__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
 	__builtin_prefetch(&shadow[slot], 1, 3);
+	__builtin_prefetch(&steer_written(shadow, log2)[slot >> 6], 0, 3);
 	__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
 			   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
 }
@@ -385,6 +420,28 @@ steer_entry_publish(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwo
 	/* pairs with the device's acquire load of ctrl */
 	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_VALID),
 			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Write a rule into an entry that has never held one (ctrl 0, EMPTY): the
+ * device stops at an EMPTY entry and reads none of its fields, so the
+ * fields go first and one release store of ctrl publishes them, with the
+ * generation steer_entry_publish() would give (two steps from 0).
+ */
+static inline void
+steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
+			  uint32_t act_w, uint32_t mark, uint32_t fate_w)
+{
+	uint32_t i;
+
+	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->mark, mark, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
+	for (i = 0; i < nwords; i++)
+		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
+	/* pairs with the device's acquire load of ctrl */
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(steer_ctrl_next(0, TALLY_STEER_S_BUSY),
+						    TALLY_STEER_S_VALID), __ATOMIC_RELEASE);
 }
 
 #endif /* TALLY_STEER_INTERNAL_H */

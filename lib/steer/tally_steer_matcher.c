@@ -11,13 +11,12 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 {
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	struct tally_steer_htab *h;
-	size_t n = (size_t)1 << log2;
 	int rc;
 
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
 	/* random accesses: huge pages where offered (and none touched yet) */
-	*shadow = tally_hmem_alloc(n * sizeof(uint32_t), true);
+	*shadow = tally_hmem_alloc(steer_shadow_size(log2), true);
 	if (*shadow == NULL)
 		return -ENOMEM;
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_FSIZE(log2, m->nwords), 64, mem);
@@ -82,7 +81,7 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	 * faults of the new array are taken here rather than by inserts */
 	steer_prefault((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
 		       nmem.size - sizeof(struct tally_steer_htab));
-	steer_prefault(nshadow, ((size_t)4) << log2);
+	steer_prefault(nshadow, steer_shadow_size(log2));
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
 		const struct tally_steer_entry *e = steer_entry(m, i);
@@ -101,12 +100,12 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 			s = (s + 1) & mask;
 		}
 		memcpy(ne, e, m->stride);
-		nshadow[s] = m->shadow[i];
+		steer_shadow_set(nshadow, log2, s, m->shadow[i]);
 		steer_handle(ctx, m->shadow[i])->slot = s | m->par;
 	}
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
-	ctx->host_bytes += ((uint64_t)mask + 1) * 4 - (uint64_t)old_n * 4;
+	ctx->host_bytes += steer_shadow_size(log2) - steer_shadow_size(m->log2);
 	steer_shadow_free(m->shadow, m->log2);
 	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
 	m->htab = nmem;
@@ -142,7 +141,7 @@ steer_matcher_free(struct tally_steer_matcher *m)
 	steer_mig_abort(m);
 	steer_dmem_free(ctx, &m->htab);
 	steer_dmem_free(ctx, &m->desc);
-	ctx->host_bytes -= sizeof(*m) + ((uint64_t)4 << m->log2);
+	ctx->host_bytes -= sizeof(*m) + steer_shadow_size(m->log2);
 	steer_shadow_free(m->shadow, m->log2);
 	tally_free(m);
 }
@@ -207,7 +206,7 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 	}
 	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
 	tbl->nm++;
-	ctx->host_bytes += sizeof(*m) + ((uint64_t)4 << m->log2);
+	ctx->host_bytes += sizeof(*m) + steer_shadow_size(m->log2);
 	steer_reclaim_locked(ctx);
 	*out = m;
 	return 0;

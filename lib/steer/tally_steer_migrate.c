@@ -56,7 +56,7 @@ steer_mig_start(struct tally_steer_matcher *m, uint32_t log2)
 	t->log2 = log2;
 	t->used = 0;
 	t->tombs = 0;
-	m->tbl->ctx->host_bytes += (uint64_t)4 << log2;
+	m->tbl->ctx->host_bytes += steer_shadow_size(log2);
 	/* operations left before either array reaches the hard load */
 	room = TALLY_MIN(((STEER_LOAD_HARD - STEER_LOAD_START) << m->log2) / 8,
 			 ((STEER_LOAD_HARD - STEER_LOAD_TARGET) << log2) / 8);
@@ -77,7 +77,7 @@ steer_mig_publish(struct tally_steer_matcher *m)
 
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, t->mem.iova, __ATOMIC_RELEASE);
-	ctx->host_bytes -= (uint64_t)4 << m->log2;
+	ctx->host_bytes -= steer_shadow_size(m->log2);
 	steer_shadow_free(m->shadow, m->log2);
 	__atomic_store_n(&m->shadow, t->shadow, __ATOMIC_RELAXED);
 	m->htab = t->mem;
@@ -115,7 +115,7 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 		    TALLY_STEER_S_TOMB)
 			t->tombs--;
 		memcpy(steer_entry_at(t->ent, m->stride, s), e, m->stride);
-		t->shadow[s] = r->idx;
+		steer_shadow_set(t->shadow, t->log2, s, r->idx);
 		t->used++;
 		r->slot = s | npar;
 	}
@@ -138,7 +138,7 @@ steer_mig_abort(struct tally_steer_matcher *m)
 	if (!m->migrating)
 		return;
 	steer_dmem_free(ctx, &m->mig.mem);
-	ctx->host_bytes -= (uint64_t)4 << m->mig.log2;
+	ctx->host_bytes -= steer_shadow_size(m->mig.log2);
 	steer_shadow_free(m->mig.shadow, m->mig.log2);
 	memset(&m->mig, 0, sizeof(m->mig));
 	m->migrating = false;

@@ -91,6 +91,16 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
  * shrink a mostly empty array), finish it at once at the hard load. Returns
  * 1 if the published array changed, 0 if not, or -errno (nothing changed).
  */
+/* One more entry fits without a migration (and none is running). */
+static inline bool
+steer_room_now(const struct tally_steer_matcher *m)
+{
+	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
+
+	return !m->migrating && load <= STEER_LOAD_START * n &&
+	       ((uint64_t)m->used * 16 >= n || m->log2 <= m->min_log2);
+}
+
 static int
 steer_make_room(struct tally_steer_matcher *m)
 {
@@ -109,8 +119,7 @@ steer_make_room(struct tally_steer_matcher *m)
 	}
 	/* below the start load, and not mostly empty or not allowed to
 	 * shrink (a reserved array): the common case */
-	if (load <= STEER_LOAD_START * n &&
-	    ((uint64_t)m->used * 16 >= n || m->log2 <= m->min_log2))
+	if (steer_room_now(m))
 		return 0;
 	/* shrink at most 8x per migration, so that one step stays short */
 	target = steer_mig_target(m, m->used);
@@ -140,9 +149,40 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 		t->tombs--;
 	steer_filter_set(t->ent, t->log2, m->stride, h);
 	memcpy(e, src, m->stride);
-	t->shadow[s] = idx;
+	steer_shadow_set(t->shadow, t->log2, s, idx);
 	t->used++;
 	return s | (m->par ^ STEER_SLOT_PAR);
+}
+
+/*
+ * Insert at home slot s, never written in this array (so EMPTY, and the key
+ * is not in the array: see steer_shadow_size()), with no migration due. The
+ * slot is only written: its cache miss does not stall the insert.
+ */
+static int
+steer_insert_fresh(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		   const struct tally_steer_action *act, struct tally_steer_rule *r,
+		   uint32_t s)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	uint32_t act_w, fate_w;
+	int rc;
+
+	if (ctx->nrules >= ctx->cfg.max_rules)
+		return -ENOSPC;
+	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
+	if (rc != 0)
+		return rc;
+	/* the filter bit before the entry turns VALID (release) */
+	steer_filter_set(m->ent, m->log2, m->stride, k->hash);
+	steer_entry_publish_fresh(steer_entry(m, s), k->w, m->nwords, act_w, act->mark,
+				  fate_w);
+	steer_shadow_set(m->shadow, m->log2, s, r->idx);
+	m->used++;
+	ctx->nrules++;
+	r->m = m;
+	r->slot = s | m->par;
+	return 0;
 }
 
 int
@@ -159,6 +199,9 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
+	slot = k->hash & ((1u << m->log2) - 1);
+	if (!steer_written_test(m->shadow, m->log2, slot) && steer_room_now(m))
+		return steer_insert_fresh(m, k, act, r, slot);
 	slot = steer_probe(m, k->w, k->hash, &ins);
 	if (slot != UINT32_MAX)
 		return -EEXIST;
@@ -182,7 +225,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	/* the filter bit before the entry turns VALID (release) */
 	steer_filter_set(m->ent, m->log2, m->stride, k->hash);
 	steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
-	m->shadow[ins] = r->idx;
+	steer_shadow_set(m->shadow, m->log2, ins, r->idx);
 	m->used++;
 	ctx->nrules++;
 	r->m = m;

@@ -243,6 +243,8 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 	TEST_ASSERT_EQ(tally_steer_matcher_log2(r->a.m), tally_steer_matcher_log2(r->b.m), "");
 	TEST_ASSERT_EQ(tally_steer_matcher_migrating(r->a.m),
 		       tally_steer_matcher_migrating(r->b.m), "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(r->a.m), 0, "batch side consistent");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(r->b.m), 0, "single side consistent");
 	return TEST_SUCCESS;
 }
 

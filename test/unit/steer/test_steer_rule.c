@@ -650,6 +650,73 @@ test_rule_priv_handles(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Inserts into never-written home slots skip the probe (the written bitmap
+ * says no key can be there). Random churn over a pool of keys, through
+ * growth, tombstone purges and shrinks: after every step the arrays are
+ * consistent (every placed rule has its written bit), a live key is a
+ * duplicate, and the device finds exactly the live keys.
+ */
+static int
+test_written_bitmap_churn(void)
+{
+	enum { POOL = 3000, STEPS = 40000 };
+	struct env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule **r, *x;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(1);
+	uint32_t i, j, live = 0, migrations = 0, seed = 12345;
+	bool was_migrating = false;
+
+	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	r = calloc(POOL, sizeof(*r));
+	TEST_ASSERT(r != NULL, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	for (i = 0; i < STEPS; i++) {
+		/* phases: fill towards the pool, drain to a few, fill again */
+		bool fill = (i / 10000) % 2 == 0 ? live < POOL * 9 / 10 : live < 50;
+
+		seed = seed * 1103515245u + 12345u;
+		j = (seed >> 8) % POOL;
+		key_n(&k, j);
+		if (r[j] == NULL && (fill || (seed & 0x10000))) {
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[j]), 0,
+				       "step %u insert %u", i, j);
+			live++;
+		} else if (r[j] != NULL) {
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST,
+				       "step %u duplicate %u", i, j);
+			if (!fill || (seed & 0x20000)) {
+				TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "step %u", i);
+				r[j] = NULL;
+				live--;
+			}
+		}
+		if (tally_steer_matcher_migrating(m) && !was_migrating)
+			migrations++;
+		was_migrating = tally_steer_matcher_migrating(m);
+		if (i % 97 == 0 || was_migrating)
+			TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "step %u", i);
+	}
+	TEST_ASSERT(migrations >= 4, "%u migrations", migrations);
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), live, "");
+	for (j = 0; j < POOL; j++) {
+		key_n(&k, j);
+		TEST_ASSERT_EQ(steer_dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+			       "device view of key %u", j);
+		if (r[j] != NULL)
+			TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "%u", j);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	free(r);
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_root_programmed),
 	TEST_CASE(test_insert_delete_duplicate),
@@ -657,6 +724,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_jump_missing_and_loops),
 	TEST_CASE(test_growth_and_delete_all),
 	TEST_CASE(test_incremental_migration),
+	TEST_CASE(test_written_bitmap_churn),
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
 	TEST_CASE(test_rss_sets),

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Consistency check of a matcher's hash arrays (tests and debugging; a
+ * control operation that reads every entry): entry states against the
+ * counts, the written bitmap against the entries, rule handles against the
+ * slots that hold them.
+ */
+#include "tally_steer_internal.h"
+
+static int
+steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
+		  const uint32_t *shadow, uint32_t log2, uint32_t par,
+		  uint32_t used, uint32_t tombs)
+{
+	const struct tally_steer_ctx *ctx = m->tbl->ctx;
+	uint32_t n = 1u << log2, s, nv = 0, nt = 0;
+
+	for (s = 0; s < n; s++) {
+		const struct tally_steer_entry *e = steer_entry_at(ent, m->stride, s);
+		const struct tally_steer_rule *r;
+		uint32_t st = steer_state(e->ctrl);
+
+		if (!steer_written_test(shadow, log2, s)) {
+			if (e->ctrl != 0)
+				return -EIO;	/* a rule placed without its bit */
+			continue;
+		}
+		if (st == TALLY_STEER_S_TOMB)
+			nt++;
+		if (st != TALLY_STEER_S_VALID)
+			continue;
+		nv++;
+		if (shadow[s] >= ctx->handles)
+			return -EIO;
+		r = steer_handle(ctx, shadow[s]);
+		/* during a migration a rule may point into either array */
+		if (r->m != m || ((r->slot & STEER_SLOT_PAR) == par &&
+				  (r->slot & ~STEER_SLOT_PAR) != s))
+			return -EIO;
+	}
+	return nv == used && nt == tombs ? 0 : -EIO;
+}
+
+int
+tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
+{
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	rc = steer_check_array(m, m->ent, m->shadow, m->log2, m->par, m->used, m->tombs);
+	if (rc == 0 && m->migrating)
+		rc = steer_check_array(m, m->mig.ent, m->mig.shadow, m->mig.log2,
+				       m->par ^ STEER_SLOT_PAR, m->mig.used, m->mig.tombs);
+	return rc;
+}
