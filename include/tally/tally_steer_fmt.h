@@ -80,7 +80,8 @@
 #include "tally_match.h"
 
 #define TALLY_STEER_FMT_MAJOR		1
-#define TALLY_STEER_FMT_MINOR		1	/* 1.1: hash array presence filter (F_FILTER) */
+#define TALLY_STEER_FMT_MINOR		2	/* 1.1: hash array presence filter (F_FILTER);
+					 * 1.2: its byte is the home slot's */
 
 #define TALLY_STEER_KEY_WORDS		(TALLY_MATCH_KEY_LEN / 4)	/* 128 */
 #define TALLY_STEER_MAX_TABLES		65536	/* architectural limit of num_tables */
@@ -159,7 +160,8 @@ TALLY_STATIC_SIZE(struct tally_steer_htab, 64);
 	(sizeof(struct tally_steer_htab) + ((size_t)1 << (log2)) * TALLY_STEER_ENTRY_SIZE(nwords))
 /*
  * Presence filter (F_FILTER): 2^(log2 + 3) bits (one byte per slot) right
- * after the entries. The driver sets bit tally_steer_filter_bit(hash) of
+ * after the entries; a key's bit is in the byte of its home slot. The
+ * driver sets bit tally_steer_filter_bit(hash) of
  * every rule it writes into the array before the entry turns VALID, and
  * never clears one (a rebuilt array starts with a filter of its live rules
  * only). The device skips the probe of a key whose bit is clear: no rule
@@ -219,11 +221,13 @@ tally_steer_filter(const void *ent, uint32_t log2, size_t stride)
 	return (uint8_t *)(uintptr_t)ent + (stride << log2);
 }
 
-/* Filter bit of a key of hash `hash` in an array of 2^log2 slots. */
+/* Filter bit of a key of hash `hash` in an array of 2^log2 slots: the byte
+ * of the key's home slot, the bit given by the three hash bits above the
+ * slot's (the low log2 + 3 bits of the hash, as bit index). */
 static inline uint32_t
 tally_steer_filter_bit(uint32_t hash, uint32_t log2)
 {
-	return hash & ((8u << log2) - 1);
+	return ((hash & ((1u << log2) - 1)) << 3) | ((hash >> log2) & 7);
 }
 
 /* Driver: mark hash present (before the entry turns VALID). */

@@ -271,12 +271,10 @@ tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
 	if (h == NULL)
 		return -1;
 	mt->ent = (const uint8_t *)h + sizeof(*h);
-	mt->filter = NULL;
-	if (flags & TALLY_STEER_HTAB_F_FILTER) {
-		mt->filter = tally_steer_filter(mt->ent, log2, stride);
-		mt->fmask = (8u << log2) - 1;
-	}
+	mt->filter = (flags & TALLY_STEER_HTAB_F_FILTER) ?
+		     tally_steer_filter(mt->ent, log2, stride) : NULL;
 	mt->smask = (1u << log2) - 1;
+	mt->log2 = log2;
 	mt->seed = seed;
 	mt->stride = stride;
 	mt->hiova = hiova;
@@ -289,7 +287,7 @@ static inline void
 cls_prefetch(const struct tally_cls_mt *mt, uint32_t h)
 {
 	if (mt->filter != NULL)
-		__builtin_prefetch(mt->filter + ((h & mt->fmask) >> 3));
+		__builtin_prefetch(mt->filter + (h & mt->smask));	/* home slot's byte */
 	else
 		__builtin_prefetch(mt->ent + (size_t)(h & mt->smask) * mt->stride);
 }

@@ -53,7 +53,7 @@ struct tally_cls_mt {
 	const uint8_t *ent;		/* entry 0 of the hash array */
 	uint32_t smask;			/* slots - 1 */
 	const uint8_t *filter;		/* presence filter, NULL: none (F_FILTER) */
-	uint32_t fmask;			/* filter bits - 1 */
+	uint32_t log2;			/* slots = 1 << log2 */
 	uint32_t seed;
 	uint32_t stride;
 };

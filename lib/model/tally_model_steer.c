@@ -138,7 +138,7 @@ steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
 		uint32_t n = 0;
 
 		for (j = 0; j < k; j++) {
-			b = hv[j] & mt->fmask;
+			b = tally_steer_filter_bit(hv[j], mt->log2);
 			if (!(__atomic_load_n(&mt->filter[b >> 3], __ATOMIC_RELAXED) &
 			      (1u << (b & 7))))
 				continue;

@@ -21,8 +21,10 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 		uint32_t st = steer_state(e->ctrl);
 
 		if (!steer_written_test(shadow, log2, s)) {
-			if (e->ctrl != 0)
-				return -EIO;	/* a rule placed without its bit */
+			/* a rule placed without its bit, or a filter bit of a
+			 * key whose home never held a rule */
+			if (e->ctrl != 0 || tally_steer_filter(ent, log2, m->stride)[s] != 0)
+				return -EIO;
 			continue;
 		}
 		if (st == TALLY_STEER_S_TOMB)

@@ -319,6 +319,17 @@ steer_filter_set(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 		__atomic_store_n(p, (uint8_t)(v | (1u << (b & 7))), __ATOMIC_RELAXED);
 }
 
+/* The filter byte of never-written home slot s (0 until now: only keys of
+ * home s set bits in it), written without reading it. */
+static inline void
+steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
+{
+	uint32_t b = tally_steer_filter_bit(h, log2);
+
+	__atomic_store_n(tally_steer_filter(ent, log2, stride) + (b >> 3),
+			 (uint8_t)(1u << (b & 7)), __ATOMIC_RELAXED);
+}
+
 /*
  * Start fetching what inserting a key of hash h touches: its slot and the
  * next one (entries are not line aligned, and a probe often goes on to the

@@ -155,9 +155,10 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 }
 
 /*
- * Insert at home slot s, never written in this array (so EMPTY, and the key
- * is not in the array: see steer_shadow_size()), with no migration due. The
- * slot is only written: its cache miss does not stall the insert.
+ * Insert at home slot s, never written in this array (so EMPTY, its filter
+ * byte 0, and the key not in the array: see steer_shadow_size()), with no
+ * migration due. The slot and its filter byte are only written: their cache
+ * misses do not stall the insert.
  */
 static int
 steer_insert_fresh(struct tally_steer_matcher *m, const struct tally_steer_key *k,
@@ -174,7 +175,7 @@ steer_insert_fresh(struct tally_steer_matcher *m, const struct tally_steer_key *
 	if (rc != 0)
 		return rc;
 	/* the filter bit before the entry turns VALID (release) */
-	steer_filter_set(m->ent, m->log2, m->stride, k->hash);
+	steer_filter_set_fresh(m->ent, m->log2, m->stride, k->hash);
 	steer_entry_publish_fresh(steer_entry(m, s), k->w, m->nwords, act_w, act->mark,
 				  fate_w);
 	steer_shadow_set(m->shadow, m->log2, s, r->idx);
