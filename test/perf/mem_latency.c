@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What one random memory access costs on this machine (a benchmark, not a
+ * test): the floor under a synchronous rule insert or delete, which touches
+ * one random hash slot per call.
+ *
+ * Over an array of SIZE MiB (2 MiB pages where the kernel gives them, else
+ * 4 KiB), prints ns per access for:
+ *   chase        dependent random reads (each address comes from the last
+ *                read): the full latency of one miss;
+ *   independent  random reads whose addresses are known ahead: the
+ *                throughput when misses overlap (what a batch achieves);
+ *   insert/read  an insert-like operation: hash, prefetch the slot, WORK
+ *                stores and multiplies of other work, then read the slot
+ *                and write it (a probe, then the entry);
+ *   insert/blind the same operation writing the slot without reading it
+ *                (what an insert that knows the slot is free would cost).
+ * The two insert lines minus "work" (the same loop on a 4 MiB array, which
+ * stays in cache) give the stall a slot access adds to one call.
+ *
+ * usage: mem_latency [size_mib [work]]   (default 256 60)
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define HUGE_SZ		(2u << 20)
+#define LINE		64u
+#define SLOT		32u
+#define STEPS		3000000u
+
+static volatile uint64_t ml_sink[64];
+
+static double
+ml_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t
+ml_next(uint64_t x)
+{
+	return x * 6364136223846793005ull + 1442695040888963407ull;
+}
+
+/* WORK stores and multiplies: the rest of a create call */
+static __attribute__((noinline)) uint64_t
+ml_work(uint64_t x, unsigned int work)
+{
+	unsigned int i;
+
+	for (i = 0; i < work; i++) {
+		ml_sink[i & 63] = x;
+		x = ml_next(x);
+	}
+	return x;
+}
+
+static uint8_t *
+ml_alloc(size_t len)
+{
+	uintptr_t p = (uintptr_t)mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *a;
+	size_t off;
+
+	if ((void *)p == MAP_FAILED)
+		return NULL;
+	a = (uint8_t *)((p + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1));
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, len, MADV_HUGEPAGE);
+#endif
+	for (off = 0; off < len; off += 4096)
+		a[off] = 0;
+	return a;
+}
+
+/* a random cyclic permutation of the lines, written as a pointer chain */
+static int
+ml_chain(uint8_t *a, size_t nl, uint64_t **order)
+{
+	uint64_t *o = malloc(nl * sizeof(*o)), x = 1, t;
+	size_t i, j;
+
+	if (o == NULL)
+		return -1;
+	for (i = 0; i < nl; i++)
+		o[i] = i;
+	for (i = nl - 1; i > 0; i--) {
+		x = ml_next(x);
+		j = (size_t)((x >> 16) % (i + 1));
+		t = o[i];
+		o[i] = o[j];
+		o[j] = t;
+	}
+	for (i = 0; i < nl; i++)
+		*(uint64_t *)(void *)(a + o[i] * LINE) = o[(i + 1) % nl] * LINE;
+	*order = o;
+	return 0;
+}
+
+static double
+ml_chase(const uint8_t *a, uint64_t start, uint64_t *sum)
+{
+	uint64_t off = start;
+	double t = ml_now();
+	uint32_t i;
+
+	for (i = 0; i < STEPS; i++)
+		off = *(const uint64_t *)(const void *)(a + off);
+	*sum += off;
+	return (ml_now() - t) / STEPS * 1e9;
+}
+
+static double
+ml_independent(const uint8_t *a, const uint64_t *order, size_t nl, uint64_t *sum)
+{
+	double t = ml_now();
+	uint64_t s = 0;
+	uint32_t i;
+
+	for (i = 0; i < STEPS; i++)
+		s += *(const uint64_t *)(const void *)(a + order[i % nl] * LINE);
+	*sum += s;
+	return (ml_now() - t) / STEPS * 1e9;
+}
+
+/* one insert-like operation per step; blind: write without reading */
+static double
+ml_insert(uint8_t *a, size_t len, unsigned int work, int blind, uint64_t *sum)
+{
+	size_t ns = len / SLOT;
+	uint64_t x = 88172645463325252ull, busy = 0;
+	double t = ml_now();
+	uint32_t i;
+
+	for (i = 0; i < STEPS; i++) {
+		uint32_t *e = (uint32_t *)(void *)(a + ((x ^ (x >> 29)) % ns) * SLOT);
+
+		__builtin_prefetch(e, 1, 3);
+		x = ml_work(x, work);
+		if (!blind && e[0] != 0) {
+			busy++;
+			continue;
+		}
+		e[1] = (uint32_t)x;
+		e[2] = (uint32_t)(x >> 32);
+		e[3] = i;
+		e[0] = i | 1;
+	}
+	*sum += busy;
+	return (ml_now() - t) / STEPS * 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t len = (size_t)(argc > 1 ? strtoul(argv[1], NULL, 0) : 256) << 20;
+	unsigned int work = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 60;
+	size_t small = (size_t)4 << 20;
+	uint64_t *order, sum = 0;
+	uint8_t *a, *c;
+	double work_ns;
+
+	if (len < small || (a = ml_alloc(len)) == NULL || (c = ml_alloc(small)) == NULL ||
+	    ml_chain(a, len / LINE, &order) != 0) {
+		fprintf(stderr, "usage: mem_latency [size_mib >= 4 [work]] (or no memory)\n");
+		return 1;
+	}
+	printf("array %zu MiB, work %u stores and multiplies per insert\n", len >> 20, work);
+	printf("chase          %7.1f ns/access\n", ml_chase(a, order[0] * LINE, &sum));
+	printf("independent    %7.1f ns/access\n", ml_independent(a, order, len / LINE, &sum));
+	memset(a, 0, len);	/* every slot free again */
+	work_ns = ml_insert(c, small, work, 1, &sum);
+	printf("work (4 MiB)   %7.1f ns/insert\n", work_ns);
+	printf("insert/read    %7.1f ns/insert\n", ml_insert(a, len, work, 0, &sum));
+	memset(a, 0, len);
+	printf("insert/blind   %7.1f ns/insert\n", ml_insert(a, len, work, 1, &sum));
+	printf("(checksum %" PRIu64 ")\n", sum & 1);
+	return 0;
+}
