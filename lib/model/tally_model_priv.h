@@ -143,6 +143,9 @@ struct tally_model_queue {
 	uint32_t prod;		/* last doorbell value */
 	uint32_t head;		/* device consumer index, free running */
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
+	/* Tx, completions held in a step: from here up to head they are not
+	 * written yet (one-descriptor frames sent whole, see tally_model_tx.c) */
+	uint32_t tx_unwritten;
 };
 
 /* Completion counting batched over a burst of one queue: the queue's Q_CCNT
@@ -155,11 +158,14 @@ struct tally_model_ccnt_acc {
 	uint32_t ncomp, nerr;
 };
 
-/* Tx completions of one queue written in a step but not yet published (their
- * phase not stored): from `from` up to the queue's head. */
+/* Tx completions of one queue held in a step, not yet published: from
+ * `from` up to `unwritten` written but for their phase, from `unwritten` up
+ * to the queue's head not written at all (each completes a one-descriptor
+ * frame sent whole: written from its descriptor when published). */
 struct tally_model_tx_held {
 	struct tally_model_queue *q;
 	uint32_t from;
+	uint32_t unwritten;
 	struct tally_model_ccnt_acc cc;
 };
 
