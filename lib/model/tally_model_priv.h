@@ -186,6 +186,7 @@ struct tally_model {
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
+	uint32_t tx_pending;		/* Tx queues that may have posted work, bit per queue */
 	bool tx_ref;			/* in a step: Tx by reference, completions held */
 	uint32_t tx_nheld;		/* entries of tx_held[] */
 	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
