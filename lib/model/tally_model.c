@@ -47,6 +47,39 @@ tally_model_lock(struct tally_model *m)
 }
 
 /*
+ * The Tx queues of a step, round robin from tx_next (a queue that fills a
+ * busy wire does not starve the next): only those a doorbell may have given
+ * work (m->tx_pending, set by the doorbell write); a queue leaves the set
+ * when it has nothing posted left (or is disabled: enabling it again starts
+ * it empty).
+ */
+static unsigned int
+tally_model_step_tx(struct tally_model *m)
+{
+	const uint32_t nq = m->cfg.tx_queues, start = m->tx_next;
+	uint32_t pend = m->tx_pending & (uint32_t)((1ull << nq) - 1), rot, qi;
+	struct tally_model_queue *q;
+	unsigned int frames = 0;
+
+	/* the pending queues in the order start, start + 1, ... (mod nq) */
+	rot = ((pend >> start) | (uint32_t)((uint64_t)pend << (nq - start))) &
+	      (uint32_t)((1ull << nq) - 1);
+	while (rot != 0) {
+		qi = start + (uint32_t)__builtin_ctz(rot);
+		rot &= rot - 1;
+		if (qi >= nq)
+			qi -= nq;
+		q = &m->txq[qi];
+		if (q->en && q->prod != q->head)
+			frames += tally_model_tx_queue(m, q);
+		if (!q->en || q->prod == q->head)
+			pend &= ~(1u << qi);
+	}
+	m->tx_pending = pend;
+	return frames;
+}
+
+/*
  * One step: the Tx queues (round robin), then up to a burst of frames from
  * the wire. When Rx runs in this step and the wire can hold frames by
  * reference (the loop wire), Tx hands it the frames in the driver's buffers
@@ -63,19 +96,15 @@ tally_model_step_locked(struct tally_model *m)
 {
 	unsigned int frames = 0, i;
 	struct tally_model_rx_in in[TALLY_MODEL_BURST];
-	uint32_t caplen, len, qi;
+	uint32_t caplen, len;
 	/* the wire keeps its frames until the port runs */
 	const bool rx = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) &&
 			!__atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE);
 
 	m->tx_ref = rx && m->wire->tx_settle != NULL;
-	/* Round robin: a queue that fills a busy wire does not starve the next. */
-	for (i = 0; i < m->cfg.tx_queues; i++) {
-		qi = (m->tx_next + i) % m->cfg.tx_queues;
-		if (m->txq[qi].en && m->txq[qi].prod != m->txq[qi].head)
-			frames += tally_model_tx_queue(m, &m->txq[qi]);
-	}
-	m->tx_next = (m->tx_next + 1) % m->cfg.tx_queues;
+	if (m->tx_pending != 0)
+		frames = tally_model_step_tx(m);
+	m->tx_next = m->tx_next + 1 < m->cfg.tx_queues ? m->tx_next + 1 : 0;
 	if (!rx)
 		return frames;
 	if (m->wire->rx_peek_burst != NULL) {

@@ -382,27 +382,7 @@ parse_fast_fields(struct tally_model_pkt *pkt, const uint8_t *ip, const uint8_t 
 }
 
 /*
- * The common frame: untagged Ethernet, IPv4 without options and not a
- * fragment, TCP or UDP (not to the VXLAN port), all headers present. Its
- * TALLY_PTYPE_L4_TCP or _UDP, or 0 for any other frame.
- */
-static inline uint8_t
-parse_fast_l4t(const uint8_t *f, uint32_t len)
-{
-	const uint8_t *ip = f + ETH_HLEN;
-
-	if (len < ETH_HLEN + 20 + 8 || (ld32(f + 12) & 0x00ffffffu) != 0x00450008u ||
-	    (rd16(ip + 6) & 0x3fff) != 0)
-		return 0;
-	if (ip[9] == PROTO_TCP)
-		return len >= ETH_HLEN + 20 + 20 ? TALLY_PTYPE_L4_TCP : 0;
-	if (ip[9] == PROTO_UDP)
-		return rd16(ip + 20 + 2) != TALLY_VXLAN_UDP_PORT ? TALLY_PTYPE_L4_UDP : 0;
-	return 0;
-}
-
-/*
- * The common frame (parse_fast_l4t()): the outer section is composed in
+ * The common frame (tally_model_parse_l4t()): the outer section is composed in
  * eight word stores, byte for byte what parse_general() writes, and nothing
  * else of the key is touched. Returns false (nothing written) for any other
  * frame.
@@ -412,7 +392,7 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 {
 	const uint8_t *ip = f + ETH_HLEN, *l4 = ip + 20;
 	uint8_t *k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_OUTER);
-	uint8_t l4t = parse_fast_l4t(f, len);
+	uint8_t l4t = tally_model_parse_l4t(f, len);
 	uint64_t w2, w3, ports;
 
 	if (l4t == 0)
@@ -447,7 +427,7 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 static inline bool
 parse_light_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 {
-	uint8_t l4t = parse_fast_l4t(f, len);
+	uint8_t l4t = tally_model_parse_l4t(f, len);
 
 	if (l4t == 0)
 		return false;

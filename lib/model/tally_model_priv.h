@@ -29,9 +29,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tally/tally_cnt_bank.h>
 #include <tally/tally_desc.h>
+#include <tally/tally_match.h>
 #include <tally/tally_mbox.h>
 #include <tally/tally_regs.h>
 
@@ -141,6 +143,9 @@ struct tally_model_queue {
 	uint32_t prod;		/* last doorbell value */
 	uint32_t head;		/* device consumer index, free running */
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
+	/* Tx, completions held in a step: from here up to head they are not
+	 * written yet (one-descriptor frames sent whole, see tally_model_tx.c) */
+	uint32_t tx_unwritten;
 };
 
 /* Completion counting batched over a burst of one queue: the queue's Q_CCNT
@@ -153,11 +158,14 @@ struct tally_model_ccnt_acc {
 	uint32_t ncomp, nerr;
 };
 
-/* Tx completions of one queue written in a step but not yet published (their
- * phase not stored): from `from` up to the queue's head. */
+/* Tx completions of one queue held in a step, not yet published: from
+ * `from` up to `unwritten` written but for their phase, from `unwritten` up
+ * to the queue's head not written at all (each completes a one-descriptor
+ * frame sent whole: written from its descriptor when published). */
 struct tally_model_tx_held {
 	struct tally_model_queue *q;
 	uint32_t from;
+	uint32_t unwritten;
 	struct tally_model_ccnt_acc cc;
 };
 
@@ -178,6 +186,7 @@ struct tally_model {
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
+	uint32_t tx_pending;		/* Tx queues that may have posted work, bit per queue */
 	bool tx_ref;			/* in a step: Tx by reference, completions held */
 	uint32_t tx_nheld;		/* entries of tx_held[] */
 	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
@@ -399,6 +408,37 @@ void tally_model_parse_reuse(const uint8_t *frame, uint32_t len,
  * tally_model_parse_reuse() requires. */
 void tally_model_parse_light(const uint8_t *frame, uint32_t len,
 			     struct tally_model_pkt *pkt, uint8_t *dirty);
+/* The frame the parse's short paths take: untagged Ethernet, IPv4 without
+ * options and not a fragment, TCP or UDP (not to the VXLAN port), all
+ * headers present. Its TALLY_PTYPE_L4_TCP or _UDP, or 0 for any other frame
+ * (which tally_model_parse_reuse()'s general path types). */
+static inline uint8_t
+tally_model_parse_l4t(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *ip = f + 14;
+	uint32_t w;
+	uint16_t frag, dport;
+
+	if (len < 14 + 20 + 8)
+		return 0;
+	memcpy(&w, f + 12, sizeof(w));
+	memcpy(&frag, ip + 6, sizeof(frag));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* ethertype 0x0800, version 4 with IHL 5; flags and offset but DF */
+	if ((w & 0x00ffffffu) != 0x00450008u || (frag & 0xff3fu) != 0)
+		return 0;
+#else
+	if ((w & 0xffffff00u) != 0x08004500u || (frag & 0x3fffu) != 0)
+		return 0;
+#endif
+	if (ip[9] == 6)		/* TCP: the whole 20-byte header present */
+		return len >= 14 + 20 + 20 ? TALLY_PTYPE_L4_TCP : 0;
+	if (ip[9] != 17)
+		return 0;
+	dport = (uint16_t)(ip[22] << 8 | ip[23]);
+	return dport != TALLY_VXLAN_UDP_PORT ? TALLY_PTYPE_L4_UDP : 0;
+}
+
 /* The general path alone, on a zeroed pkt (tests compare the fast path). */
 void tally_model_parse_ref(const uint8_t *frame, uint32_t len,
 			   struct tally_model_pkt *pkt);

@@ -431,16 +431,17 @@ tally_model_rx_valid(struct tally_model *m, const struct tally_model_rx_ctx *cx,
 }
 
 /*
- * A burst of frames from the wire, in three passes over the burst: check
+ * The general burst, in three passes over the burst: check
  * and parse every frame (without the match key when nothing classifies), classify the parsed frames as one burst
  * (tally_model_steer_classify_burst), deliver. Under the lock for the whole burst:
  * the driver sees the same results as frame by frame. The parsed frames live
  * in m->rx_pkts, reused burst after burst: each slot's key is cleared only
- * where the previous frame in it wrote (m->rx_dirty).
+ * where the previous frame in it wrote (m->rx_dirty). `steer`: classifying
+ * can have an effect (not tally_model_rx_steer_idle()).
  */
-void
-tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
-		     unsigned int n)
+static void
+tally_model_rx_general(struct tally_model *m, const struct tally_model_rx_in *in,
+		       unsigned int n, const struct tally_model_rx_ctx *cxp, bool steer)
 {
 	static const struct tally_model_verdict none;
 	struct tally_model_rx_meta meta[TALLY_MODEL_BURST];
@@ -448,20 +449,10 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	const struct tally_model_pkt *pp[TALLY_MODEL_BURST];
 	struct tally_model_pkt *pkt = m->rx_pkts;
 	int64_t qi[TALLY_MODEL_BURST];
-	struct tally_model_rx_ctx cx;
+	const struct tally_model_rx_ctx cx = *cxp;
 	unsigned int i, np = 0, wire = 0, filtered = 0, sdrop = 0, start;
 	struct tally_model_rx_acc acc;
-	bool steer;
 
-	if (n > TALLY_MODEL_BURST)
-		n = TALLY_MODEL_BURST;
-	cx.ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
-	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
-			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
-			       TALLY_MODEL_L2_OVERHEAD);
-	/* decided before the parse: without classification nothing reads the
-	 * match key, and the parse leaves it out */
-	steer = n > 0 && !tally_model_rx_steer_idle(m, cx.ctrl);
 	for (i = 0; i < n; i++) {
 		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
 			continue;
@@ -518,6 +509,151 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 	tally_model_rx_acc_flush(m, &acc);
 	if (sdrop != 0)
 		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, sdrop);
+}
+
+/* The second half of an Rx completion (len, flags, ptype, err 0, rsvd 0,
+ * phase) as one 8-byte word; the first half (RSS hash and mark) is 0. */
+typedef uint64_t __attribute__((may_alias)) tally_model_rxc64_t;
+_Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
+	       offsetof(struct tally_rx_cqe, phase) == 15, "Rx completion layout");
+
+static inline uint64_t
+tally_model_rx_cqe_hi(uint16_t len, uint16_t flags, uint8_t ptype, uint8_t phase)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)len | (uint64_t)flags << 16 | (uint64_t)ptype << 32 |
+	       (uint64_t)phase << 56;
+#else
+	struct tally_rx_cqe c = { .len = len, .flags = flags, .ptype = ptype,
+				  .phase = phase };
+	uint64_t w;
+
+	memcpy(&w, &c.len, sizeof(w));
+	return w;
+#endif
+}
+
+/* A whole completion without RSS hash or mark in two 8-byte stores (the ring
+ * is aligned to its entry size), the one with the phase last. */
+static inline void
+tally_model_rx_cqe_store(uint8_t *c, uint64_t hi)
+{
+	tally_model_rxc64_t *w = (tally_model_rxc64_t *)(void *)c;
+
+	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
+	/* pairs with the driver's acquire load of phase */
+	__atomic_store_n(&w[1], hi, __ATOMIC_RELEASE);
+}
+
+/*
+ * The common burst in one pass: classifying can have no effect, no RSS, no
+ * isolation, so every frame goes to the miss queue. Each frame of a valid
+ * length that the MAC filter accepts and that fits the next posted
+ * descriptor, whose buffer lies in the DMA window, is typed (the parse's
+ * short check, else its light parse), copied and completed here, in order.
+ * Returns how many were; the general path takes the first one that was not
+ * and the rest (it counts whatever drop, miss or fault it meets), so the
+ * results are those of the general path for the whole burst.
+ */
+static unsigned int
+tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
+		      unsigned int n, const struct tally_model_rx_ctx *cx)
+{
+	struct tally_model_dma_win win = tally_model_dma_window(m);
+	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
+	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
+	const volatile struct tally_rx_desc *ring, *d;
+	struct tally_model_ccnt_acc cc;
+	struct tally_model_queue *q;
+	uint32_t avail, len, i, head, mask, log2;
+	const uint64_t max_len = cx->max_len;
+	uint64_t bytes = 0, hi;
+	const uint8_t *f;
+	uint8_t *cq, *p, ptype, l4t;
+	uint16_t flags;
+
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
+		return 0;
+	q = &m->rxq[qi];
+	tally_model_rx_prefetch(q, n);
+	/* in locals: the frame copies may alias anything */
+	head = q->head;
+	mask = q->mask;
+	log2 = q->log2;
+	ring = (const volatile struct tally_rx_desc *)q->ring;
+	cq = q->cq;
+	avail = TALLY_MIN(q->prod - head, mask + 1);
+	n = TALLY_MIN(n, avail);
+	for (i = 0; i < n; i++) {
+		len = in[i].len;
+		f = in[i].frame;
+		if (len < TALLY_MODEL_ETH_HLEN || len > max_len || in[i].caplen < len ||
+		    (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
+			break;	/* counted as a drop by the general path */
+		d = ring + (head & mask);
+		p = tally_model_dma_win_hit(win, d->addr, len);
+		if (d->buf_len < len || p == NULL)
+			break;
+		l4t = tally_model_parse_l4t(f, len);
+		if (l4t != 0) {
+			ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, TALLY_PTYPE_L3_IPV4) |
+					  TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, l4t));
+			flags = 0;
+		} else {	/* any other frame: the parse types it */
+			tally_model_parse_light(f, len, &m->rx_pkts[0], &m->rx_dirty[0]);
+			ptype = m->rx_pkts[0].ptype;
+			flags = m->rx_pkts[0].has_vlan ? TALLY_RXC_F_VLAN : 0;
+		}
+		tally_model_copy(p, f, len);
+		hi = tally_model_rx_cqe_hi((uint16_t)len, flags, ptype,
+					   (uint8_t)(((head >> log2) & 1u) ^ 1u));
+		tally_model_rx_cqe_store(cq + (size_t)(head & mask) * sizeof(struct tally_rx_cqe),
+					 hi);
+		head++;
+		bytes += len;
+	}
+	if (i == 0)
+		return 0;
+	tally_model_ccnt_begin(m, q, &cc);
+	cc.ncomp = i;
+	q->head = head;
+	tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, i);
+	tally_model_stat_add(m, TALLY_STAT_RX_PKTS, i);
+	tally_model_stat_add(m, TALLY_STAT_RX_BYTES, bytes);
+	tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, i);
+	tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, bytes);
+	tally_model_ccnt_end(&cc);
+	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), head);
+	return i;
+}
+
+/* A burst of frames from the wire: the common frames in one pass
+ * (tally_model_rx_direct()) when nothing classifies, hashes or isolates,
+ * everything else through the general path. */
+void
+tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
+		     unsigned int n)
+{
+	struct tally_model_rx_ctx cx;
+	unsigned int done = 0;
+	bool steer;
+
+	if (n > TALLY_MODEL_BURST)
+		n = TALLY_MODEL_BURST;
+	if (n == 0)
+		return;
+	cx.ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
+	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
+			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
+			       TALLY_MODEL_L2_OVERHEAD);
+	/* decided before the parse: without classification nothing reads the
+	 * match key, and the parse leaves it out */
+	steer = !tally_model_rx_steer_idle(m, cx.ctrl);
+	if (!steer && !(cx.ctrl & TALLY_CTRL_RSS) &&
+	    !((cx.ctrl & TALLY_CTRL_STEER) && (cx.ctrl & TALLY_CTRL_ISOLATE)))
+		done = tally_model_rx_direct(m, in, n, &cx);
+	if (done < n)
+		tally_model_rx_general(m, in + done, n - done, &cx, steer);
 }
 
 void

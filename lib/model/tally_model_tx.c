@@ -13,10 +13,13 @@
  * Held completions (m->tx_ref, set only inside a step whose Rx follows, see
  * tally_model.c): the loop wire may keep a frame by reference to the
  * driver's buffer, so no completion of the queue may reach the driver
- * before the step has copied or settled those frames. Every completion the
- * call writes is then complete but for its phase byte; the phases (in ring
- * order), the completion counters and HEAD follow in
- * tally_model_tx_publish(), before the step ends.
+ * before the step has copied or settled those frames. The fast burst then
+ * writes no completion at all (its frames are one descriptor each, sent
+ * whole: the completion follows from the descriptor); any other completion
+ * first writes those (q->tx_unwritten up to head), then its own, complete
+ * but for its phase byte. tally_model_tx_publish(), before the step ends,
+ * writes the unwritten ones whole and the phases of the others (in ring
+ * order), then the completion counters and HEAD.
  *
  * Statistics, each lost frame in exactly one place: TX_ERRORS counts
  * descriptors completed with ERR_DESC or ERR_DMA (the queue's ERRORS counts
@@ -70,6 +73,43 @@ struct tally_model_tx_acc {
 	struct tally_model_ccnt_acc cc;
 };
 
+/* The completions of the fast burst's frames from `from` to `to`, each
+ * from its descriptor (one descriptor, EOP, sent whole), in one store each
+ * with the phase `ph` (the run lies within one lap of the ring). */
+static inline void
+tally_model_tx_cqe_run(const struct tally_model_queue *q, uint32_t from, uint32_t to,
+		       uint8_t ph, bool release)
+{
+	const volatile struct tally_tx_desc *ring = q->ring;
+	tally_model_cqe64_t *cq = q->cq;
+	const uint32_t mask = q->mask;
+	uint64_t w;
+	uint32_t j;
+
+	for (j = from; j != to; j++) {
+		w = tally_model_tx_cqe_word(ring[j & mask].len, TALLY_TXC_OK, ph);
+		if (release)	/* pairs with the driver's acquire load of phase */
+			__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELAXED);
+	}
+}
+
+/* Held completions not written yet (fast burst) written now, with the phase
+ * they already have (of the previous lap: not new to the driver), before a
+ * completion after them is written. */
+static void
+tally_model_tx_write_unwritten(struct tally_model_queue *q)
+{
+	uint32_t idx, end;
+
+	for (idx = q->tx_unwritten; idx != q->head; idx = end) {
+		end = idx + TALLY_MIN(q->head - idx, q->mask + 1 - (idx & q->mask));
+		tally_model_tx_cqe_run(q, idx, end, tally_model_phase(q, idx) ^ 1u, false);
+	}
+	q->tx_unwritten = q->head;
+}
+
 /* Complete the n descriptors at head with one status; advance head. */
 static void
 tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
@@ -79,6 +119,8 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 	struct tally_tx_cqe *c;
 	uint32_t k, idx;
 
+	if (m->tx_ref)
+		tally_model_tx_write_unwritten(q);
 	for (k = 0; k < n; k++) {
 		idx = q->head + k;
 		c = (struct tally_tx_cqe *)q->cq + (idx & q->mask);
@@ -98,6 +140,7 @@ tally_model_tx_complete(struct tally_model *m, struct tally_model_queue *q,
 			tally_model_stat_add(m, TALLY_STAT_TX_ERRORS, n);
 	}
 	q->head += n;
+	q->tx_unwritten = q->head;
 }
 
 /* Copy the n segments d[] into dst (max_frame bytes), checking each in
@@ -233,6 +276,8 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 		return false;
 	tally_model_copy(slot, src, d.len);
 	m->wire->tx_put(m, d.len);
+	if (m->tx_ref)
+		tally_model_tx_write_unwritten(q);
 	c = (struct tally_tx_cqe *)q->cq + (q->head & q->mask);
 	c->len = d.len;
 	c->status = TALLY_TXC_OK;
@@ -241,6 +286,7 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	if (!m->tx_ref)
 		__atomic_store_n(&c->phase, tally_model_phase(q, q->head), __ATOMIC_RELEASE);
 	q->head++;
+	q->tx_unwritten = q->head;
 	acc->pkts++;
 	acc->bytes += d.len;
 	acc->cc.ncomp++;
@@ -250,7 +296,8 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 /*
  * tally_model_tx_fast() for a run of such frames on a wire with tx_burst:
  * the run (up to a burst, ending before the first frame that is not of the
- * kind) goes to the wire in one call and is completed here. Returns the
+ * kind) goes to the wire in one call and is completed here (held: left
+ * unwritten, see the top of the file). Returns the
  * frames sent; *busy when the wire took fewer than the run (the rest stays
  * posted). 0 and not busy: the frame at head is for the general path.
  */
@@ -285,6 +332,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			break;
 		f[n].len = dl;
 		f[n].caplen = dl;
+		bytes += dl;
 	}
 	*busy = false;
 	if (n == 0)
@@ -294,19 +342,20 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		sent = n;
 	} else {
 		sent = m->wire->tx_burst(m, f, n);
-		*busy = sent < n;
+		if (sent < n) {
+			*busy = true;
+			for (k = sent; k < n; k++)
+				bytes -= f[k].len;
+		}
 	}
-	for (k = 0; k < sent; k++) {
+	/* held: the completions are written when published */
+	for (k = 0; k < sent && !hold; k++) {
 		idx = head + k;
-		/* the whole completion in one store; held, with the phase it
-		 * already has (of the previous lap: not new to the driver) */
+		/* the whole completion in one store */
 		w = tally_model_tx_cqe_word((uint16_t)f[k].len, TALLY_TXC_OK,
-					    (uint8_t)(((idx >> log2) & 1u) ^ 1u ^ hold));
-		if (hold)
-			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELAXED);
-		else	/* pairs with the driver's acquire load of phase */
-			__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELEASE);
-		bytes += f[k].len;
+					    (uint8_t)(((idx >> log2) & 1u) ^ 1u));
+		/* pairs with the driver's acquire load of phase */
+		__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELEASE);
 	}
 	q->head = head + sent;
 	acc->pkts += sent;
@@ -346,6 +395,7 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
 		return 0;
 	acc.pkts = acc.bytes = 0;
+	q->tx_unwritten = head0;
 	tally_model_ccnt_begin(m, q, &acc.cc);
 	tally_model_tx_prefetch(q);
 	while ((avail = q->prod - q->head) != 0) {
@@ -394,6 +444,7 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 		h = &m->tx_held[m->tx_nheld++];
 		h->q = q;
 		h->from = head0;
+		h->unwritten = q->tx_unwritten;
 		h->cc = acc.cc;
 		return frames;
 	}
@@ -403,14 +454,15 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 }
 
 /* The held completions, in ring order per queue (a run of one lap at a
- * time shares its phase); then what counts them. */
+ * time shares its phase): the phases of those written, then the unwritten
+ * ones whole; then what counts them. */
 void
 tally_model_tx_publish(struct tally_model *m)
 {
 	struct tally_model_tx_held *h;
 	struct tally_model_queue *q;
 	struct tally_tx_cqe *cq;
-	uint32_t i, idx, s, j, end, head, mask;
+	uint32_t i, idx, s, j, end, mask;
 	uint8_t ph;
 
 	for (i = 0; i < m->tx_nheld; i++) {
@@ -418,15 +470,18 @@ tally_model_tx_publish(struct tally_model *m)
 		q = h->q;
 		/* in locals: the release stores keep the compiler from caching */
 		cq = q->cq;
-		head = q->head;
 		mask = q->mask;
-		for (idx = h->from; idx != head; idx += end - s) {
+		for (idx = h->from; idx != h->unwritten; idx += end - s) {
 			ph = tally_model_phase(q, idx);
 			s = idx & mask;
-			end = s + TALLY_MIN(head - idx, mask + 1 - s);
+			end = s + TALLY_MIN(h->unwritten - idx, mask + 1 - s);
 			/* pairs with the driver's acquire load of phase */
 			for (j = s; j < end; j++)
 				__atomic_store_n(&cq[j].phase, ph, __ATOMIC_RELEASE);
+		}
+		for (idx = h->unwritten; idx != q->head; idx = end) {
+			end = idx + TALLY_MIN(q->head - idx, mask + 1 - (idx & mask));
+			tally_model_tx_cqe_run(q, idx, end, tally_model_phase(q, idx), true);
 		}
 		tally_model_ccnt_end(&h->cc);
 		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);

@@ -201,13 +201,14 @@ tally_rx_rearm_value(const struct tally_rxq *rxq)
  * the mbuf's second cache line is never touched. */
 static inline void
 tally_rx_simple(struct tally_rxq *rxq, struct rte_mbuf *m,
-		const struct tally_rx_cqe *c, uint64_t rearm, uint32_t ptype)
+		const struct tally_rx_cqe *c, uint64_t rearm, uint32_t ptype,
+		uint16_t len, uint16_t flags)
 {
 	*(tally_rearm_t *)(void *)&m->data_off = rearm;
-	m->pkt_len = c->len;
-	m->data_len = c->len;
+	m->pkt_len = len;
+	m->data_len = len;
 	m->packet_type = ptype;
-	if (likely(!(c->flags & (TALLY_RXC_F_RSS | TALLY_RXC_F_MARK | TALLY_RXC_F_FLAG))))
+	if (likely(!(flags & (TALLY_RXC_F_RSS | TALLY_RXC_F_MARK | TALLY_RXC_F_FLAG))))
 		m->ol_flags = 0;
 	else
 		tally_rx_first(rxq, m, c);
@@ -223,22 +224,27 @@ _Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
 	      offsetof(struct tally_rx_cqe, flags) == 10 &&
 	      offsetof(struct tally_rx_cqe, ptype) == 12, "Rx completion layout");
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define TALLY_RXC_LEN_SHIFT	0
 #define TALLY_RXC_FLAGS_SHIFT	16
 #define TALLY_RXC_PTYPE_SHIFT	32
 #else
+#define TALLY_RXC_LEN_SHIFT	48
 #define TALLY_RXC_FLAGS_SHIFT	32
 #define TALLY_RXC_PTYPE_SHIFT	24
 #endif
 #define TALLY_RX_PT_KEY	((uint64_t)0xff << TALLY_RXC_PTYPE_SHIFT | \
 			 (uint64_t)TALLY_RXC_F_VLAN << TALLY_RXC_FLAGS_SHIFT)
 
+#define TALLY_RX_PREFETCH	4	/* mbufs prefetched ahead */
+
 /*
  * Rx in batches: count the ready completions (at most one per packet still
  * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
- * prefetch the batch's mbufs, post the fresh ones in the consumed slots and
- * turn the batch into packets (single-descriptor frames on a short path,
- * the packet type of the previous frame reused when it had the same one).
- * One doorbell for the whole burst.
+ * post the fresh ones in the consumed slots and turn the batch into packets
+ * (single-descriptor frames on a short path, the packet type of the
+ * previous frame reused when it had the same one), each mbuf prefetched a
+ * few slots ahead. The ring pointers live in locals: the mbuf stores may
+ * alias the queue. One doorbell for the whole burst.
  */
 uint16_t
 tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
@@ -247,10 +253,14 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct tally_rxq *rxq = queue;
 	const uint64_t rearm = tally_rx_rearm_value(rxq);
 	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
-	uint32_t cons = rxq->cons, start = cons, mask = rxq->mask;
+	uint32_t cons = rxq->cons, start = cons;
+	const uint32_t mask = rxq->mask;
 	uint32_t n, got, k, idx, pt = 0;
 	uint64_t w, key, pt_key = UINT64_MAX;
 	const uint16_t buf_len = rxq->buf_len;
+	struct rte_mbuf **const sw_ring = rxq->sw_ring;
+	struct tally_rx_desc *const ring = rxq->ring;
+	const struct tally_rx_cqe *const cq = rxq->cq;
 	const struct tally_rx_cqe *c;
 	uint16_t flags;
 	bool partial;
@@ -264,16 +274,19 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (n == 0)
 			break;
 		got = tally_rx_refill_get(rxq, nms, n);
-		for (k = 0; k < got; k++)
-			rte_prefetch0(rxq->sw_ring[(cons + k) & mask]);
+		for (k = 0; k < TALLY_RX_PREFETCH; k++)
+			rte_prefetch0(sw_ring[(cons + k) & mask]);
 		partial = rxq->pkt_first != NULL;
 		for (k = 0; k < got; k++) {
 			idx = (cons + k) & mask;
-			c = &rxq->cq[idx];
-			m = rxq->sw_ring[idx];
-			rxq->sw_ring[idx] = nms[k];
-			rxq->ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
-			rxq->ring[idx].buf_len = buf_len;
+			/* a slot past the batch holds a posted mbuf (or NULL,
+			 * harmless to prefetch) */
+			rte_prefetch0(sw_ring[(idx + TALLY_RX_PREFETCH) & mask]);
+			c = &cq[idx];
+			m = sw_ring[idx];
+			sw_ring[idx] = nms[k];
+			ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
+			ring[idx].buf_len = buf_len;
 			/* len, flags, ptype, err, rsvd, phase in one load (the
 			 * acquire load of the phase in tally_rx_ready() came first) */
 			w = *(const tally_rxc64_t *)(const void *)&c->len;
@@ -284,7 +297,8 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					pt_key = key;
 					pt = tally_rx_ptype(c->ptype, flags);
 				}
-				tally_rx_simple(rxq, m, c, rearm, pt);
+				tally_rx_simple(rxq, m, c, rearm, pt,
+						(uint16_t)(w >> TALLY_RXC_LEN_SHIFT), flags);
 				pkts[nb_rx++] = m;
 				continue;
 			}

@@ -218,6 +218,57 @@ test_tx_wire_busy(void)
 	return TEST_SUCCESS;
 }
 
+/* Deferred Tx (the step processes doorbells): frames a step could not send
+ * (port disabled, busy wire) are sent by later steps without another
+ * doorbell, on any pair of queues (here 6 and 2, so the round robin wraps
+ * past the last queue), and the queues still take turns. */
+static int
+test_tx_deferred_pending(void)
+{
+	static uint8_t f[128];
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	struct mt_txq t6, t2;
+	uint32_t i, errors = 0, done6 = 0, done2 = 0, steps;
+
+	mt_config(&cfg);
+	cfg.defer_tx = 1;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 4, 2048, false), 0, "rxq");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &t6, 6, 11), 0, "txq 6");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &t2, 2, 4), 0, "txq 2");
+	mt_udp_frame(f, 100, own_mac, 1, 2, 3, 4, 5);
+	for (i = 0; i < 5; i++)
+		TEST_ASSERT_EQ(mt_tx_send(&t6, f, 100, 1), 0, "");
+	TEST_ASSERT_EQ(mt_service(&d), 0, "port disabled: nothing sent");
+	mt_port(&d, 0);
+	TEST_ASSERT_EQ(mt_service(&d), 5 + 5, "then sent, with no new doorbell");
+	TEST_ASSERT_EQ(mt_tx_reap_all(&t6, &errors), 5, "");
+	TEST_ASSERT_EQ(mt_service(&d), 0, "nothing left");
+	/* 1100 frames: the FIFO takes 1024 in the first step */
+	for (i = 0; i < 1100; i++)
+		TEST_ASSERT_EQ(mt_tx_send(&t6, f, 100, 1), 0, "");
+	for (i = 0; i < 10; i++)
+		TEST_ASSERT_EQ(mt_tx_send(&t2, f, 100, 1), 0, "");
+	for (steps = 0; steps < 100 && done6 + done2 < 1110; steps++) {
+		mt_service(&d);
+		done6 += mt_tx_reap_all(&t6, &errors);
+		done2 += mt_tx_reap_all(&t2, &errors);
+		if (steps == 3)
+			TEST_ASSERT_EQ(done2, 10, "queue 2 not starved");
+	}
+	TEST_ASSERT_EQ(done6, 1100, "every frame of queue 6, no new doorbell");
+	TEST_ASSERT_EQ(done2, 10, "");
+	TEST_ASSERT_EQ(errors, 0, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 1115, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_TXQ_REG(6, TALLY_Q_STAT_PKTS)), 1105, "");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_TXQ_REG(2, TALLY_Q_STAT_PKTS)), 10, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_TXQ_REG(6, TALLY_Q_HEAD)), 1105, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 static int
 test_rx_scatter(void)
 {
@@ -327,6 +378,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_tx_gather),
 	TEST_CASE(test_tx_bad_chains),
 	TEST_CASE(test_tx_wire_busy),
+	TEST_CASE(test_tx_deferred_pending),
 	TEST_CASE(test_rx_scatter),
 	TEST_CASE(test_rx_filter_and_drops),
 };

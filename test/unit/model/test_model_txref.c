@@ -56,17 +56,25 @@ static struct {
 
 static struct tally_wire_ops wrapped;
 
-/* No completion after the ones reaped carries its new phase, the counter and
- * HEAD have not moved. */
+/* No completion after the ones reaped (up to the last posted) carries its
+ * new phase, the counter and HEAD have not moved. */
 static void
 chk_unpublished(void)
 {
 	struct mt_txq *q = chk.tq;
-	const struct tally_tx_cqe *c = &q->cq[chk.reaped & (q->size - 1)];
-	uint8_t want = ((chk.reaped / q->size) & 1) ^ 1;
+	const struct tally_tx_cqe *c;
+	uint32_t i;
+	uint8_t want;
 
-	if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == want ||
-	    ccnt(chk.d, 1, false) != chk.cc ||
+	for (i = chk.reaped; i != q->prod; i++) {
+		c = &q->cq[i & (q->size - 1)];
+		want = ((i / q->size) & 1) ^ 1;
+		if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == want) {
+			chk.early++;
+			return;
+		}
+	}
+	if (ccnt(chk.d, 1, false) != chk.cc ||
 	    mt_rd(chk.d, TALLY_TXQ_REG(q->id, TALLY_Q_HEAD)) != chk.q_head)
 		chk.early++;
 }
@@ -224,6 +232,79 @@ test_leftovers_copied_before_completion(void)
 	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_WIRE_PKTS), 100, "");
 	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 100, "");
 	TEST_ASSERT_EQ(mt_service(&d), 0, "wire empty");
+	d.m->wire = &tally_wire_loop_ops;
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+/*
+ * One step over a ring wrap with frames the fast burst sends (completions
+ * written only when published) before and after others (an ERR_DMA frame,
+ * a chain): no completion shows before Rx is done, then each one carries
+ * its own length and status, in ring order.
+ */
+static int
+test_held_mixed(void)
+{
+	static const struct { uint16_t len; uint8_t status; } want[] = {
+		{ 61, TALLY_TXC_OK }, { 62, TALLY_TXC_OK }, { 63, TALLY_TXC_OK },
+		{ 0, TALLY_TXC_ERR_DMA },
+		{ 64, TALLY_TXC_OK }, { 65, TALLY_TXC_OK },
+		{ 0, TALLY_TXC_OK }, { 300, TALLY_TXC_OK },	/* chain */
+		{ 66, TALLY_TXC_OK }, { 67, TALLY_TXC_OK }, { 68, TALLY_TXC_OK },
+	};
+	static uint8_t f[MT_FRAME_MAX];
+	struct tally_tx_desc bad = { .addr = 0x10, .len = 64, .flags = TALLY_TXD_F_EOP };
+	struct tally_tx_cqe c;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	struct mt_txq tq;
+	uint32_t i, errors = 0;
+
+	TEST_ASSERT_EQ(open_dev(&d, 1), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 6, 2048, false), 0, "rxq");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &tq, 0, 4), 0, "txq of 16");
+	ccnt_attach(&d, TALLY_TXQ_REG(0, 0), 1);
+	mt_port(&d, 0);
+	for (i = 0; i < 10; i++) {
+		mt_udp_frame(f, 60, own_mac, i, 2, 3, 4, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 60, 1), 0, "frame %u", i);
+	}
+	TEST_ASSERT_EQ(mt_service(&d), 20, "");
+	TEST_ASSERT_EQ(mt_tx_reap_all(&tq, &errors), 10, "");
+	chk_wrap(&d, &tq);
+	chk.reaped = 10;
+	chk.q_head = 10;
+	chk.cc = 10;
+	for (i = 0; i < 3; i++) {
+		mt_udp_frame(f, 61 + i, own_mac, i, 2, 3, 4, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 61 + i, 1), 0, "");
+	}
+	TEST_ASSERT_EQ(mt_tx_post(&tq, &bad, 1), 0, "ERR_DMA");
+	for (i = 0; i < 2; i++) {
+		mt_udp_frame(f, 64 + i, own_mac, i, 2, 3, 4, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 64 + i, 1), 0, "");
+	}
+	mt_udp_frame(f, 300, own_mac, 9, 2, 3, 4, 9);
+	TEST_ASSERT_EQ(mt_tx_send(&tq, f, 300, 2), 0, "chain");
+	for (i = 0; i < 3; i++) {
+		mt_udp_frame(f, 66 + i, own_mac, i, 2, 3, 4, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 66 + i, 1), 0, "");
+	}
+	TEST_ASSERT_EQ(tq.prod, 21, "11 descriptors, over the wrap");
+	TEST_ASSERT_EQ(mt_service(&d), 10 + 9, "10 frames sent, 9 off the wire");
+	TEST_ASSERT_EQ(chk.peeks, 1, "");
+	TEST_ASSERT_EQ(chk.early, 0, "no completion before Rx had the frames");
+	for (i = 0; i < 11; i++) {
+		TEST_ASSERT_EQ(mt_tx_reap(&tq, &c), 1, "completion %u", i);
+		TEST_ASSERT_EQ(c.len, want[i].len, "completion %u", i);
+		TEST_ASSERT_EQ(c.status, want[i].status, "completion %u", i);
+	}
+	TEST_ASSERT_EQ(mt_tx_reap(&tq, &c), 0, "no more");
+	TEST_ASSERT_U64_EQ(ccnt(&d, 1, false), 10 + 10, "");
+	TEST_ASSERT_U64_EQ(ccnt(&d, 1, true), 1, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_TXQ_REG(0, TALLY_Q_HEAD)), 21, "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 10 + 9, "");
 	d.m->wire = &tally_wire_loop_ops;
 	mt_close(&d);
 	return TEST_SUCCESS;
@@ -479,6 +560,7 @@ test_same_as_copying(void)
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_by_reference),
 	TEST_CASE(test_leftovers_copied_before_completion),
+	TEST_CASE(test_held_mixed),
 	TEST_CASE(test_fifo_order),
 	TEST_CASE(test_same_as_copying),
 };
