@@ -176,6 +176,42 @@ hits(uint16_t port, struct rte_flow *f)
 	return qc.hits;
 }
 
+/* Pull the results of a queue: exactly n, of which n_ok succeeded. */
+static int
+q_expect(struct tport *t, uint32_t queue, unsigned int n, unsigned int n_ok)
+{
+	unsigned int ok, bad;
+	void *ud[QSIZE];
+
+	TEST_ASSERT_EQ(q_pull(t, queue, &ok, &bad, ud, QSIZE), (int)n, "queue %u", queue);
+	TEST_ASSERT_EQ(ok, n_ok, "queue %u", queue);
+	return TEST_SUCCESS;
+}
+
+/* Send n frames from 10.0.0.src: all of them come back, on rx queue q. */
+static int
+send_expect_q(struct tport *t, uint32_t src, unsigned int n, uint16_t q)
+{
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t->fp, src, LEN, n, &rs), (int)n, "");
+	TEST_ASSERT_EQ(rs.per_q[q], n, "rx queue %u", q);
+	rs_free(&rs);
+	return TEST_SUCCESS;
+}
+
+/* Send n frames from 10.0.0.src: all of them come back, and rule f has
+ * counted exp in all. */
+static int
+send_expect_hits(struct tport *t, uint32_t src, unsigned int n, struct rte_flow *f,
+		 uint64_t exp)
+{
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t->fp, src, LEN, n, &rs), (int)n, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits((uint16_t)t->fp.port, f), exp, "");
+	return TEST_SUCCESS;
+}
+
 static int
 test_info_configure(void)
 {
@@ -335,12 +371,9 @@ test_queue_rules_and_traffic(void)
 	/* destroy through the queue: pulled means the device no longer sees it */
 	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
 					      f[1], (void *)9, &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 11, LEN, 3, &rs), 3, "");
-	TEST_ASSERT_EQ(rs.per_q[0], 3, "default queue once the rule is gone");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(send_expect_q(&t, 11, 3, 0), TEST_SUCCESS,
+		       "default queue once the rule is gone");
 	TEST_ASSERT_EQ(rte_flow_destroy(port, f[1], &e), -EINVAL, "already destroyed");
 	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
 					      f[1], NULL, &e), -EINVAL, "");
@@ -574,8 +607,7 @@ test_key_builder(void)
 	struct rte_flow *f[3], *s;
 	struct wide_rule r;
 	struct rte_flow_error e;
-	unsigned int ok, bad, i;
-	void *ud[QSIZE];
+	unsigned int i;
 	bool builder;
 	uint16_t port;
 	struct tport t;
@@ -589,8 +621,7 @@ test_key_builder(void)
 		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
 	}
 	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 3, "");
-	TEST_ASSERT_EQ(ok, 3, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 3, 3), TEST_SUCCESS, "");
 	rs_init(&rs);
 	for (i = 0; i < 3; i++)
 		TEST_ASSERT_EQ(xfer(&t.fp, fr[i], LEN, copies[i], &rs), (int)copies[i], "");
@@ -608,8 +639,8 @@ test_key_builder(void)
 		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
 						  NULL, &e) != NULL, "");
 		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-		TEST_ASSERT_EQ(bad, 1, "rule %u: same key as the parsed one", i);
+		TEST_ASSERT_EQ(q_expect(&t, 0, 1, 0), TEST_SUCCESS,
+			       "rule %u: same key as the parsed one", i);
 		TEST_ASSERT_EQ(rte_flow_destroy(port, s, &e), 0, "");
 	}
 	/* and the other way round */
@@ -618,8 +649,7 @@ test_key_builder(void)
 		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
 						  NULL, &e) != NULL, "");
 		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-		TEST_ASSERT_EQ(ok, 1, "");
+		TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "rule %u", i);
 		TEST_ASSERT(wide_rule_sync(port, &r, &e) == NULL, "rule %u: duplicate", i);
 		TEST_ASSERT_EQ(rte_errno, EEXIST, "");
 	}
@@ -679,10 +709,7 @@ test_key_builder_fallback(void)
 	TEST_ASSERT_EQ(bad, 1, "protocol bit 0 clear under a udp item");
 	TEST_ASSERT_EQ((uintptr_t)ud[0], 1, "");
 	TEST_ASSERT_EQ((uintptr_t)ud[1], 2, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 5, LEN, 3, &rs), 3, "");
-	TEST_ASSERT_EQ(rs.per_q[1], 3, "");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(send_expect_q(&t, 5, 3, 1), TEST_SUCCESS, "");
 	TEST_ASSERT_U64_EQ(hits(port, f), 3, "");
 	tp_close(&t);
 	return TEST_SUCCESS;
@@ -712,8 +739,7 @@ test_batch_with_failures(void)
 	port = (uint16_t)t.fp.port;
 	old = q_create(&t, 0, 30, 1, NULL, &e);
 	TEST_ASSERT(old != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
 	f[0] = q_create_pp(&t, 0, 20, 1, (void *)10, &e, true);
 	f[1] = q_create_pp(&t, 0, 21, 1, (void *)11, &e, true);
 	f[2] = q_create_pp(&t, 0, 22, 7, (void *)12, &e, true);		/* no queue 7 */
@@ -816,8 +842,7 @@ test_two_queues(void)
 	TEST_ASSERT_U64_EQ(hits(port, f[2]), 0, "");
 	/* the table is full: one more through either queue is an error result */
 	TEST_ASSERT(q_create_pp(&t, 1, 500, 0, (void *)1, &e, false) != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 1, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(bad, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 1, 1, 0), TEST_SUCCESS, "");
 	/* destroy each rule through the other queue */
 	for (i = 0; i < N; i++)
 		TEST_ASSERT_EQ(rte_flow_async_destroy(port, (i & 1) ^ 1, &pp, f[i],
@@ -828,19 +853,12 @@ test_two_queues(void)
 		TEST_ASSERT_EQ(ok, N / 2, "");
 		TEST_ASSERT_EQ((uintptr_t)ud[0], 2000 + (k ^ 1), "");
 	}
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
-	TEST_ASSERT_EQ(rs.per_q[0], 2, "the rule is gone");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(send_expect_q(&t, 100, 2, 0), TEST_SUCCESS, "the rule is gone");
 	/* room again, and new rules count from 0 */
 	f[0] = q_create_pp(&t, 0, 100, 1, NULL, &e, false);
 	TEST_ASSERT(f[0] != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 5, &rs), 5, "");
-	rs_free(&rs);
-	TEST_ASSERT_U64_EQ(hits(port, f[0]), 5, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(send_expect_hits(&t, 100, 5, f[0], 5), TEST_SUCCESS, "");
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -1098,8 +1116,7 @@ test_batch_counters_beyond_stock(void)
 	struct rte_flow_op_result res[QSIZE];
 	struct rte_flow *f[N], *x;
 	struct rte_flow_error e;
-	unsigned int i, ok, bad;
-	void *ud[QSIZE];
+	unsigned int i;
 	uint16_t port;
 	struct tport t;
 	int n;
@@ -1131,13 +1148,9 @@ test_batch_counters_beyond_stock(void)
 	TEST_ASSERT_EQ(rte_flow_destroy(port, f[7], &e), 0, "");
 	x = q_create(&t, 0, 100, 1, (void *)1, &e);
 	TEST_ASSERT(x != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
 	TEST_ASSERT_U64_EQ(hits(port, x), 0, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 3, &rs), 3, "");
-	rs_free(&rs);
-	TEST_ASSERT_U64_EQ(hits(port, x), 3, "");
+	TEST_ASSERT_EQ(send_expect_hits(&t, 100, 3, x, 3), TEST_SUCCESS, "");
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -1226,22 +1239,19 @@ test_bad_operations(void)
 	/* a value the engine refuses: an error result */
 	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
 	TEST_ASSERT(f != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(bad, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 0), TEST_SUCCESS, "");
 	/* the table holds 4 rules: the fifth is an error result */
 	for (i = 0; i < 5; i++)
 		TEST_ASSERT(q_create(&t, 0, 20 + i, 0, NULL, &e) != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 5, "");
-	TEST_ASSERT_EQ(ok, 4, "");
-	TEST_ASSERT_EQ(bad, 1, "table full");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 5, 4), TEST_SUCCESS, "table full");
 	/* a full queue refuses more operations until pulled */
 	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	for (i = 0; i < QSIZE; i++)
 		TEST_ASSERT(q_create(&t, 0, 1000 + i, 0, NULL, &e) != NULL, "");
 	TEST_ASSERT(q_create(&t, 0, 2000, 0, NULL, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, EAGAIN, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), QSIZE, "");
-	TEST_ASSERT_EQ(ok, 4, "only the table's rule count succeeds");
+	TEST_ASSERT_EQ(q_expect(&t, 0, QSIZE, 4), TEST_SUCCESS,
+		       "only the table's rule count succeeds");
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -1266,8 +1276,7 @@ test_queue_indirect_count(void)
 	TEST_ASSERT(h != NULL, "");
 	TEST_ASSERT_EQ(rte_flow_async_action_handle_query(port, 0, &oa, h, &qc, (void *)2,
 							  &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
-	TEST_ASSERT_EQ(ok, 2, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 2, 2), TEST_SUCCESS, "");
 	TEST_ASSERT_EQ(qc.hits_set, 1, "");
 	TEST_ASSERT_U64_EQ(qc.hits, 0, "");
 	TEST_ASSERT_EQ(rte_flow_async_action_handle_destroy(port, 0, &oa, h, (void *)3, &e),
