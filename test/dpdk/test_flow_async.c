@@ -46,11 +46,61 @@ tp_configure_cnt(uint16_t port, uint16_t nb_queue, uint32_t size, uint32_t nb_co
 	return ret;
 }
 
-/* Stop, configure nb_queue flow queues of size (1024 counters), start. */
+static const struct rte_flow_pattern_template_attr pt_attr = { .ingress = 1 };
+static const struct rte_flow_actions_template_attr at_attr = { .ingress = 1 };
+
+/* eth / ipv4 src (masked) / udp */
+static const struct rte_flow_item src_tmpl[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+
+/* count / queue, both per rule */
+static const struct rte_flow_action cq_tmpl[] = {
+	{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+	{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+	{ .type = RTE_FLOW_ACTION_TYPE_END },
+};
+
+/* A port with devargs and nb_rxq rx queues, with nb_queue flow queues of
+ * QSIZE and nb_counters. */
 static int
-tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
+tp_port_open(struct tport *t, const char *devargs, uint16_t nb_rxq, uint16_t nb_queue,
+	     uint32_t nb_counters)
 {
-	return tp_configure_cnt(port, nb_queue, size, 1024);
+	memset(t, 0, sizeof(*t));
+	if (fp_open(&t->fp, devargs, nb_rxq) != 0)
+		return -1;
+	return tp_configure_cnt((uint16_t)t->fp.port, nb_queue, QSIZE, nb_counters);
+}
+
+/* The pattern template tmpl and the actions template count / queue. */
+static int
+tp_templates(struct tport *t, const struct rte_flow_item *tmpl)
+{
+	uint16_t port = (uint16_t)t->fp.port;
+	struct rte_flow_error e;
+
+	t->pt = rte_flow_pattern_template_create(port, &pt_attr, tmpl, &e);
+	t->at = rte_flow_actions_template_create(port, &at_attr, cq_tmpl, cq_tmpl, &e);
+	return t->pt != NULL && t->at != NULL ? 0 : -1;
+}
+
+/* An ingress table of nb_flows rules over npt pattern and nat actions
+ * templates. */
+static struct rte_flow_template_table *
+tp_table(struct tport *t, uint32_t nb_flows, struct rte_flow_pattern_template **pts,
+	 uint8_t npt, struct rte_flow_actions_template **ats, uint8_t nat)
+{
+	const struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
+	};
+	struct rte_flow_error e;
+
+	return rte_flow_template_table_create((uint16_t)t->fp.port, &ta, pts, npt, ats, nat,
+					      &e);
 }
 
 /* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
@@ -59,36 +109,10 @@ static int
 tp_open_cfg(struct tport *t, const char *devargs, uint32_t nb_counters,
 	    uint32_t nb_flows, uint16_t nb_queue)
 {
-	const struct rte_flow_item tmpl[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
-	struct rte_flow_error e;
-	uint16_t port;
-
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, devargs, 2) != 0)
+	if (tp_port_open(t, devargs, 2, nb_queue, nb_counters) != 0 ||
+	    tp_templates(t, src_tmpl) != 0)
 		return -1;
-	port = (uint16_t)t->fp.port;
-	if (tp_configure_cnt(port, nb_queue, QSIZE, nb_counters) != 0)
-		return -1;
-	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
-	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
-	if (t->pt == NULL || t->at == NULL)
-		return -1;
-	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
+	t->tbl = tp_table(t, nb_flows, &t->pt, 1, &t->at, 1);
 	return t->tbl != NULL ? 0 : -1;
 }
 
@@ -110,28 +134,41 @@ tp_close(struct tport *t)
 	fp_close(&t->fp);
 }
 
+/* A rule of the table of tp_open_cfg(): eth / ipv4 src / udp -> count / queue. */
+struct src_rule {
+	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_item pat[4];
+	struct rte_flow_action_queue q;
+	struct rte_flow_action acts[3];
+};
+
+/* The rule for source 10.0.0.src to rx queue q. */
+static void
+src_rule(struct src_rule *r, uint32_t src, uint16_t q)
+{
+	memset(r, 0, sizeof(*r));
+	r->ip.hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src);
+	r->pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH };
+	r->pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &r->ip };
+	r->pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP };
+	r->pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
+	r->q.index = q;
+	r->acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	r->acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
+	r->acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+}
+
 /* Enqueue a rule for source 10.0.0.src to queue q. */
 static struct rte_flow *
 q_create_pp(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
 	    struct rte_flow_error *e, bool postpone)
 {
-	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src) };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	struct rte_flow_action_queue qc = { .index = q };
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &qc },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	const struct rte_flow_op_attr oa = { .postpone = postpone };
+	struct src_rule r;
 
-	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, pat, 0,
-				     acts, 0, ud, e);
+	src_rule(&r, src, q);
+	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, r.pat, 0,
+				     r.acts, 0, ud, e);
 }
 
 static struct rte_flow *
@@ -267,18 +304,11 @@ test_template_errors(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_DEC_TTL },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_action cq[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	const struct rte_flow_action short_mask[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
 	const struct rte_flow_pattern_template_attr eg = { .egress = 1 };
-	const struct rte_flow_actions_template_attr ain = { .ingress = 1 };
 	struct rte_flow_template_table_attr ta = { .flow_attr = { .ingress = 1 } };
 	struct rte_flow_pattern_template *pt;
 	struct rte_flow_actions_template *at;
@@ -288,18 +318,18 @@ test_template_errors(void)
 
 	TEST_ASSERT_EQ(tp_open(&t, 16), 0, "");
 	port = (uint16_t)t.fp.port;
-	TEST_ASSERT(rte_flow_pattern_template_create(port, &in, bad_item, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_pattern_template_create(port, &pt_attr, bad_item, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
 	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
 	TEST_ASSERT(rte_flow_pattern_template_create(port, &eg, ok_item, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
-	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, bad_act, bad_act, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &at_attr, bad_act, bad_act, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
-	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, cq, short_mask, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &at_attr, cq_tmpl, short_mask, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
 	/* tables: a rule count, a group the device has, real templates */
-	pt = rte_flow_pattern_template_create(port, &in, ok_item, &e);
-	at = rte_flow_actions_template_create(port, &ain, cq, cq, &e);
+	pt = rte_flow_pattern_template_create(port, &pt_attr, ok_item, &e);
+	at = rte_flow_actions_template_create(port, &at_attr, cq_tmpl, cq_tmpl, &e);
 	TEST_ASSERT(pt != NULL && at != NULL, "");
 	ta.nb_flows = 0;
 	TEST_ASSERT(rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &e) == NULL, "");
@@ -476,36 +506,19 @@ static int
 tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flows,
 	     bool *builder)
 {
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
 	int lt = rte_log_register("pmd.net.tally.flow"), level = rte_log_get_level(lt);
-	struct rte_flow_error e;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, "", 2) != 0 || tp_configure((uint16_t)t->fp.port, 1, QSIZE) != 0)
-		return -1;
-	t->pt = rte_flow_pattern_template_create((uint16_t)t->fp.port, &pa, tmpl, &e);
-	t->at = rte_flow_actions_template_create((uint16_t)t->fp.port, &aa, acts, acts, &e);
-	if (t->pt == NULL || t->at == NULL)
+	if (tp_port_open(t, "", 2, 1, 1024) != 0 || tp_templates(t, tmpl) != 0)
 		return -1;
 	f = open_memstream(&text, &len);
 	if (f == NULL)
 		return -1;
 	rte_openlog_stream(f);
 	rte_log_set_level(lt, RTE_LOG_DEBUG);
-	t->tbl = rte_flow_template_table_create((uint16_t)t->fp.port, &ta, &t->pt, 1,
-						&t->at, 1, &e);
+	t->tbl = tp_table(t, nb_flows, &t->pt, 1, &t->at, 1);
 	rte_log_set_level(lt, (uint32_t)level);
 	rte_openlog_stream(NULL);
 	fclose(f);
@@ -674,20 +687,8 @@ test_key_builder_fallback(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
-	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = RTE_BE32(0x0a000005) };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	struct rte_flow_action_queue q1 = { .index = 1 };
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	struct rte_flow_error e;
+	struct src_rule r;
 	struct rte_flow *f;
 	unsigned int ok, bad;
 	void *ud[QSIZE];
@@ -698,11 +699,12 @@ test_key_builder_fallback(void)
 	TEST_ASSERT_EQ(tp_open_tmpl(&t, tmpl, 16, &builder), 0, "");
 	TEST_ASSERT(!builder, "no key builder");
 	port = (uint16_t)t.fp.port;
-	ip.hdr.next_proto_id = IPPROTO_TCP;
-	TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)1,
+	src_rule(&r, 5, 1);
+	r.ip.hdr.next_proto_id = IPPROTO_TCP;
+	TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0, (void *)1,
 					  &e) != NULL, "");
-	ip.hdr.next_proto_id = IPPROTO_UDP;
-	f = rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)2, &e);
+	r.ip.hdr.next_proto_id = IPPROTO_UDP;
+	f = rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0, (void *)2, &e);
 	TEST_ASSERT(f != NULL, "");
 	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
@@ -886,6 +888,8 @@ static void
 enc_rule(struct enc_rule *r, uint32_t pt, uint32_t at, uint32_t i, uint32_t mark,
 	 uint16_t queue)
 {
+	unsigned int n = 0;
+
 	memset(r, 0, sizeof(*r));
 	r->ip.hdr.src_addr = rte_cpu_to_be_32(pt == 0 ? 0x0a000000u | i : 0x0b0b0b0bu);
 	r->udp.hdr.src_port = rte_cpu_to_be_16(pt == 1 ? (uint16_t)(1024 + i) : 7);
@@ -897,20 +901,12 @@ enc_rule(struct enc_rule *r, uint32_t pt, uint32_t at, uint32_t i, uint32_t mark
 	r->pat[3].type = RTE_FLOW_ITEM_TYPE_END;
 	r->mark.id = at == 0 ? mark : mark + 1;	/* at 1: the template's wins */
 	r->q.index = queue;
-	if (at == 0) {
-		r->acts[0].type = RTE_FLOW_ACTION_TYPE_COUNT;
-		r->acts[1].type = RTE_FLOW_ACTION_TYPE_MARK;
-		r->acts[1].conf = &r->mark;
-		r->acts[2].type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		r->acts[2].conf = &r->q;
-		r->acts[3].type = RTE_FLOW_ACTION_TYPE_END;
-	} else {
-		r->acts[0].type = RTE_FLOW_ACTION_TYPE_MARK;
-		r->acts[0].conf = &r->mark;
-		r->acts[1].type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		r->acts[1].conf = &r->q;
-		r->acts[2].type = RTE_FLOW_ACTION_TYPE_END;
-	}
+	/* at 0: count / mark / queue; at 1: mark / queue */
+	if (at == 0)
+		r->acts[n++].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	r->acts[n++] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &r->mark };
+	r->acts[n++] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
+	r->acts[n].type = RTE_FLOW_ACTION_TYPE_END;
 }
 
 /* One table over two pattern templates and two actions templates, all
@@ -919,12 +915,6 @@ static int
 enc_open(struct tport *t, struct rte_flow_template_table **tbl, uint32_t nb_flows)
 {
 	static const struct rte_flow_action_mark fixed = { .id = ENC_FIXED_MARK };
-	const struct rte_flow_item tmpl_src[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
 	const struct rte_flow_item tmpl_sport[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
@@ -942,29 +932,21 @@ enc_open(struct tport *t, struct rte_flow_template_table **tbl, uint32_t nb_flow
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
 	struct rte_flow_pattern_template *pts[2];
 	struct rte_flow_actions_template *ats[2];
 	struct rte_flow_error e;
 	uint16_t port;
 
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, "", 4) != 0)
+	if (tp_port_open(t, "", 4, 1, 1024) != 0)
 		return -1;
 	port = (uint16_t)t->fp.port;
-	if (tp_configure(port, 1, QSIZE) != 0)
-		return -1;
-	pts[0] = rte_flow_pattern_template_create(port, &pa, tmpl_src, &e);
-	pts[1] = rte_flow_pattern_template_create(port, &pa, tmpl_sport, &e);
-	ats[0] = rte_flow_actions_template_create(port, &aa, at0, at0, &e);
-	ats[1] = rte_flow_actions_template_create(port, &aa, at1, at1, &e);
+	pts[0] = rte_flow_pattern_template_create(port, &pt_attr, src_tmpl, &e);
+	pts[1] = rte_flow_pattern_template_create(port, &pt_attr, tmpl_sport, &e);
+	ats[0] = rte_flow_actions_template_create(port, &at_attr, at0, at0, &e);
+	ats[1] = rte_flow_actions_template_create(port, &at_attr, at1, at1, &e);
 	if (pts[0] == NULL || pts[1] == NULL || ats[0] == NULL || ats[1] == NULL)
 		return -1;
-	*tbl = rte_flow_template_table_create(port, &ta, pts, 2, ats, 2, &e);
+	*tbl = tp_table(t, nb_flows, pts, 2, ats, 2);
 	return *tbl != NULL ? 0 : -1;
 }
 
@@ -1155,6 +1137,35 @@ test_batch_counters_beyond_stock(void)
 	return TEST_SUCCESS;
 }
 
+/* An enqueue refused at once: what it asks, and how it must fail. */
+struct refused_op {
+	uint32_t queue;
+	const struct rte_flow_item *pat;
+	uint8_t pt;
+	const struct rte_flow_action *acts;
+	int err;			/* rte_errno; 0: not checked */
+	enum rte_flow_error_type type;	/* RTE_FLOW_ERROR_TYPE_NONE: not checked */
+	const void *cause;		/* NULL: not checked */
+	const char *what;
+};
+
+static int
+refused_check(struct tport *t, const struct refused_op *c)
+{
+	const struct rte_flow_op_attr oa = { 0 };
+	struct rte_flow_error e;
+
+	TEST_ASSERT(rte_flow_async_create((uint16_t)t->fp.port, c->queue, &oa, t->tbl, c->pat,
+					  c->pt, c->acts, 0, NULL, &e) == NULL, "");
+	if (c->err != 0)
+		TEST_ASSERT_EQ(rte_errno, c->err, "");
+	if (c->type != RTE_FLOW_ERROR_TYPE_NONE)
+		TEST_ASSERT_EQ(e.type, c->type, "");
+	if (c->cause != NULL)
+		TEST_ASSERT(e.cause == c->cause, "");
+	return TEST_SUCCESS;
+}
+
 static int
 test_bad_operations(void)
 {
@@ -1195,6 +1206,20 @@ test_bad_operations(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q9 },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
+	const struct refused_op refused[] = {
+		{ 3, ok_pat, 0, bad_queue, EINVAL, RTE_FLOW_ERROR_TYPE_NONE, NULL,
+		  "no such queue" },
+		{ 0, ok_pat, 1, bad_queue, EINVAL, RTE_FLOW_ERROR_TYPE_NONE, NULL,
+		  "template index" },
+		{ 0, wrong_pat, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM, NULL, "item types" },
+		{ 0, no_spec, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, NULL, "spec needed" },
+		{ 0, long_pat, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM, &long_pat[3],
+		  "pattern longer than the template" },
+		{ 0, ok_pat, 0, long_acts, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, &long_acts[2],
+		  "actions longer than the template" },
+		{ 0, ok_pat, 0, &long_acts[1], 0, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
+		  "action types differ" },
+	};
 	const struct rte_flow_op_attr oa = { 0 };
 	struct rte_flow_error e;
 	struct rte_flow *f;
@@ -1211,30 +1236,8 @@ test_bad_operations(void)
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
 	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	/* refused at once, nothing enqueued */
-	TEST_ASSERT(rte_flow_async_create(port, 3, &oa, t.tbl, ok_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "no such queue");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 1, bad_queue, 0,
-					  NULL, &e) == NULL, "template index");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, wrong_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "item types");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, no_spec, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "spec needed");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, long_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "pattern longer than the template");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
-	TEST_ASSERT(e.cause == &long_pat[3], "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, long_acts, 0,
-					  NULL, &e) == NULL, "actions longer than the template");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
-	TEST_ASSERT(e.cause == &long_acts[2], "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, &long_acts[1], 0,
-					  NULL, &e) == NULL, "action types differ");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
+	for (i = 0; i < RTE_DIM(refused); i++)
+		TEST_ASSERT_EQ(refused_check(&t, &refused[i]), TEST_SUCCESS, "%s", refused[i].what);
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing enqueued");
 	/* a value the engine refuses: an error result */
 	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
@@ -1292,7 +1295,6 @@ test_queue_indirect_count(void)
 static int
 test_not_configured(void)
 {
-	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
 	const struct rte_flow_item eth[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
@@ -1303,7 +1305,7 @@ test_not_configured(void)
 
 	TEST_ASSERT_EQ(fp_open(&fp, "", 1), 0, "");
 	/* ethdev itself refuses templates before configure */
-	TEST_ASSERT(rte_flow_pattern_template_create((uint16_t)fp.port, &in, eth, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_pattern_template_create((uint16_t)fp.port, &pt_attr, eth, &e) == NULL, "");
 	TEST_ASSERT(rte_flow_pull((uint16_t)fp.port, 0, res, 4, &e) < 0, "");
 	fp_close(&fp);
 	return TEST_SUCCESS;
