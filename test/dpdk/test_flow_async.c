@@ -134,28 +134,40 @@ tp_close(struct tport *t)
 	fp_close(&t->fp);
 }
 
-/* A rule of the table of tp_open_cfg(): eth / ipv4 src / udp -> count / queue. */
-struct src_rule {
+/* eth / ipv4 / udp with these specs (NULL: none) -> count / queue q. */
+static void
+cq_rule_fill(struct rte_flow_item pat[4], struct rte_flow_action acts[3],
+	     const struct rte_flow_action_queue *q, const void *eth, const void *ip,
+	     const void *udp)
+{
+	pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = eth };
+	pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = ip };
+	pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = udp };
+	pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
+	acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = q };
+	acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+}
+
+/* A rule eth / ipv4 / udp -> count / queue, with room for its specs. */
+struct cq_rule {
+	struct rte_flow_item_eth eth;
 	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_item_udp udp;
 	struct rte_flow_item pat[4];
 	struct rte_flow_action_queue q;
 	struct rte_flow_action acts[3];
 };
 
-/* The rule for source 10.0.0.src to rx queue q. */
+/* The rule of the table of tp_open_cfg() for source 10.0.0.src to rx
+ * queue q (an ipv4 spec only). */
 static void
-src_rule(struct src_rule *r, uint32_t src, uint16_t q)
+src_rule(struct cq_rule *r, uint32_t src, uint16_t q)
 {
 	memset(r, 0, sizeof(*r));
 	r->ip.hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src);
-	r->pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH };
-	r->pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &r->ip };
-	r->pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP };
-	r->pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
 	r->q.index = q;
-	r->acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
-	r->acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
-	r->acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	cq_rule_fill(r->pat, r->acts, &r->q, NULL, &r->ip, NULL);
 }
 
 /* Enqueue a rule for source 10.0.0.src to queue q. */
@@ -164,7 +176,7 @@ q_create_pp(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
 	    struct rte_flow_error *e, bool postpone)
 {
 	const struct rte_flow_op_attr oa = { .postpone = postpone };
-	struct src_rule r;
+	struct cq_rule r;
 
 	src_rule(&r, src, q);
 	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, r.pat, 0,
@@ -539,18 +551,9 @@ static const struct rte_flow_item_udp wide_udp_mask = {
 	.hdr.src_port = RTE_BE16(0xffff), .hdr.dst_port = RTE_BE16(0x0ff0),
 };
 
-struct wide_rule {
-	struct rte_flow_item_eth eth;
-	struct rte_flow_item_ipv4 ip;
-	struct rte_flow_item_udp udp;
-	struct rte_flow_item pat[4];
-	struct rte_flow_action_queue q;
-	struct rte_flow_action acts[3];
-};
-
 /* The rule matching frame i (tdt_frame_fill), with noise outside the masks. */
 static void
-wide_rule_frame(struct wide_rule *r, uint32_t i, uint16_t queue)
+wide_rule_frame(struct cq_rule *r, uint32_t i, uint16_t queue)
 {
 	memset(r, 0, sizeof(*r));
 	memset(r->eth.hdr.dst_addr.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
@@ -562,18 +565,12 @@ wide_rule_frame(struct wide_rule *r, uint32_t i, uint16_t queue)
 	r->ip.hdr.next_proto_id = 6;				/* not masked */
 	r->udp.hdr.src_port = rte_cpu_to_be_16((uint16_t)(1024 + i));
 	r->udp.hdr.dst_port = rte_cpu_to_be_16(4790 ^ 0xf00f);	/* only 0x0ff0 counts */
-	r->pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &r->eth };
-	r->pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &r->ip };
-	r->pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &r->udp };
-	r->pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
 	r->q.index = queue;
-	r->acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
-	r->acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
-	r->acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	cq_rule_fill(r->pat, r->acts, &r->q, &r->eth, &r->ip, &r->udp);
 }
 
 static void
-wide_rule_random(struct wide_rule *r)
+wide_rule_random(struct cq_rule *r)
 {
 	uint64_t x = rte_rand(), y = rte_rand();
 
@@ -590,7 +587,7 @@ wide_rule_random(struct wide_rule *r)
 
 /* The same rule through rte_flow_create, masks from the template. */
 static struct rte_flow *
-wide_rule_sync(uint16_t port, const struct wide_rule *r, struct rte_flow_error *e)
+wide_rule_sync(uint16_t port, const struct cq_rule *r, struct rte_flow_error *e)
 {
 	const struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_item pat[4];
@@ -618,7 +615,7 @@ test_key_builder(void)
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
 	const uint32_t fr[3] = { 3, 9, 40 }, copies[3] = { 2, 3, 1 };
 	struct rte_flow *f[3], *s;
-	struct wide_rule r;
+	struct cq_rule r;
 	struct rte_flow_error e;
 	unsigned int i;
 	bool builder;
@@ -688,7 +685,7 @@ test_key_builder_fallback(void)
 	};
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
 	struct rte_flow_error e;
-	struct src_rule r;
+	struct cq_rule r;
 	struct rte_flow *f;
 	unsigned int ok, bad;
 	void *ud[QSIZE];
