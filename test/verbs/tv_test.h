@@ -7,6 +7,7 @@
 #ifndef TV_TEST_H
 #define TV_TEST_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,14 @@
 
 #define TV_BUF		2048
 #define TV_NBUF		256
+
+/* expr, a call that makes an object, fails: NULL, and errno err (msg a
+ * string literal). */
+#define TV_ASSERT_NULL_ERRNO(expr, err, msg) do {				\
+	errno = 0;								\
+	TEST_ASSERT((expr) == NULL, msg);					\
+	TEST_ASSERT_EQ(errno, err, msg);					\
+} while (0)
 
 struct tv_qp {
 	struct ibv_cq *cq;	/* receive completions */
