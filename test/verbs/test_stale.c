@@ -39,18 +39,8 @@ static struct ibv_flow_attr *
 eth_flow(struct eth_count_attr *a, struct ibv_counters *c, uint8_t last_mac)
 {
 	memset(a, 0, sizeof(*a));
-	a->attr.type = IBV_FLOW_ATTR_NORMAL;
-	a->attr.size = sizeof(*a);
-	a->attr.num_of_specs = c != NULL ? 2 : 1;
-	a->attr.port = 1;
-	a->eth.type = IBV_FLOW_SPEC_ETH;
-	a->eth.size = sizeof(a->eth);
-	memset(a->eth.mask.dst_mac, 0xff, 6);
-	a->eth.val.dst_mac[0] = 0x02;
-	a->eth.val.dst_mac[5] = last_mac;
-	a->count.type = IBV_FLOW_SPEC_ACTION_COUNT;
-	a->count.size = sizeof(a->count);
-	a->count.counters = c;
+	tv_eth_attr(&a->attr, sizeof(*a), c != NULL ? 2 : 1, &a->eth, last_mac);
+	tv_count_spec(&a->count, c);
 	return &a->attr;
 }
 
