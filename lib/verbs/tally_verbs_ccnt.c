@@ -101,29 +101,15 @@ cc_update(struct ibv_comp_cntr *ibcc, enum rte_pmd_tally_ccnt_op op, uint64_t v)
 	return -rte_pmd_tally_ccnt_update(cc->port_id, cc->id, op, v);
 }
 
-int
-ibv_set_comp_cntr(struct ibv_comp_cntr *cc, uint64_t value)
-{
-	return cc_update(cc, RTE_PMD_TALLY_CCNT_SET, value);
-}
+/* The exported updates, one operation each: set or add to the count or
+ * the error count. */
+#define CC_UPDATE_ENTRY(name, op)					\
+	int name(struct ibv_comp_cntr *cc, uint64_t v) { return cc_update(cc, op, v); }
 
-int
-ibv_set_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t value)
-{
-	return cc_update(cc, RTE_PMD_TALLY_CCNT_SET_ERR, value);
-}
-
-int
-ibv_inc_comp_cntr(struct ibv_comp_cntr *cc, uint64_t amount)
-{
-	return cc_update(cc, RTE_PMD_TALLY_CCNT_ADD, amount);
-}
-
-int
-ibv_inc_err_comp_cntr(struct ibv_comp_cntr *cc, uint64_t amount)
-{
-	return cc_update(cc, RTE_PMD_TALLY_CCNT_ADD_ERR, amount);
-}
+CC_UPDATE_ENTRY(ibv_set_comp_cntr, RTE_PMD_TALLY_CCNT_SET)
+CC_UPDATE_ENTRY(ibv_set_err_comp_cntr, RTE_PMD_TALLY_CCNT_SET_ERR)
+CC_UPDATE_ENTRY(ibv_inc_comp_cntr, RTE_PMD_TALLY_CCNT_ADD)
+CC_UPDATE_ENTRY(ibv_inc_err_comp_cntr, RTE_PMD_TALLY_CCNT_ADD_ERR)
 
 static int
 cc_read(struct ibv_comp_cntr *ibcc, uint64_t *value, bool err)

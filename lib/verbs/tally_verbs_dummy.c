@@ -19,25 +19,18 @@
 #define CREATE(type, name, on, first, ...)				\
 	static type *dummy_##name(first, __VA_ARGS__)			\
 	{ errno = on; return NULL; }
+#define CREATE_ON_CTX(type, name, attr_type)				\
+	CREATE(type, name, ON_CTX(c), struct ibv_context *c, attr_type *attr)
 
-CREATE(struct ibv_dm, alloc_dm, ON_CTX(c), struct ibv_context *c,
-       struct ibv_alloc_dm_attr *attr)
-CREATE(struct ibv_flow_action, create_flow_action_esp, ON_CTX(c), struct ibv_context *c,
-       struct ibv_flow_action_esp_attr *attr)
-CREATE(struct ibv_pd, alloc_parent_domain, ON_CTX(c), struct ibv_context *c,
-       struct ibv_parent_domain_init_attr *attr)
-CREATE(struct ibv_td, alloc_td, ON_CTX(c), struct ibv_context *c,
-       struct ibv_td_init_attr *attr)
-CREATE(struct ibv_rwq_ind_table, create_rwq_ind_table, ON_CTX(c), struct ibv_context *c,
-       struct ibv_rwq_ind_table_init_attr *attr)
-CREATE(struct ibv_wq, create_wq, ON_CTX(c), struct ibv_context *c,
-       struct ibv_wq_init_attr *attr)
-CREATE(struct ibv_qp, open_qp, ON_CTX(c), struct ibv_context *c,
-       struct ibv_qp_open_attr *attr)
-CREATE(struct ibv_srq, create_srq_ex, ON_CTX(c), struct ibv_context *c,
-       struct ibv_srq_init_attr_ex *attr)
-CREATE(struct ibv_xrcd, open_xrcd, ON_CTX(c), struct ibv_context *c,
-       struct ibv_xrcd_init_attr *attr)
+CREATE_ON_CTX(struct ibv_dm, alloc_dm, struct ibv_alloc_dm_attr)
+CREATE_ON_CTX(struct ibv_flow_action, create_flow_action_esp, struct ibv_flow_action_esp_attr)
+CREATE_ON_CTX(struct ibv_pd, alloc_parent_domain, struct ibv_parent_domain_init_attr)
+CREATE_ON_CTX(struct ibv_td, alloc_td, struct ibv_td_init_attr)
+CREATE_ON_CTX(struct ibv_rwq_ind_table, create_rwq_ind_table, struct ibv_rwq_ind_table_init_attr)
+CREATE_ON_CTX(struct ibv_wq, create_wq, struct ibv_wq_init_attr)
+CREATE_ON_CTX(struct ibv_qp, open_qp, struct ibv_qp_open_attr)
+CREATE_ON_CTX(struct ibv_srq, create_srq_ex, struct ibv_srq_init_attr_ex)
+CREATE_ON_CTX(struct ibv_xrcd, open_xrcd, struct ibv_xrcd_init_attr)
 CREATE(struct ibv_mw, alloc_mw, ON_PD(pd), struct ibv_pd *pd, enum ibv_mw_type type)
 
 /* dm cannot be ours (the library allocates no device memory) */

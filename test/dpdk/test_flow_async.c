@@ -46,11 +46,61 @@ tp_configure_cnt(uint16_t port, uint16_t nb_queue, uint32_t size, uint32_t nb_co
 	return ret;
 }
 
-/* Stop, configure nb_queue flow queues of size (1024 counters), start. */
+static const struct rte_flow_pattern_template_attr pt_attr = { .ingress = 1 };
+static const struct rte_flow_actions_template_attr at_attr = { .ingress = 1 };
+
+/* eth / ipv4 src (masked) / udp */
+static const struct rte_flow_item src_tmpl[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+
+/* count / queue, both per rule */
+static const struct rte_flow_action cq_tmpl[] = {
+	{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+	{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
+	{ .type = RTE_FLOW_ACTION_TYPE_END },
+};
+
+/* A port with devargs and nb_rxq rx queues, with nb_queue flow queues of
+ * QSIZE and nb_counters. */
 static int
-tp_configure(uint16_t port, uint16_t nb_queue, uint32_t size)
+tp_port_open(struct tport *t, const char *devargs, uint16_t nb_rxq, uint16_t nb_queue,
+	     uint32_t nb_counters)
 {
-	return tp_configure_cnt(port, nb_queue, size, 1024);
+	memset(t, 0, sizeof(*t));
+	if (fp_open(&t->fp, devargs, nb_rxq) != 0)
+		return -1;
+	return tp_configure_cnt((uint16_t)t->fp.port, nb_queue, QSIZE, nb_counters);
+}
+
+/* The pattern template tmpl and the actions template count / queue. */
+static int
+tp_templates(struct tport *t, const struct rte_flow_item *tmpl)
+{
+	uint16_t port = (uint16_t)t->fp.port;
+	struct rte_flow_error e;
+
+	t->pt = rte_flow_pattern_template_create(port, &pt_attr, tmpl, &e);
+	t->at = rte_flow_actions_template_create(port, &at_attr, cq_tmpl, cq_tmpl, &e);
+	return t->pt != NULL && t->at != NULL ? 0 : -1;
+}
+
+/* An ingress table of nb_flows rules over npt pattern and nat actions
+ * templates. */
+static struct rte_flow_template_table *
+tp_table(struct tport *t, uint32_t nb_flows, struct rte_flow_pattern_template **pts,
+	 uint8_t npt, struct rte_flow_actions_template **ats, uint8_t nat)
+{
+	const struct rte_flow_template_table_attr ta = {
+		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
+	};
+	struct rte_flow_error e;
+
+	return rte_flow_template_table_create((uint16_t)t->fp.port, &ta, pts, npt, ats, nat,
+					      &e);
 }
 
 /* eth / ipv4 src (masked) / udp  ->  count / queue (per rule), on
@@ -59,36 +109,10 @@ static int
 tp_open_cfg(struct tport *t, const char *devargs, uint32_t nb_counters,
 	    uint32_t nb_flows, uint16_t nb_queue)
 {
-	const struct rte_flow_item tmpl[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
-	struct rte_flow_error e;
-	uint16_t port;
-
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, devargs, 2) != 0)
+	if (tp_port_open(t, devargs, 2, nb_queue, nb_counters) != 0 ||
+	    tp_templates(t, src_tmpl) != 0)
 		return -1;
-	port = (uint16_t)t->fp.port;
-	if (tp_configure_cnt(port, nb_queue, QSIZE, nb_counters) != 0)
-		return -1;
-	t->pt = rte_flow_pattern_template_create(port, &pa, tmpl, &e);
-	t->at = rte_flow_actions_template_create(port, &aa, acts, acts, &e);
-	if (t->pt == NULL || t->at == NULL)
-		return -1;
-	t->tbl = rte_flow_template_table_create(port, &ta, &t->pt, 1, &t->at, 1, &e);
+	t->tbl = tp_table(t, nb_flows, &t->pt, 1, &t->at, 1);
 	return t->tbl != NULL ? 0 : -1;
 }
 
@@ -110,28 +134,53 @@ tp_close(struct tport *t)
 	fp_close(&t->fp);
 }
 
+/* eth / ipv4 / udp with these specs (NULL: none) -> count / queue q. */
+static void
+cq_rule_fill(struct rte_flow_item pat[4], struct rte_flow_action acts[3],
+	     const struct rte_flow_action_queue *q, const void *eth, const void *ip,
+	     const void *udp)
+{
+	pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = eth };
+	pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = ip };
+	pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = udp };
+	pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
+	acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
+	acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = q };
+	acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+}
+
+/* A rule eth / ipv4 / udp -> count / queue, with room for its specs. */
+struct cq_rule {
+	struct rte_flow_item_eth eth;
+	struct rte_flow_item_ipv4 ip;
+	struct rte_flow_item_udp udp;
+	struct rte_flow_item pat[4];
+	struct rte_flow_action_queue q;
+	struct rte_flow_action acts[3];
+};
+
+/* The rule of the table of tp_open_cfg() for source 10.0.0.src to rx
+ * queue q (an ipv4 spec only). */
+static void
+src_rule(struct cq_rule *r, uint32_t src, uint16_t q)
+{
+	memset(r, 0, sizeof(*r));
+	r->ip.hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src);
+	r->q.index = q;
+	cq_rule_fill(r->pat, r->acts, &r->q, NULL, &r->ip, NULL);
+}
+
 /* Enqueue a rule for source 10.0.0.src to queue q. */
 static struct rte_flow *
 q_create_pp(struct tport *t, uint32_t queue, uint32_t src, uint16_t q, void *ud,
 	    struct rte_flow_error *e, bool postpone)
 {
-	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = rte_cpu_to_be_32(0x0a000000u | src) };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	struct rte_flow_action_queue qc = { .index = q };
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &qc },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	const struct rte_flow_op_attr oa = { .postpone = postpone };
+	struct cq_rule r;
 
-	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, pat, 0,
-				     acts, 0, ud, e);
+	src_rule(&r, src, q);
+	return rte_flow_async_create((uint16_t)t->fp.port, queue, &oa, t->tbl, r.pat, 0,
+				     r.acts, 0, ud, e);
 }
 
 static struct rte_flow *
@@ -174,6 +223,42 @@ hits(uint16_t port, struct rte_flow *f)
 	if (rte_flow_query(port, f, &count, &qc, &e) != 0)
 		return UINT64_MAX;
 	return qc.hits;
+}
+
+/* Pull the results of a queue: exactly n, of which n_ok succeeded. */
+static int
+q_expect(struct tport *t, uint32_t queue, unsigned int n, unsigned int n_ok)
+{
+	unsigned int ok, bad;
+	void *ud[QSIZE];
+
+	TEST_ASSERT_EQ(q_pull(t, queue, &ok, &bad, ud, QSIZE), (int)n, "queue %u", queue);
+	TEST_ASSERT_EQ(ok, n_ok, "queue %u", queue);
+	return TEST_SUCCESS;
+}
+
+/* Send n frames from 10.0.0.src: all of them come back, on rx queue q. */
+static int
+send_expect_q(struct tport *t, uint32_t src, unsigned int n, uint16_t q)
+{
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t->fp, src, LEN, n, &rs), (int)n, "");
+	TEST_ASSERT_EQ(rs.per_q[q], n, "rx queue %u", q);
+	rs_free(&rs);
+	return TEST_SUCCESS;
+}
+
+/* Send n frames from 10.0.0.src: all of them come back, and rule f has
+ * counted exp in all. */
+static int
+send_expect_hits(struct tport *t, uint32_t src, unsigned int n, struct rte_flow *f,
+		 uint64_t exp)
+{
+	rs_init(&rs);
+	TEST_ASSERT_EQ(xfer(&t->fp, src, LEN, n, &rs), (int)n, "");
+	rs_free(&rs);
+	TEST_ASSERT_U64_EQ(hits((uint16_t)t->fp.port, f), exp, "");
+	return TEST_SUCCESS;
 }
 
 static int
@@ -231,18 +316,11 @@ test_template_errors(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_DEC_TTL },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_action cq[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	const struct rte_flow_action short_mask[] = {
 		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
 	const struct rte_flow_pattern_template_attr eg = { .egress = 1 };
-	const struct rte_flow_actions_template_attr ain = { .ingress = 1 };
 	struct rte_flow_template_table_attr ta = { .flow_attr = { .ingress = 1 } };
 	struct rte_flow_pattern_template *pt;
 	struct rte_flow_actions_template *at;
@@ -252,18 +330,18 @@ test_template_errors(void)
 
 	TEST_ASSERT_EQ(tp_open(&t, 16), 0, "");
 	port = (uint16_t)t.fp.port;
-	TEST_ASSERT(rte_flow_pattern_template_create(port, &in, bad_item, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_pattern_template_create(port, &pt_attr, bad_item, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
 	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
 	TEST_ASSERT(rte_flow_pattern_template_create(port, &eg, ok_item, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
-	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, bad_act, bad_act, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &at_attr, bad_act, bad_act, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, ENOTSUP, "");
-	TEST_ASSERT(rte_flow_actions_template_create(port, &ain, cq, short_mask, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_actions_template_create(port, &at_attr, cq_tmpl, short_mask, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
 	/* tables: a rule count, a group the device has, real templates */
-	pt = rte_flow_pattern_template_create(port, &in, ok_item, &e);
-	at = rte_flow_actions_template_create(port, &ain, cq, cq, &e);
+	pt = rte_flow_pattern_template_create(port, &pt_attr, ok_item, &e);
+	at = rte_flow_actions_template_create(port, &at_attr, cq_tmpl, cq_tmpl, &e);
 	TEST_ASSERT(pt != NULL && at != NULL, "");
 	ta.nb_flows = 0;
 	TEST_ASSERT(rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &e) == NULL, "");
@@ -335,12 +413,9 @@ test_queue_rules_and_traffic(void)
 	/* destroy through the queue: pulled means the device no longer sees it */
 	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
 					      f[1], (void *)9, &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 11, LEN, 3, &rs), 3, "");
-	TEST_ASSERT_EQ(rs.per_q[0], 3, "default queue once the rule is gone");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(send_expect_q(&t, 11, 3, 0), TEST_SUCCESS,
+		       "default queue once the rule is gone");
 	TEST_ASSERT_EQ(rte_flow_destroy(port, f[1], &e), -EINVAL, "already destroyed");
 	TEST_ASSERT_EQ(rte_flow_async_destroy(port, 0, &(struct rte_flow_op_attr){ 0 },
 					      f[1], NULL, &e), -EINVAL, "");
@@ -443,36 +518,19 @@ static int
 tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flows,
 	     bool *builder)
 {
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
 	int lt = rte_log_register("pmd.net.tally.flow"), level = rte_log_get_level(lt);
-	struct rte_flow_error e;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, "", 2) != 0 || tp_configure((uint16_t)t->fp.port, 1, QSIZE) != 0)
-		return -1;
-	t->pt = rte_flow_pattern_template_create((uint16_t)t->fp.port, &pa, tmpl, &e);
-	t->at = rte_flow_actions_template_create((uint16_t)t->fp.port, &aa, acts, acts, &e);
-	if (t->pt == NULL || t->at == NULL)
+	if (tp_port_open(t, "", 2, 1, 1024) != 0 || tp_templates(t, tmpl) != 0)
 		return -1;
 	f = open_memstream(&text, &len);
 	if (f == NULL)
 		return -1;
 	rte_openlog_stream(f);
 	rte_log_set_level(lt, RTE_LOG_DEBUG);
-	t->tbl = rte_flow_template_table_create((uint16_t)t->fp.port, &ta, &t->pt, 1,
-						&t->at, 1, &e);
+	t->tbl = tp_table(t, nb_flows, &t->pt, 1, &t->at, 1);
 	rte_log_set_level(lt, (uint32_t)level);
 	rte_openlog_stream(NULL);
 	fclose(f);
@@ -493,18 +551,9 @@ static const struct rte_flow_item_udp wide_udp_mask = {
 	.hdr.src_port = RTE_BE16(0xffff), .hdr.dst_port = RTE_BE16(0x0ff0),
 };
 
-struct wide_rule {
-	struct rte_flow_item_eth eth;
-	struct rte_flow_item_ipv4 ip;
-	struct rte_flow_item_udp udp;
-	struct rte_flow_item pat[4];
-	struct rte_flow_action_queue q;
-	struct rte_flow_action acts[3];
-};
-
 /* The rule matching frame i (tdt_frame_fill), with noise outside the masks. */
 static void
-wide_rule_frame(struct wide_rule *r, uint32_t i, uint16_t queue)
+wide_rule_frame(struct cq_rule *r, uint32_t i, uint16_t queue)
 {
 	memset(r, 0, sizeof(*r));
 	memset(r->eth.hdr.dst_addr.addr_bytes, 0xff, RTE_ETHER_ADDR_LEN);
@@ -516,18 +565,12 @@ wide_rule_frame(struct wide_rule *r, uint32_t i, uint16_t queue)
 	r->ip.hdr.next_proto_id = 6;				/* not masked */
 	r->udp.hdr.src_port = rte_cpu_to_be_16((uint16_t)(1024 + i));
 	r->udp.hdr.dst_port = rte_cpu_to_be_16(4790 ^ 0xf00f);	/* only 0x0ff0 counts */
-	r->pat[0] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &r->eth };
-	r->pat[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &r->ip };
-	r->pat[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &r->udp };
-	r->pat[3] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_END };
 	r->q.index = queue;
-	r->acts[0] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_COUNT };
-	r->acts[1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
-	r->acts[2] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+	cq_rule_fill(r->pat, r->acts, &r->q, &r->eth, &r->ip, &r->udp);
 }
 
 static void
-wide_rule_random(struct wide_rule *r)
+wide_rule_random(struct cq_rule *r)
 {
 	uint64_t x = rte_rand(), y = rte_rand();
 
@@ -544,7 +587,7 @@ wide_rule_random(struct wide_rule *r)
 
 /* The same rule through rte_flow_create, masks from the template. */
 static struct rte_flow *
-wide_rule_sync(uint16_t port, const struct wide_rule *r, struct rte_flow_error *e)
+wide_rule_sync(uint16_t port, const struct cq_rule *r, struct rte_flow_error *e)
 {
 	const struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_item pat[4];
@@ -572,10 +615,9 @@ test_key_builder(void)
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
 	const uint32_t fr[3] = { 3, 9, 40 }, copies[3] = { 2, 3, 1 };
 	struct rte_flow *f[3], *s;
-	struct wide_rule r;
+	struct cq_rule r;
 	struct rte_flow_error e;
-	unsigned int ok, bad, i;
-	void *ud[QSIZE];
+	unsigned int i;
 	bool builder;
 	uint16_t port;
 	struct tport t;
@@ -589,8 +631,7 @@ test_key_builder(void)
 		TEST_ASSERT(f[i] != NULL, "%s", e.message ? e.message : "");
 	}
 	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 3, "");
-	TEST_ASSERT_EQ(ok, 3, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 3, 3), TEST_SUCCESS, "");
 	rs_init(&rs);
 	for (i = 0; i < 3; i++)
 		TEST_ASSERT_EQ(xfer(&t.fp, fr[i], LEN, copies[i], &rs), (int)copies[i], "");
@@ -608,8 +649,8 @@ test_key_builder(void)
 		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
 						  NULL, &e) != NULL, "");
 		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-		TEST_ASSERT_EQ(bad, 1, "rule %u: same key as the parsed one", i);
+		TEST_ASSERT_EQ(q_expect(&t, 0, 1, 0), TEST_SUCCESS,
+			       "rule %u: same key as the parsed one", i);
 		TEST_ASSERT_EQ(rte_flow_destroy(port, s, &e), 0, "");
 	}
 	/* and the other way round */
@@ -618,8 +659,7 @@ test_key_builder(void)
 		TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
 						  NULL, &e) != NULL, "");
 		TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
-		TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-		TEST_ASSERT_EQ(ok, 1, "");
+		TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "rule %u", i);
 		TEST_ASSERT(wide_rule_sync(port, &r, &e) == NULL, "rule %u: duplicate", i);
 		TEST_ASSERT_EQ(rte_errno, EEXIST, "");
 	}
@@ -644,20 +684,8 @@ test_key_builder_fallback(void)
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
-	struct rte_flow_item_ipv4 ip = { .hdr.src_addr = RTE_BE32(0x0a000005) };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .spec = &ip },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	struct rte_flow_action_queue q1 = { .index = 1 };
-	const struct rte_flow_action acts[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q1 },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
 	struct rte_flow_error e;
+	struct cq_rule r;
 	struct rte_flow *f;
 	unsigned int ok, bad;
 	void *ud[QSIZE];
@@ -668,21 +696,19 @@ test_key_builder_fallback(void)
 	TEST_ASSERT_EQ(tp_open_tmpl(&t, tmpl, 16, &builder), 0, "");
 	TEST_ASSERT(!builder, "no key builder");
 	port = (uint16_t)t.fp.port;
-	ip.hdr.next_proto_id = IPPROTO_TCP;
-	TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)1,
+	src_rule(&r, 5, 1);
+	r.ip.hdr.next_proto_id = IPPROTO_TCP;
+	TEST_ASSERT(rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0, (void *)1,
 					  &e) != NULL, "");
-	ip.hdr.next_proto_id = IPPROTO_UDP;
-	f = rte_flow_async_create(port, 0, &pp, t.tbl, pat, 0, acts, 0, (void *)2, &e);
+	r.ip.hdr.next_proto_id = IPPROTO_UDP;
+	f = rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0, (void *)2, &e);
 	TEST_ASSERT(f != NULL, "");
 	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
 	TEST_ASSERT_EQ(bad, 1, "protocol bit 0 clear under a udp item");
 	TEST_ASSERT_EQ((uintptr_t)ud[0], 1, "");
 	TEST_ASSERT_EQ((uintptr_t)ud[1], 2, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 5, LEN, 3, &rs), 3, "");
-	TEST_ASSERT_EQ(rs.per_q[1], 3, "");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(send_expect_q(&t, 5, 3, 1), TEST_SUCCESS, "");
 	TEST_ASSERT_U64_EQ(hits(port, f), 3, "");
 	tp_close(&t);
 	return TEST_SUCCESS;
@@ -712,8 +738,7 @@ test_batch_with_failures(void)
 	port = (uint16_t)t.fp.port;
 	old = q_create(&t, 0, 30, 1, NULL, &e);
 	TEST_ASSERT(old != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
 	f[0] = q_create_pp(&t, 0, 20, 1, (void *)10, &e, true);
 	f[1] = q_create_pp(&t, 0, 21, 1, (void *)11, &e, true);
 	f[2] = q_create_pp(&t, 0, 22, 7, (void *)12, &e, true);		/* no queue 7 */
@@ -816,8 +841,7 @@ test_two_queues(void)
 	TEST_ASSERT_U64_EQ(hits(port, f[2]), 0, "");
 	/* the table is full: one more through either queue is an error result */
 	TEST_ASSERT(q_create_pp(&t, 1, 500, 0, (void *)1, &e, false) != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 1, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(bad, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 1, 1, 0), TEST_SUCCESS, "");
 	/* destroy each rule through the other queue */
 	for (i = 0; i < N; i++)
 		TEST_ASSERT_EQ(rte_flow_async_destroy(port, (i & 1) ^ 1, &pp, f[i],
@@ -828,19 +852,12 @@ test_two_queues(void)
 		TEST_ASSERT_EQ(ok, N / 2, "");
 		TEST_ASSERT_EQ((uintptr_t)ud[0], 2000 + (k ^ 1), "");
 	}
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 2, &rs), 2, "");
-	TEST_ASSERT_EQ(rs.per_q[0], 2, "the rule is gone");
-	rs_free(&rs);
+	TEST_ASSERT_EQ(send_expect_q(&t, 100, 2, 0), TEST_SUCCESS, "the rule is gone");
 	/* room again, and new rules count from 0 */
 	f[0] = q_create_pp(&t, 0, 100, 1, NULL, &e, false);
 	TEST_ASSERT(f[0] != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 5, &rs), 5, "");
-	rs_free(&rs);
-	TEST_ASSERT_U64_EQ(hits(port, f[0]), 5, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(send_expect_hits(&t, 100, 5, f[0], 5), TEST_SUCCESS, "");
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -868,6 +885,8 @@ static void
 enc_rule(struct enc_rule *r, uint32_t pt, uint32_t at, uint32_t i, uint32_t mark,
 	 uint16_t queue)
 {
+	unsigned int n = 0;
+
 	memset(r, 0, sizeof(*r));
 	r->ip.hdr.src_addr = rte_cpu_to_be_32(pt == 0 ? 0x0a000000u | i : 0x0b0b0b0bu);
 	r->udp.hdr.src_port = rte_cpu_to_be_16(pt == 1 ? (uint16_t)(1024 + i) : 7);
@@ -879,20 +898,12 @@ enc_rule(struct enc_rule *r, uint32_t pt, uint32_t at, uint32_t i, uint32_t mark
 	r->pat[3].type = RTE_FLOW_ITEM_TYPE_END;
 	r->mark.id = at == 0 ? mark : mark + 1;	/* at 1: the template's wins */
 	r->q.index = queue;
-	if (at == 0) {
-		r->acts[0].type = RTE_FLOW_ACTION_TYPE_COUNT;
-		r->acts[1].type = RTE_FLOW_ACTION_TYPE_MARK;
-		r->acts[1].conf = &r->mark;
-		r->acts[2].type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		r->acts[2].conf = &r->q;
-		r->acts[3].type = RTE_FLOW_ACTION_TYPE_END;
-	} else {
-		r->acts[0].type = RTE_FLOW_ACTION_TYPE_MARK;
-		r->acts[0].conf = &r->mark;
-		r->acts[1].type = RTE_FLOW_ACTION_TYPE_QUEUE;
-		r->acts[1].conf = &r->q;
-		r->acts[2].type = RTE_FLOW_ACTION_TYPE_END;
-	}
+	/* at 0: count / mark / queue; at 1: mark / queue */
+	if (at == 0)
+		r->acts[n++].type = RTE_FLOW_ACTION_TYPE_COUNT;
+	r->acts[n++] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_MARK, .conf = &r->mark };
+	r->acts[n++] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &r->q };
+	r->acts[n].type = RTE_FLOW_ACTION_TYPE_END;
 }
 
 /* One table over two pattern templates and two actions templates, all
@@ -901,12 +912,6 @@ static int
 enc_open(struct tport *t, struct rte_flow_template_table **tbl, uint32_t nb_flows)
 {
 	static const struct rte_flow_action_mark fixed = { .id = ENC_FIXED_MARK };
-	const struct rte_flow_item tmpl_src[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &src_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
 	const struct rte_flow_item tmpl_sport[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
@@ -924,29 +929,21 @@ enc_open(struct tport *t, struct rte_flow_template_table **tbl, uint32_t nb_flow
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
-	const struct rte_flow_pattern_template_attr pa = { .ingress = 1 };
-	const struct rte_flow_actions_template_attr aa = { .ingress = 1 };
-	const struct rte_flow_template_table_attr ta = {
-		.flow_attr = { .ingress = 1 }, .nb_flows = nb_flows,
-	};
 	struct rte_flow_pattern_template *pts[2];
 	struct rte_flow_actions_template *ats[2];
 	struct rte_flow_error e;
 	uint16_t port;
 
-	memset(t, 0, sizeof(*t));
-	if (fp_open(&t->fp, "", 4) != 0)
+	if (tp_port_open(t, "", 4, 1, 1024) != 0)
 		return -1;
 	port = (uint16_t)t->fp.port;
-	if (tp_configure(port, 1, QSIZE) != 0)
-		return -1;
-	pts[0] = rte_flow_pattern_template_create(port, &pa, tmpl_src, &e);
-	pts[1] = rte_flow_pattern_template_create(port, &pa, tmpl_sport, &e);
-	ats[0] = rte_flow_actions_template_create(port, &aa, at0, at0, &e);
-	ats[1] = rte_flow_actions_template_create(port, &aa, at1, at1, &e);
+	pts[0] = rte_flow_pattern_template_create(port, &pt_attr, src_tmpl, &e);
+	pts[1] = rte_flow_pattern_template_create(port, &pt_attr, tmpl_sport, &e);
+	ats[0] = rte_flow_actions_template_create(port, &at_attr, at0, at0, &e);
+	ats[1] = rte_flow_actions_template_create(port, &at_attr, at1, at1, &e);
 	if (pts[0] == NULL || pts[1] == NULL || ats[0] == NULL || ats[1] == NULL)
 		return -1;
-	*tbl = rte_flow_template_table_create(port, &ta, pts, 2, ats, 2, &e);
+	*tbl = tp_table(t, nb_flows, pts, 2, ats, 2);
 	return *tbl != NULL ? 0 : -1;
 }
 
@@ -1098,8 +1095,7 @@ test_batch_counters_beyond_stock(void)
 	struct rte_flow_op_result res[QSIZE];
 	struct rte_flow *f[N], *x;
 	struct rte_flow_error e;
-	unsigned int i, ok, bad;
-	void *ud[QSIZE];
+	unsigned int i;
 	uint16_t port;
 	struct tport t;
 	int n;
@@ -1131,14 +1127,39 @@ test_batch_counters_beyond_stock(void)
 	TEST_ASSERT_EQ(rte_flow_destroy(port, f[7], &e), 0, "");
 	x = q_create(&t, 0, 100, 1, (void *)1, &e);
 	TEST_ASSERT(x != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(ok, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 1), TEST_SUCCESS, "");
 	TEST_ASSERT_U64_EQ(hits(port, x), 0, "");
-	rs_init(&rs);
-	TEST_ASSERT_EQ(xfer(&t.fp, 100, LEN, 3, &rs), 3, "");
-	rs_free(&rs);
-	TEST_ASSERT_U64_EQ(hits(port, x), 3, "");
+	TEST_ASSERT_EQ(send_expect_hits(&t, 100, 3, x, 3), TEST_SUCCESS, "");
 	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/* An enqueue refused at once: what it asks, and how it must fail. */
+struct refused_op {
+	uint32_t queue;
+	const struct rte_flow_item *pat;
+	uint8_t pt;
+	const struct rte_flow_action *acts;
+	int err;			/* rte_errno; 0: not checked */
+	enum rte_flow_error_type type;	/* RTE_FLOW_ERROR_TYPE_NONE: not checked */
+	const void *cause;		/* NULL: not checked */
+	const char *what;
+};
+
+static int
+refused_check(struct tport *t, const struct refused_op *c)
+{
+	const struct rte_flow_op_attr oa = { 0 };
+	struct rte_flow_error e;
+
+	TEST_ASSERT(rte_flow_async_create((uint16_t)t->fp.port, c->queue, &oa, t->tbl, c->pat,
+					  c->pt, c->acts, 0, NULL, &e) == NULL, "");
+	if (c->err != 0)
+		TEST_ASSERT_EQ(rte_errno, c->err, "");
+	if (c->type != RTE_FLOW_ERROR_TYPE_NONE)
+		TEST_ASSERT_EQ(e.type, c->type, "");
+	if (c->cause != NULL)
+		TEST_ASSERT(e.cause == c->cause, "");
 	return TEST_SUCCESS;
 }
 
@@ -1182,6 +1203,20 @@ test_bad_operations(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q9 },
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
+	const struct refused_op refused[] = {
+		{ 3, ok_pat, 0, bad_queue, EINVAL, RTE_FLOW_ERROR_TYPE_NONE, NULL,
+		  "no such queue" },
+		{ 0, ok_pat, 1, bad_queue, EINVAL, RTE_FLOW_ERROR_TYPE_NONE, NULL,
+		  "template index" },
+		{ 0, wrong_pat, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM, NULL, "item types" },
+		{ 0, no_spec, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, NULL, "spec needed" },
+		{ 0, long_pat, 0, bad_queue, 0, RTE_FLOW_ERROR_TYPE_ITEM, &long_pat[3],
+		  "pattern longer than the template" },
+		{ 0, ok_pat, 0, long_acts, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, &long_acts[2],
+		  "actions longer than the template" },
+		{ 0, ok_pat, 0, &long_acts[1], 0, RTE_FLOW_ERROR_TYPE_ACTION, NULL,
+		  "action types differ" },
+	};
 	const struct rte_flow_op_attr oa = { 0 };
 	struct rte_flow_error e;
 	struct rte_flow *f;
@@ -1198,50 +1233,25 @@ test_bad_operations(void)
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
 	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	/* refused at once, nothing enqueued */
-	TEST_ASSERT(rte_flow_async_create(port, 3, &oa, t.tbl, ok_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "no such queue");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 1, bad_queue, 0,
-					  NULL, &e) == NULL, "template index");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, wrong_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "item types");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, no_spec, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "spec needed");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, long_pat, 0, bad_queue, 0,
-					  NULL, &e) == NULL, "pattern longer than the template");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ITEM, "");
-	TEST_ASSERT(e.cause == &long_pat[3], "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, long_acts, 0,
-					  NULL, &e) == NULL, "actions longer than the template");
-	TEST_ASSERT_EQ(rte_errno, EINVAL, "");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
-	TEST_ASSERT(e.cause == &long_acts[2], "");
-	TEST_ASSERT(rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, &long_acts[1], 0,
-					  NULL, &e) == NULL, "action types differ");
-	TEST_ASSERT_EQ(e.type, RTE_FLOW_ERROR_TYPE_ACTION, "");
+	for (i = 0; i < RTE_DIM(refused); i++)
+		TEST_ASSERT_EQ(refused_check(&t, &refused[i]), TEST_SUCCESS, "%s", refused[i].what);
 	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 0, "nothing enqueued");
 	/* a value the engine refuses: an error result */
 	f = rte_flow_async_create(port, 0, &oa, t.tbl, ok_pat, 0, bad_queue, 0, (void *)5, &e);
 	TEST_ASSERT(f != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 1, "");
-	TEST_ASSERT_EQ(bad, 1, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 1, 0), TEST_SUCCESS, "");
 	/* the table holds 4 rules: the fifth is an error result */
 	for (i = 0; i < 5; i++)
 		TEST_ASSERT(q_create(&t, 0, 20 + i, 0, NULL, &e) != NULL, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 5, "");
-	TEST_ASSERT_EQ(ok, 4, "");
-	TEST_ASSERT_EQ(bad, 1, "table full");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 5, 4), TEST_SUCCESS, "table full");
 	/* a full queue refuses more operations until pulled */
 	TEST_ASSERT_EQ(rte_flow_flush(port, &e), 0, "");
 	for (i = 0; i < QSIZE; i++)
 		TEST_ASSERT(q_create(&t, 0, 1000 + i, 0, NULL, &e) != NULL, "");
 	TEST_ASSERT(q_create(&t, 0, 2000, 0, NULL, &e) == NULL, "");
 	TEST_ASSERT_EQ(rte_errno, EAGAIN, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), QSIZE, "");
-	TEST_ASSERT_EQ(ok, 4, "only the table's rule count succeeds");
+	TEST_ASSERT_EQ(q_expect(&t, 0, QSIZE, 4), TEST_SUCCESS,
+		       "only the table's rule count succeeds");
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -1266,8 +1276,7 @@ test_queue_indirect_count(void)
 	TEST_ASSERT(h != NULL, "");
 	TEST_ASSERT_EQ(rte_flow_async_action_handle_query(port, 0, &oa, h, &qc, (void *)2,
 							  &e), 0, "");
-	TEST_ASSERT_EQ(q_pull(&t, 0, &ok, &bad, ud, QSIZE), 2, "");
-	TEST_ASSERT_EQ(ok, 2, "");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 2, 2), TEST_SUCCESS, "");
 	TEST_ASSERT_EQ(qc.hits_set, 1, "");
 	TEST_ASSERT_U64_EQ(qc.hits, 0, "");
 	TEST_ASSERT_EQ(rte_flow_async_action_handle_destroy(port, 0, &oa, h, (void *)3, &e),
@@ -1283,7 +1292,6 @@ test_queue_indirect_count(void)
 static int
 test_not_configured(void)
 {
-	const struct rte_flow_pattern_template_attr in = { .ingress = 1 };
 	const struct rte_flow_item eth[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
@@ -1294,7 +1302,7 @@ test_not_configured(void)
 
 	TEST_ASSERT_EQ(fp_open(&fp, "", 1), 0, "");
 	/* ethdev itself refuses templates before configure */
-	TEST_ASSERT(rte_flow_pattern_template_create((uint16_t)fp.port, &in, eth, &e) == NULL, "");
+	TEST_ASSERT(rte_flow_pattern_template_create((uint16_t)fp.port, &pt_attr, eth, &e) == NULL, "");
 	TEST_ASSERT(rte_flow_pull((uint16_t)fp.port, 0, res, 4, &e) < 0, "");
 	fp_close(&fp);
 	return TEST_SUCCESS;

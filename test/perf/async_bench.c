@@ -29,7 +29,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "rte_pmd_tally.h"
+#include "perf_port.h"
 
 #define SEG		1000000u
 #define MAX_Q		2
@@ -48,21 +48,6 @@ struct worker {
 	double cpu;			/* CPU time of this worker's thread in the phase */
 	uint32_t failed;
 };
-
-static double
-clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
-now_s(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
 
 /* Pull until `want` results arrived; count the failed ones. */
 static int
@@ -94,10 +79,10 @@ static int
 worker_run(void *arg)
 {
 	struct worker *w = arg;
-	double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	double c0 = perf_cpu_s();
 	int rc = worker_loop(w);
 
-	w->cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	w->cpu = perf_cpu_s() - c0;
 	return rc;
 }
 
@@ -147,7 +132,7 @@ worker_loop(struct worker *w)
 			pending = 0;
 		}
 		if ((i + 1) % seg_share == 0 && (i + 1) / seg_share - 1 < MAX_SEGS)
-			w->seg_end[(i + 1) / seg_share - 1] = now_s();
+			w->seg_end[(i + 1) / seg_share - 1] = perf_now_s();
 	}
 	rte_flow_push(w->port, w->queue, &err);
 	return drain(w, pending);
@@ -180,21 +165,10 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	const struct rte_flow_queue_attr *qap[MAX_Q] = { &qa, &qa };
 	struct rte_flow_pattern_template *pt;
 	struct rte_flow_actions_template *at;
-	struct rte_eth_conf conf;
-	struct rte_mempool *mp;
 	struct rte_flow_error err;
 	int rc;
 
-	memset(&conf, 0, sizeof(conf));
-	mp = rte_pktmbuf_pool_create("ab_pool", 2048, 256, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (mp == NULL)
-		return -rte_errno;
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_socket_id(), NULL, mp);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_socket_id(), NULL);
+	rc = perf_port_queues(port, "ab_pool");
 	if (rc == 0)
 		rc = rte_flow_configure(port, &pa, (uint16_t)nq, qap, &err);
 	if (rc == 0)
@@ -228,14 +202,14 @@ run_phase(struct worker *w, uint32_t nq, bool destroy, double *t0_out)
 		w[i].destroy = destroy;
 		memset(w[i].seg_end, 0, sizeof(w[i].seg_end));
 	}
-	t0 = now_s();
+	t0 = perf_now_s();
 	if (nq > 1 && rte_eal_remote_launch(worker_run, &w[1], lcore) != 0)
 		return -1;
 	if (worker_run(&w[0]) != 0)
 		rc = -1;
 	if (nq > 1 && rte_eal_wait_lcore(lcore) != 0)
 		rc = -1;
-	t1 = now_s();
+	t1 = perf_now_s();
 	*t0_out = t0;
 	return rc == 0 ? t1 - t0 : -1;
 }
@@ -278,13 +252,7 @@ main(int argc, char **argv)
 	uint32_t nq = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 1;
 	unsigned long mem = argc > 3 ? strtoul(argv[3], NULL, 0) : 2048;
 	uint32_t batch = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 64;
-	char memarg[32], fp[64], vdev[64], lcores[16];
-	char *eargv[] = {
-		argv[0], (char *)"-l", lcores, (char *)"--no-huge",
-		(char *)"-m", memarg, (char *)"--no-pci", (char *)"--no-shconf",
-		fp, (char *)"--vdev", vdev,
-		(char *)"--log-level=pmd.net.tally*:notice",
-	};
+	char vdev[64];
 	struct rte_flow_template_table *tbl = NULL;
 	struct worker w[MAX_Q];
 	struct rte_flow **flows;
@@ -298,19 +266,11 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	/* a reference into the PMD keeps it linked */
-	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
-		return 1;
 	while (cnt < nrules)
 		cnt <<= 1;
-	snprintf(lcores, sizeof(lcores), nq > 1 ? "0-1" : "0");
-	snprintf(memarg, sizeof(memarg), "%lu", mem);
-	snprintf(fp, sizeof(fp), "--file-prefix=async-bench-%d", (int)getpid());
 	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u", cnt);
-	if (rte_eal_init((int)RTE_DIM(eargv), eargv) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (perf_eal_init(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev) != 0)
 		return 1;
-	}
 	if (setup(port, nrules, nq, 2 * batch, &tbl) != 0) {
 		fprintf(stderr, "port/template set-up failed\n");
 		return 1;

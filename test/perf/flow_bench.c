@@ -30,26 +30,8 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "rte_pmd_tally.h"
+#include "perf_port.h"
 #include "tally_dpdk_test.h"
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
-cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Resident bytes of the process. */
 static double
@@ -86,23 +68,9 @@ xorshift(uint64_t *s)
 static int
 port_setup(uint16_t port)
 {
-	struct rte_eth_conf conf;
-	struct rte_mempool *mp;
-	int rc;
+	int rc = perf_port_queues(port, "fb_pool");
 
-	memset(&conf, 0, sizeof(conf));
-	mp = rte_pktmbuf_pool_create("fb_pool", 2048, 256, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (mp == NULL)
-		return -rte_errno;
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_socket_id(), NULL, mp);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_socket_id(), NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
-	return rc;
+	return rc == 0 ? rte_eth_dev_start(port) : rc;
 }
 
 static const struct rte_flow_action count_action = {
@@ -115,13 +83,7 @@ main(int argc, char **argv)
 	uint32_t nrules = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1000000;
 	unsigned long mem = argc > 2 ? strtoul(argv[2], NULL, 0) : 2048;
 	uint64_t nq = argc > 3 ? strtoull(argv[3], NULL, 0) : 10000000;
-	char memarg[32], fp[64], vdev[64];
-	char *eargv[] = {
-		argv[0], (char *)"-l", (char *)"0", (char *)"--no-huge",
-		(char *)"-m", memarg, (char *)"--no-pci", (char *)"--no-shconf",
-		fp, (char *)"--vdev", vdev,
-		(char *)"--log-level=pmd.net.tally*:notice",
-	};
+	char vdev[64];
 	const struct rte_flow_attr attr = { .ingress = 1 };
 	const struct rte_flow_item_ipv4 ip_mask = {
 		.hdr.src_addr = RTE_BE32(0xffffffff),
@@ -150,17 +112,10 @@ main(int argc, char **argv)
 	double t0, t1, c0, c1, rss0;
 	uint16_t port = 0;
 
-	/* a reference into the PMD keeps it linked */
-	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
-		return 1;
-	snprintf(memarg, sizeof(memarg), "%lu", mem);
-	snprintf(fp, sizeof(fp), "--file-prefix=flow-bench-%d", (int)getpid());
 	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u",
 		 nrules + 1 > 1048576 ? nrules + 1 : 1048576);
-	if (rte_eal_init((int)RTE_DIM(eargv), eargv) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (perf_eal_init(argv[0], "0", mem, "flow-bench", vdev) != 0)
 		return 1;
-	}
 	if (port_setup(port) != 0) {
 		fprintf(stderr, "port setup failed\n");
 		return 1;
@@ -177,8 +132,8 @@ main(int argc, char **argv)
 	heap0 = tdt_heap_used();
 	host0 = host_used();
 	rss0 = rss_bytes();
-	c0 = cpu_s();
-	t0 = now_s();
+	c0 = perf_cpu_s();
+	t0 = perf_now_s();
 	for (i = 0; i < nrules; i++) {
 		ip_spec.hdr.src_addr = rte_cpu_to_be_32(i);
 		flows[i] = rte_flow_create(port, &attr, pattern, actions, &err);
@@ -188,8 +143,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	t1 = now_s();
-	c1 = cpu_s();
+	t1 = perf_now_s();
+	c1 = perf_cpu_s();
 	heap1 = tdt_heap_used();
 	host1 = host_used();
 	printf("create:  %10.0f rules/s  (%.1f ns/rule, %.3f s; cpu %.0f rules/s)\n",
@@ -203,31 +158,31 @@ main(int argc, char **argv)
 
 	/* hot rule */
 	memset(&qc, 0, sizeof(qc));
-	t0 = now_s();
+	t0 = perf_now_s();
 	for (q = 0; q < nq; q++) {
 		qc.reset = 0;
 		rte_flow_query(port, flows[nrules / 2], &count_action, &qc, &err);
 		sink += qc.hits;
 	}
-	t1 = now_s();
+	t1 = perf_now_s();
 	printf("query hot rule, reset=0:        %6.1f ns/query\n", (t1 - t0) * 1e9 / nq);
 	/* random rules */
-	t0 = now_s();
+	t0 = perf_now_s();
 	for (q = 0; q < nq; q++) {
 		qc.reset = 0;
 		rte_flow_query(port, flows[idx[q % nrules]], &count_action, &qc, &err);
 		sink += qc.hits;
 	}
-	t1 = now_s();
+	t1 = perf_now_s();
 	printf("query random of %u, reset=0: %6.1f ns/query\n", nrules,
 	       (t1 - t0) * 1e9 / nq);
-	t0 = now_s();
+	t0 = perf_now_s();
 	for (q = 0; q < nq; q++) {
 		qc.reset = 1;
 		rte_flow_query(port, flows[idx[q % nrules]], &count_action, &qc, &err);
 		sink += qc.hits;
 	}
-	t1 = now_s();
+	t1 = perf_now_s();
 	printf("query random of %u, reset=1: %6.1f ns/query\n", nrules,
 	       (t1 - t0) * 1e9 / nq);
 
@@ -236,18 +191,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "handle: %s\n", err.message ? err.message : "?");
 		return 1;
 	}
-	t0 = now_s();
+	t0 = perf_now_s();
 	for (q = 0; q < nq; q++) {
 		qc.reset = 0;
 		rte_flow_action_handle_query(port, handle, &qc, &err);
 		sink += qc.hits;
 	}
-	t1 = now_s();
+	t1 = perf_now_s();
 	printf("action_handle_query, reset=0:   %6.1f ns/query\n", (t1 - t0) * 1e9 / nq);
 	rte_flow_action_handle_destroy(port, handle, &err);
 
-	c0 = cpu_s();
-	t0 = now_s();
+	c0 = perf_cpu_s();
+	t0 = perf_now_s();
 	for (i = 0; i < nrules; i++) {
 		if (rte_flow_destroy(port, flows[i], &err) != 0) {
 			fprintf(stderr, "destroy %u: %s\n", i,
@@ -255,8 +210,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	t1 = now_s();
-	c1 = cpu_s();
+	t1 = perf_now_s();
+	c1 = perf_cpu_s();
 	printf("destroy: %10.0f rules/s  (%.1f ns/rule, %.3f s; cpu %.0f rules/s)\n",
 	       nrules / (t1 - t0), (t1 - t0) * 1e9 / nrules, t1 - t0,
 	       nrules / (c1 - c0));

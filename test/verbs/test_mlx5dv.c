@@ -305,38 +305,27 @@ test_malformed_rejected(void)
 	/* mask bits in misc (section 1) without the MISC enable bit */
 	mask.match_sz = 128;
 	mask.b[64 + 20] = 0xff;
-	errno = 0;
-	TEST_ASSERT(matcher(&mask, 1, 0) == NULL, "misc not enabled");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(matcher(&mask, 1, 0), EINVAL, "misc not enabled");
 	m = matcher(&mask, 3, 0);
 	TEST_ASSERT(m != NULL, "misc enabled");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
 	mask.b[64 + 20] = 0;
 	mask.match_sz = 0;
-	errno = 0;
-	TEST_ASSERT(matcher(&mask, 1, 0) == NULL, "empty buffer");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(matcher(&mask, 1, 0), EINVAL, "empty buffer");
 	mask.match_sz = 641;
-	errno = 0;
-	TEST_ASSERT(matcher(&mask, 1, 0) == NULL, "too long");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(matcher(&mask, 1, 0), EINVAL, "too long");
 	mask.match_sz = 640;
 	mask.b[600] = 1;
-	errno = 0;
-	TEST_ASSERT(matcher(&mask, 0x7f, 0) == NULL, "bits beyond the key");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(matcher(&mask, 0x7f, 0), EINVAL, "bits beyond the key");
 	mask.b[600] = 0;
 	memset(&ma, 0, sizeof(ma));
 	ma.type = IBV_FLOW_ATTR_SNIFFER;
 	ma.match_mask = (struct mlx5dv_flow_match_parameters *)&mask;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow_matcher(tv_ctx, &ma) == NULL, "type");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow_matcher(tv_ctx, &ma), EOPNOTSUPP, "type");
 	ma.type = IBV_FLOW_ATTR_NORMAL;
 	ma.flags = IBV_FLOW_ATTR_FLAGS_EGRESS;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow_matcher(tv_ctx, &ma) == NULL, "egress");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "no Tx steering");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow_matcher(tv_ctx, &ma), EOPNOTSUPP,
+			     "egress: no Tx steering");
 
 	mask.match_sz = 64;
 	put32(mask.b + 60, 0xffffff00);
@@ -345,23 +334,18 @@ test_malformed_rejected(void)
 	put32(val.b + 60, 0x0a000001);	/* low byte outside the mask */
 	act[0].type = MLX5DV_FLOW_ACTION_DEST_IBV_QP;
 	act[0].qp = q.qp;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 1, act) == NULL, "value outside mask");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow(m, (void *)&val, 1, act), EINVAL,
+			     "value outside mask");
 	put32(val.b + 60, 0x0a000000);
 	act[1].type = MLX5DV_FLOW_ACTION_IBV_COUNTER;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "IBV_COUNTER");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "never implemented by mlx5");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow(m, (void *)&val, 2, act), EOPNOTSUPP,
+			     "IBV_COUNTER: never implemented by mlx5");
 	act[1].type = MLX5DV_FLOW_ACTION_COUNTERS_DEVX;
 	act[1].obj = NULL;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "DEVX");
-	TEST_ASSERT_EQ(errno, EINVAL, "not a DEVX object of this library");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow(m, (void *)&val, 2, act), EINVAL,
+			     "DEVX: not a DEVX object of this library");
 	act[1].type = MLX5DV_FLOW_ACTION_DROP;
-	errno = 0;
-	TEST_ASSERT(mlx5dv_create_flow(m, (void *)&val, 2, act) == NULL, "two fates");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "");
+	TV_ASSERT_NULL_ERRNO(mlx5dv_create_flow(m, (void *)&val, 2, act), EOPNOTSUPP, "two fates");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
 	return TEST_SUCCESS;
 }

@@ -39,18 +39,8 @@ static struct ibv_flow_attr *
 eth_flow(struct eth_count_attr *a, struct ibv_counters *c, uint8_t last_mac)
 {
 	memset(a, 0, sizeof(*a));
-	a->attr.type = IBV_FLOW_ATTR_NORMAL;
-	a->attr.size = sizeof(*a);
-	a->attr.num_of_specs = c != NULL ? 2 : 1;
-	a->attr.port = 1;
-	a->eth.type = IBV_FLOW_SPEC_ETH;
-	a->eth.size = sizeof(a->eth);
-	memset(a->eth.mask.dst_mac, 0xff, 6);
-	a->eth.val.dst_mac[0] = 0x02;
-	a->eth.val.dst_mac[5] = last_mac;
-	a->count.type = IBV_FLOW_SPEC_ACTION_COUNT;
-	a->count.size = sizeof(a->count);
-	a->count.counters = c;
+	tv_eth_attr(&a->attr, sizeof(*a), c != NULL ? 2 : 1, &a->eth, last_mac);
+	tv_count_spec(&a->count, c);
 	return &a->attr;
 }
 
@@ -214,9 +204,7 @@ handles_across_released_ranges(void)
 	map_perms(mid, perms);
 	TEST_ASSERT(strcmp(perms, "---p") == 0, "released range: perms '%s'", perms);
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(mid), EINVAL, "stale, memory released");
-	errno = 0;
-	TEST_ASSERT(mlx5_flow_new(mid, 0x51, NULL) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(mlx5_flow_new(mid, 0x51, NULL), EINVAL, "");
 	f = mlx5_flow_new(keep, 0x52, NULL);
 	TEST_ASSERT(f != NULL, "the matcher kept alive works: errno %d", errno);
 	TEST_ASSERT_EQ(ibv_destroy_flow(f), 0, "");
@@ -319,9 +307,7 @@ qp_stale_modify_query_einval(void)
 	TEST_ASSERT_EQ(ibv_query_qp(t2.qp, &qa, IBV_QP_STATE, &ia), 0, "");
 	TEST_ASSERT_EQ(qa.qp_state, IBV_QPS_INIT, "the new QP kept its state");
 	TEST_ASSERT_EQ(ibv_destroy_qp(stale), EINVAL, "destroy");
-	errno = 0;
-	TEST_ASSERT(ibv_qp_to_qp_ex(stale) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "qp_to_qp_ex");
+	TV_ASSERT_NULL_ERRNO(ibv_qp_to_qp_ex(stale), EINVAL, "qp_to_qp_ex");
 	tv_qp_destroy(&t2);
 	tv_qp_destroy(&t);
 	return TEST_SUCCESS;
@@ -419,26 +405,17 @@ create_qp_stale_parts_einval(void)
 	TEST_ASSERT_EQ(ibv_dealloc_pd(stale_pd), 0, "");
 	ia.send_cq = cq;
 	ia.recv_cq = stale_cq;
-	errno = 0;
-	TEST_ASSERT(ibv_create_qp(tv_pd, &ia) == NULL, "stale recv CQ");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp(tv_pd, &ia), EINVAL, "stale recv CQ");
 	ia.send_cq = stale_cq;
 	ia.recv_cq = cq;
-	errno = 0;
-	TEST_ASSERT(ibv_create_qp(tv_pd, &ia) == NULL, "stale send CQ");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp(tv_pd, &ia), EINVAL, "stale send CQ");
 	ia.send_cq = cq;
 	ia.recv_cq = (struct ibv_cq *)(void *)tv_pd;
-	errno = 0;
-	TEST_ASSERT(ibv_create_qp(tv_pd, &ia) == NULL, "a PD as CQ");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp(tv_pd, &ia), EINVAL, "a PD as CQ");
 	ia.recv_cq = cq;
-	errno = 0;
-	TEST_ASSERT(ibv_create_qp(stale_pd, &ia) == NULL, "stale PD");
-	TEST_ASSERT_EQ(errno, EINVAL, "");
-	errno = 0;
-	TEST_ASSERT(ibv_reg_mr(stale_pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "reg_mr on a stale PD");
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp(stale_pd, &ia), EINVAL, "stale PD");
+	TV_ASSERT_NULL_ERRNO(ibv_reg_mr(stale_pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE),
+			     EINVAL, "reg_mr on a stale PD");
 	TEST_ASSERT_EQ(ibv_dealloc_pd(stale_pd), EINVAL, "");
 	qp = ibv_create_qp(tv_pd, &ia);
 	TEST_ASSERT(qp != NULL, "the live parts work: errno %d", errno);
@@ -491,9 +468,8 @@ flow_stale_einval(void)
 	/* a flow on a destroyed QP */
 	TEST_ASSERT_EQ(tv_qp_create(&t, false), 0, "");
 	TEST_ASSERT_EQ(ibv_destroy_qp(t.qp), 0, "");
-	errno = 0;
-	TEST_ASSERT(v->ibv_create_flow(t.qp, eth_flow(&fa, NULL, 0x33)) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_flow on a stale QP");
+	TV_ASSERT_NULL_ERRNO(v->ibv_create_flow(t.qp, eth_flow(&fa, NULL, 0x33)), EINVAL,
+			     "create_flow on a stale QP");
 	t.qp = NULL;
 	tv_qp_destroy(&t);
 	return TEST_SUCCESS;
@@ -516,9 +492,8 @@ counters_stale_einval(void)
 	TEST_ASSERT_EQ(v->read_counters(stale, val, 2, 0), EINVAL, "read");
 	TEST_ASSERT_EQ(v->attach_counters_point_flow(stale, &a, NULL), EINVAL, "attach");
 	TEST_ASSERT_EQ(v->destroy_counters(stale), EINVAL, "destroy twice");
-	errno = 0;
-	TEST_ASSERT(ibv_create_flow(q.qp, eth_flow(&fa, stale, 0x34)) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "COUNT spec naming a stale handle");
+	TV_ASSERT_NULL_ERRNO(ibv_create_flow(q.qp, eth_flow(&fa, stale, 0x34)), EINVAL,
+			     "COUNT spec naming a stale handle");
 	/* c is intact: bindable, one point, readable */
 	f = ibv_create_flow(q.qp, eth_flow(&fa, c, 0x35));
 	TEST_ASSERT(f != NULL, "errno %d", errno);
@@ -547,9 +522,7 @@ matcher_in_use_ebusy(void)
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), EBUSY, "one flow left");
 	TEST_ASSERT_EQ(ibv_destroy_flow(f2), 0, "");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "no flow left");
-	errno = 0;
-	TEST_ASSERT(mlx5_flow_new(m, 0x43, NULL) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "flow on a stale matcher");
+	TV_ASSERT_NULL_ERRNO(mlx5_flow_new(m, 0x43, NULL), EINVAL, "flow on a stale matcher");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), EINVAL, "");
 	return TEST_SUCCESS;
 }
@@ -572,9 +545,8 @@ devx_stale_einval(void)
 	TEST_ASSERT_EQ(mlx5dv_devx_obj_modify(stale, qin, sizeof(qin), qout, sizeof(qout)),
 		       EINVAL, "modify");
 	TEST_ASSERT_EQ(mlx5dv_devx_obj_destroy(stale), EINVAL, "destroy");
-	errno = 0;
-	TEST_ASSERT(mlx5_flow_new(m, 0x44, stale) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "COUNTERS_DEVX with a stale object");
+	TV_ASSERT_NULL_ERRNO(mlx5_flow_new(m, 0x44, stale), EINVAL,
+			     "COUNTERS_DEVX with a stale object");
 	TEST_ASSERT_EQ(mlx5dv_destroy_flow_matcher(m), 0, "");
 	return TEST_SUCCESS;
 }
@@ -610,36 +582,20 @@ context_closed_einval(void)
 	errno = 0;
 	TEST_ASSERT_EQ(ibv_close_device(c2), -1, "closed twice");
 	TEST_ASSERT_EQ(errno, EINVAL, "");
-	errno = 0;
-	TEST_ASSERT(ibv_alloc_pd(c2) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "alloc_pd");
-	errno = 0;
-	TEST_ASSERT(ibv_create_cq(c2, 16, NULL, NULL, 0) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_cq");
-	errno = 0;
-	TEST_ASSERT(ibv_create_comp_cntr(c2, &ia) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_comp_cntr");
-	errno = 0;
-	TEST_ASSERT(matcher_new(c2) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_flow_matcher");
+	TV_ASSERT_NULL_ERRNO(ibv_alloc_pd(c2), EINVAL, "alloc_pd");
+	TV_ASSERT_NULL_ERRNO(ibv_create_cq(c2, 16, NULL, NULL, 0), EINVAL, "create_cq");
+	TV_ASSERT_NULL_ERRNO(ibv_create_comp_cntr(c2, &ia), EINVAL, "create_comp_cntr");
+	TV_ASSERT_NULL_ERRNO(matcher_new(c2), EINVAL, "create_flow_matcher");
 	TEST_ASSERT_EQ(ibv_query_device(c2, &da), EINVAL, "query_device");
 	TEST_ASSERT_EQ(_ibv_query_comp_cntr_caps(c2, &caps, sizeof(caps)), EINVAL, "caps");
 	TEST_ASSERT_EQ(tally_verbs_port_id(c2, &port), EINVAL, "port_id");
 	/* the entries behind inline verbs, reached through a live context */
 	TEST_ASSERT_EQ(v->query_port(c2, 1, &pa, sizeof(pa)), EINVAL, "query_port");
 	TEST_ASSERT_EQ(v->query_device_ex(c2, NULL, &dx, sizeof(dx)), EINVAL, "");
-	errno = 0;
-	TEST_ASSERT(v->create_counters(c2, NULL) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_counters");
-	errno = 0;
-	TEST_ASSERT(v->create_cq_ex(c2, &ca) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_cq_ex");
-	errno = 0;
-	TEST_ASSERT(v->create_qp_ex(c2, &qa) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "create_qp_ex");
-	errno = 0;
-	TEST_ASSERT(v->alloc_td(c2, &(struct ibv_td_init_attr){ 0 }) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "alloc_td");
+	TV_ASSERT_NULL_ERRNO(v->create_counters(c2, NULL), EINVAL, "create_counters");
+	TV_ASSERT_NULL_ERRNO(v->create_cq_ex(c2, &ca), EINVAL, "create_cq_ex");
+	TV_ASSERT_NULL_ERRNO(v->create_qp_ex(c2, &qa), EINVAL, "create_qp_ex");
+	TV_ASSERT_NULL_ERRNO(v->alloc_td(c2, &(struct ibv_td_init_attr){ 0 }), EINVAL, "alloc_td");
 	/* what was created on it can still be destroyed */
 	TEST_ASSERT_EQ(ibv_destroy_cq(cq2), 0, "");
 	TEST_ASSERT_EQ(ibv_dealloc_pd(pd2), 0, "");
@@ -655,12 +611,8 @@ foreign_device_and_kinds_einval(void)
 
 	memset(&fake_dev, 0, sizeof(fake_dev));
 	memset(fake_obj, 0, sizeof(fake_obj));
-	errno = 0;
-	TEST_ASSERT(ibv_open_device(&fake_dev) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "open a foreign device");
-	errno = 0;
-	TEST_ASSERT(ibv_get_device_name(&fake_dev) == NULL, "");
-	TEST_ASSERT_EQ(errno, EINVAL, "name of a foreign device");
+	TV_ASSERT_NULL_ERRNO(ibv_open_device(&fake_dev), EINVAL, "open a foreign device");
+	TV_ASSERT_NULL_ERRNO(ibv_get_device_name(&fake_dev), EINVAL, "name of a foreign device");
 	/* kinds of objects the library never creates: none can be valid */
 	TEST_ASSERT_EQ(v->destroy_wq((struct ibv_wq *)(void *)fake_obj), EINVAL, "wq");
 	TEST_ASSERT_EQ(v->dealloc_td((struct ibv_td *)(void *)fake_obj), EINVAL, "td");
@@ -668,9 +620,8 @@ foreign_device_and_kinds_einval(void)
 	TEST_ASSERT_EQ(ibv_destroy_comp_channel((struct ibv_comp_channel *)(void *)fake_obj),
 		       EINVAL, "comp channel");
 	/* unsupported creations on a live context stay EOPNOTSUPP */
-	errno = 0;
-	TEST_ASSERT(v->alloc_td(tv_ctx, &(struct ibv_td_init_attr){ 0 }) == NULL, "");
-	TEST_ASSERT_EQ(errno, EOPNOTSUPP, "alloc_td on a live context");
+	TV_ASSERT_NULL_ERRNO(v->alloc_td(tv_ctx, &(struct ibv_td_init_attr){ 0 }), EOPNOTSUPP,
+			     "alloc_td on a live context");
 	return TEST_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #ifndef TV_TEST_H
 #define TV_TEST_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,14 @@
 
 #define TV_BUF		2048
 #define TV_NBUF		256
+
+/* expr, a call that makes an object, fails: NULL, and errno err (msg a
+ * string literal). */
+#define TV_ASSERT_NULL_ERRNO(expr, err, msg) do {				\
+	errno = 0;								\
+	TEST_ASSERT((expr) == NULL, msg);					\
+	TEST_ASSERT_EQ(errno, err, msg);					\
+} while (0)
 
 struct tv_qp {
 	struct ibv_cq *cq;	/* receive completions */
@@ -60,6 +69,43 @@ tv_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A flow attr of size bytes and nspecs specs at attr, and at eth its first
+ * spec: ETH on destination MAC 02:00:00:00:00:last_mac (port 1, NORMAL).
+ * Both may be members of a packed struct. */
+static inline void
+tv_eth_attr(void *attr, uint16_t size, uint8_t nspecs, void *eth, uint8_t last_mac)
+{
+	struct ibv_flow_attr fa;
+	struct ibv_flow_spec_eth es;
+
+	memset(&fa, 0, sizeof(fa));
+	fa.type = IBV_FLOW_ATTR_NORMAL;
+	fa.size = size;
+	fa.num_of_specs = nspecs;
+	fa.port = 1;
+	memset(&es, 0, sizeof(es));
+	es.type = IBV_FLOW_SPEC_ETH;
+	es.size = sizeof(es);
+	memset(es.mask.dst_mac, 0xff, 6);
+	es.val.dst_mac[0] = 0x02;
+	es.val.dst_mac[5] = last_mac;
+	memcpy(attr, &fa, sizeof(fa));
+	memcpy(eth, &es, sizeof(es));
+}
+
+/* A COUNT spec on counters c at s (which may be a packed member). */
+static inline void
+tv_count_spec(void *s, struct ibv_counters *c)
+{
+	struct ibv_flow_spec_counter_action cs;
+
+	memset(&cs, 0, sizeof(cs));
+	cs.type = IBV_FLOW_SPEC_ACTION_COUNT;
+	cs.size = sizeof(cs);
+	cs.counters = c;
+	memcpy(s, &cs, sizeof(cs));
 }
 
 /* RAW_PACKET QP in INIT (rts = false) or RTS, with its own CQ and buffers. */

@@ -1145,24 +1145,10 @@ tally_flow_handle_query(struct rte_eth_dev *dev,
 	return count_query(fc, handle->counter, data);
 }
 
+/* Aged rules of flow queue queue_id (per_queue) or of the synchronous API. */
 static int
-tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
-		     struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-
-	if (fc == NULL)
-		return rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE,
-					   NULL, "flow engine not available");
-	if (n != 0 && contexts == NULL)
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL, "NULL context array");
-	return tally_flow_age_get(fc, TALLY_FLOW_AGE_SYNC, contexts, n);
-}
-
-static int
-tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
-		       void **contexts, uint32_t n, struct rte_flow_error *error)
+aged_flows_get(struct rte_eth_dev *dev, bool per_queue, uint32_t queue_id,
+	       void **contexts, uint32_t n, struct rte_flow_error *error)
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
@@ -1173,8 +1159,23 @@ tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL, "NULL context array");
 	/* the queue matters only when every rule stays on its queue */
-	return tally_flow_age_get(fc, tally_flow_tmpl_strict(fc) ? queue_id :
-				  TALLY_FLOW_AGE_SYNC, contexts, n);
+	if (!per_queue || !tally_flow_tmpl_strict(fc))
+		queue_id = TALLY_FLOW_AGE_SYNC;
+	return tally_flow_age_get(fc, queue_id, contexts, n);
+}
+
+static int
+tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
+		     struct rte_flow_error *error)
+{
+	return aged_flows_get(dev, false, 0, contexts, n, error);
+}
+
+static int
+tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
+		       void **contexts, uint32_t n, struct rte_flow_error *error)
+{
+	return aged_flows_get(dev, true, queue_id, contexts, n, error);
 }
 
 static struct rte_flow_ops tally_flow_ops = {

@@ -414,9 +414,25 @@ ccnt_program(struct tally_ccnt_state *st, enum rte_pmd_tally_ccnt_dir dir,
 	return tally_hal_txq_ccnt_attach(&st->ad->hal, qid, id, en);
 }
 
-int
-rte_pmd_tally_ccnt_attach(uint16_t port_id, uint32_t id,
-			  enum rte_pmd_tally_ccnt_dir dir, uint16_t qid)
+/* 0 when slot (NULL: no such queue) can take counter id (en) or give up
+ * its counter (!en); why not otherwise. */
+static int
+ccnt_slot_check(const struct tally_ccnt_state *st, const int32_t *slot, uint32_t id,
+		bool en)
+{
+	if (slot == NULL)
+		return -EINVAL;
+	if (!en)
+		return *slot == 0 ? -ENOENT : 0;
+	if (id >= st->num || !st->used[id])
+		return -ENOENT;
+	return *slot != 0 ? -EBUSY : 0;
+}
+
+/* Attach counter id to a queue (en), or detach the queue's counter. */
+static int
+ccnt_bind(uint16_t port_id, enum rte_pmd_tally_ccnt_dir dir, uint16_t qid, uint32_t id,
+	  bool en)
 {
 	struct tally_ccnt_state *st;
 	int32_t *slot;
@@ -427,45 +443,26 @@ rte_pmd_tally_ccnt_attach(uint16_t port_id, uint32_t id,
 	if (st == NULL)
 		goto out;
 	slot = ccnt_slot(st, dir, qid);
-	if (slot == NULL)
-		ret = -EINVAL;
-	else if (id >= st->num || !st->used[id])
-		ret = -ENOENT;
-	else if (*slot != 0)
-		ret = -EBUSY;
-	else {
-		ret = ccnt_program(st, dir, qid, id, true);
-		if (ret == 0)
-			*slot = (int32_t)id + 1;
-	}
+	ret = ccnt_slot_check(st, slot, id, en);
+	if (ret == 0)
+		ret = ccnt_program(st, dir, qid, id, en);
+	if (ret == 0)
+		*slot = en ? (int32_t)id + 1 : 0;
 out:
 	pthread_mutex_unlock(&ccnt_lock);
 	return ret;
 }
 
 int
+rte_pmd_tally_ccnt_attach(uint16_t port_id, uint32_t id,
+			  enum rte_pmd_tally_ccnt_dir dir, uint16_t qid)
+{
+	return ccnt_bind(port_id, dir, qid, id, true);
+}
+
+int
 rte_pmd_tally_ccnt_detach(uint16_t port_id, enum rte_pmd_tally_ccnt_dir dir,
 			  uint16_t qid)
 {
-	struct tally_ccnt_state *st;
-	int32_t *slot;
-	int ret;
-
-	pthread_mutex_lock(&ccnt_lock);
-	st = ccnt_state(port_id, &ret);
-	if (st == NULL)
-		goto out;
-	slot = ccnt_slot(st, dir, qid);
-	if (slot == NULL)
-		ret = -EINVAL;
-	else if (*slot == 0)
-		ret = -ENOENT;
-	else {
-		ret = ccnt_program(st, dir, qid, 0, false);
-		if (ret == 0)
-			*slot = 0;
-	}
-out:
-	pthread_mutex_unlock(&ccnt_lock);
-	return ret;
+	return ccnt_bind(port_id, dir, qid, 0, false);
 }

@@ -263,4 +263,52 @@ steer_dev_find(const struct tally_steer_matcher_desc *d, const struct tally_matc
 	return NULL;
 }
 
+/* ---- a steering context on a fake device ------------------------------------ */
+
+struct steer_env {
+	struct fake_dev dev;
+	struct tally_fence fence;
+	struct arena arena;
+	struct tally_cnt_pool *pool;
+	struct tally_steer_ctx *ctx;
+};
+
+/* A device of `counters` counters, its fence, an arena, a counter pool and
+ * a context with the limits in sc (its io, fence, cnt, mem and lock are
+ * filled in here). lock: shared by the pool and the context (NULL: their
+ * own). */
+static inline int
+steer_env_init(struct steer_env *e, uint32_t counters, struct tally_steer_config *sc,
+	       struct tally_lock *lock)
+{
+	struct tally_cnt_pool_config pc = { 0 };
+	int rc;
+
+	if (fake_dev_init(&e->dev, counters) != 0 || arena_init(&e->arena, 1ull << 32) != 0)
+		return -ENOMEM;
+	tally_fence_init(&e->fence, &e->dev.io);
+	pc.io = &e->dev.io;
+	pc.fence = &e->fence;
+	pc.lock = lock;
+	rc = tally_cnt_pool_create(&pc, &e->pool);
+	if (rc != 0)
+		return rc;
+	sc->io = &e->dev.io;
+	sc->fence = &e->fence;
+	sc->cnt = e->pool;
+	sc->mem = arena_ops(&e->arena);
+	sc->lock = lock;
+	return tally_steer_ctx_create(sc, &e->ctx);
+}
+
+static inline void
+steer_env_fini(struct steer_env *e)
+{
+	tally_steer_ctx_destroy(e->ctx);
+	tally_cnt_pool_destroy(e->pool);
+	tally_fence_fini(&e->fence);
+	arena_fini(&e->arena);
+	fake_dev_fini(&e->dev);
+}
+
 #endif /* STEER_TEST_UTIL_H */

@@ -19,11 +19,7 @@
 #define MAX_LIVE	8192
 
 struct side {
-	struct fake_dev dev;
-	struct tally_fence fence;
-	struct arena arena;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
+	struct steer_env env;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *live[MAX_LIVE];
@@ -32,29 +28,13 @@ struct side {
 static int
 side_init(struct side *s)
 {
-	struct tally_cnt_pool_config pc = { 0 };
-	struct tally_steer_config sc = { 0 };
+	struct tally_steer_config sc = { .max_tables = 4, .max_rss = 4, .nb_queues = NB_QUEUES };
 	struct tally_match_key mk;
 	int rc;
 
-	if (fake_dev_init(&s->dev, 2 * MAX_LIVE) != 0 || arena_init(&s->arena, 1ull << 32) != 0)
-		return -ENOMEM;
-	tally_fence_init(&s->fence, &s->dev.io);
-	pc.io = &s->dev.io;
-	pc.fence = &s->fence;
-	rc = tally_cnt_pool_create(&pc, &s->pool);
-	if (rc != 0)
-		return rc;
-	sc.io = &s->dev.io;
-	sc.fence = &s->fence;
-	sc.cnt = s->pool;
-	sc.mem = arena_ops(&s->arena);
-	sc.max_tables = 4;
-	sc.max_rss = 4;
-	sc.nb_queues = NB_QUEUES;
-	rc = tally_steer_ctx_create(&sc, &s->ctx);
+	rc = steer_env_init(&s->env, 2 * MAX_LIVE, &sc, NULL);
 	if (rc == 0)
-		rc = tally_steer_table_create(s->ctx, 0, &s->t);
+		rc = tally_steer_table_create(s->env.ctx, 0, &s->t);
 	key_mask_5tuple(&mk);
 	if (rc == 0)
 		rc = tally_steer_matcher_create(s->t, 0, &mk, &s->m);
@@ -64,11 +44,7 @@ side_init(struct side *s)
 static void
 side_fini(struct side *s)
 {
-	tally_steer_ctx_destroy(s->ctx);
-	tally_cnt_pool_destroy(s->pool);
-	tally_fence_fini(&s->fence);
-	arena_fini(&s->arena);
-	fake_dev_fini(&s->dev);
+	steer_env_fini(&s->env);
 }
 
 /* The entry the device finds for key value k, or NULL. */
@@ -76,7 +52,7 @@ static const struct tally_steer_entry *
 dev_find(struct side *s, const struct tally_match_key *k)
 {
 	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(s->ctx);
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(s->env.ctx);
 	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
 	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[0].mlist;
 	const struct tally_steer_matcher_desc *d = (const void *)(uintptr_t)ml->matcher[0];
@@ -143,8 +119,8 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 			op->r = r->a.live[0];
 			rb = r->b.live[0];
 		} else {
-			TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(r->a.ctx, &op->r), 0, "");
-			TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(r->b.ctx, &rb), 0, "");
+			TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(r->a.env.ctx, &op->r), 0, "");
+			TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(r->b.env.ctx, &rb), 0, "");
 		}
 		if (enc.count) {
 			uint32_t cb = 0;
@@ -153,10 +129,10 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 				op->counter = TALLY_CNT_MAX;	/* refused */
 				cb = TALLY_CNT_MAX;
 			} else {
-				tally_cnt_reclaim(r->a.pool);
-				tally_cnt_reclaim(r->b.pool);
-				TEST_ASSERT_EQ(tally_cnt_alloc(r->a.pool, &op->counter), 0, "");
-				TEST_ASSERT_EQ(tally_cnt_alloc(r->b.pool, &cb), 0, "");
+				tally_cnt_reclaim(r->a.env.pool);
+				tally_cnt_reclaim(r->b.env.pool);
+				TEST_ASSERT_EQ(tally_cnt_alloc(r->a.env.pool, &op->counter), 0, "");
+				TEST_ASSERT_EQ(tally_cnt_alloc(r->b.env.pool, &cb), 0, "");
 			}
 			act.counter = cb;
 			cnt_b[i] = cb;
@@ -171,10 +147,10 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 			TEST_ASSERT(r->nlive < MAX_LIVE, "");
 			r->b.live[r->nlive] = rb;
 		} else if (!busy[i]) {
-			tally_steer_rule_unreserve_locked(r->b.ctx, rb);
+			tally_steer_rule_unreserve_locked(r->b.env.ctx, rb);
 		}
 		if (rc_b[i] != 0 && enc.count && act.counter != TALLY_CNT_MAX)
-			tally_cnt_free(r->b.pool, act.counter);	/* still ours */
+			tally_cnt_free(r->b.env.pool, act.counter);	/* still ours */
 		if (rc_b[i] == 0)
 			r->nlive++;
 	}
@@ -195,9 +171,9 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 				continue;
 			}
 			if (!busy[i])
-				tally_steer_rule_unreserve_locked(r->a.ctx, ops[i].r);
+				tally_steer_rule_unreserve_locked(r->a.env.ctx, ops[i].r);
 			if (enc.count && ops[i].counter != TALLY_CNT_MAX)
-				TEST_ASSERT_EQ(tally_cnt_free(r->a.pool, ops[i].counter), 0,
+				TEST_ASSERT_EQ(tally_cnt_free(r->a.env.pool, ops[i].counter), 0,
 					       "op %u: the counter is still the caller's", i);
 		}
 		TEST_ASSERT_EQ(j, done, "");
@@ -235,7 +211,7 @@ run_batch(struct run *r, uint32_t n, uint32_t ei)
 			TEST_ASSERT_EQ(x.mark, ops[i].mark, "op %u: its own mark", i);
 		if (base->flags & TALLY_STEER_A_COUNT) {
 			TEST_ASSERT_EQ(x.counter, ops[i].counter, "op %u: its own counter", i);
-			TEST_ASSERT_EQ(tally_cnt_refcnt(r->a.pool, x.counter), 1, "op %u", i);
+			TEST_ASSERT_EQ(tally_cnt_refcnt(r->a.env.pool, x.counter), 1, "op %u", i);
 		}
 	}
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(r->a.m), tally_steer_matcher_rules(r->b.m), "");

@@ -38,6 +38,18 @@ env_fini(struct cnt_env *e)
 	fake_dev_fini(&e->dev);
 }
 
+/* Counter idx reads exactly pkts packets and bytes bytes. */
+static int
+cnt_expect(struct tally_cnt_pool *pool, uint32_t idx, uint64_t pkts, uint64_t bytes)
+{
+	uint64_t p, b;
+
+	TEST_ASSERT_EQ(tally_cnt_read(pool, idx, &p, &b), 0, "counter %u", idx);
+	TEST_ASSERT_U64_EQ(p, pkts, "counter %u packets", idx);
+	TEST_ASSERT_U64_EQ(b, bytes, "counter %u bytes", idx);
+	return TEST_SUCCESS;
+}
+
 static int
 test_alloc_all_then_enospc(void)
 {
@@ -151,23 +163,15 @@ test_read_reset_baseline(void)
 	c->bytes = 6400;
 	TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
 	TEST_ASSERT_EQ(idx, 0, "");
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 0, "new owner reads 0");
-	TEST_ASSERT_U64_EQ(b, 0, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx, 0, 0), TEST_SUCCESS, "new owner reads 0");
 	c->packets += 5;
 	c->bytes += 500;
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 5, "");
-	TEST_ASSERT_U64_EQ(b, 500, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx, 5, 500), TEST_SUCCESS, "");
 	TEST_ASSERT_EQ(tally_cnt_reset(e.pool, idx), 0, "");
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 0, "after reset");
-	TEST_ASSERT_U64_EQ(b, 0, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx, 0, 0), TEST_SUCCESS, "after reset");
 	c->packets += 2;
 	c->bytes += 120;
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 2, "");
-	TEST_ASSERT_U64_EQ(b, 120, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx, 2, 120), TEST_SUCCESS, "");
 	/* 64-bit wrap of the bank value is handled modulo 2^64 */
 	TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx2), 0, "");
 	c = fake_dev_cnt(&e.dev, idx2);
@@ -176,9 +180,7 @@ test_read_reset_baseline(void)
 	TEST_ASSERT_EQ(tally_cnt_reset(e.pool, idx2), 0, "");
 	c->packets += 3;
 	c->bytes += 300;
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx2, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 3, "across the wrap");
-	TEST_ASSERT_U64_EQ(b, 300, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx2, 3, 300), TEST_SUCCESS, "across the wrap");
 	TEST_ASSERT_EQ(tally_cnt_read(e.pool, 64, &p, &b), -EINVAL, "out of range");
 	env_fini(&e);
 	return TEST_SUCCESS;
@@ -304,7 +306,6 @@ test_baseline_only_when_needed(void)
 {
 	struct cnt_env e;
 	uint32_t i, idx;
-	uint64_t p, b;
 
 	TEST_ASSERT_EQ(env_init(&e, 65536, 0, 0), 0, "");
 	for (i = 0; i < 40000; i++)
@@ -316,9 +317,7 @@ test_baseline_only_when_needed(void)
 		TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "");
 	TEST_ASSERT_EQ(idx, 50000, "");
 	TEST_ASSERT_EQ(vma_rss_kb(e.pool->slot), 4, "one baseline page");
-	TEST_ASSERT_EQ(tally_cnt_read(e.pool, idx, &p, &b), 0, "");
-	TEST_ASSERT_U64_EQ(p, 0, "new owner reads 0");
-	TEST_ASSERT_U64_EQ(b, 0, "");
+	TEST_ASSERT_EQ(cnt_expect(e.pool, idx, 0, 0), TEST_SUCCESS, "new owner reads 0");
 	env_fini(&e);
 	return TEST_SUCCESS;
 }

@@ -6,60 +6,30 @@
 #include "tally_test.h"
 #include "steer_test_util.h"
 
-struct env {
-	struct fake_dev dev;
-	struct tally_fence fence;
-	struct arena arena;
-	struct tally_cnt_pool *pool;
-	struct tally_steer_ctx *ctx;
-};
-
 /* lock: shared by the pool and the context (NULL: their own); priv: rule
  * handle caller data. */
 static int
-env_init_ext(struct env *e, uint32_t max_rules, struct tally_lock *lock, uint32_t priv)
+env_init_ext(struct steer_env *e, uint32_t max_rules, struct tally_lock *lock, uint32_t priv)
 {
-	struct tally_cnt_pool_config pc = { 0 };
-	struct tally_steer_config sc = { 0 };
-	int rc;
+	struct tally_steer_config sc = {
+		.max_tables = 16, .max_rss = 4, .max_rules = max_rules, .nb_queues = 8,
+		.rule_priv = priv,
+	};
 
-	if (fake_dev_init(&e->dev, 1024) != 0 || arena_init(&e->arena, 1ull << 32) != 0)
-		return -ENOMEM;
-	tally_fence_init(&e->fence, &e->dev.io);
-	pc.io = &e->dev.io;
-	pc.fence = &e->fence;
-	pc.lock = lock;
-	rc = tally_cnt_pool_create(&pc, &e->pool);
-	if (rc != 0)
-		return rc;
-	sc.io = &e->dev.io;
-	sc.fence = &e->fence;
-	sc.cnt = e->pool;
-	sc.mem = arena_ops(&e->arena);
-	sc.max_tables = 16;
-	sc.max_rss = 4;
-	sc.max_rules = max_rules;
-	sc.nb_queues = 8;
-	sc.lock = lock;
-	sc.rule_priv = priv;
-	return tally_steer_ctx_create(&sc, &e->ctx);
+	return steer_env_init(e, 1024, &sc, lock);
 }
 
 static int
-env_init(struct env *e, uint32_t max_rules)
+env_init(struct steer_env *e, uint32_t max_rules)
 {
 	return env_init_ext(e, max_rules, NULL, 0);
 }
 
 static void
-env_fini(struct env *e)
+env_fini(struct steer_env *e)
 {
 	e->dev.auto_fence = true;
-	tally_steer_ctx_destroy(e->ctx);
-	tally_cnt_pool_destroy(e->pool);
-	tally_fence_fini(&e->fence);
-	arena_fini(&e->arena);
-	fake_dev_fini(&e->dev);
+	steer_env_fini(e);
 }
 
 static struct tally_steer_action
@@ -73,7 +43,7 @@ act_queue(uint32_t q)
 static int
 test_root_programmed(void)
 {
-	struct env e;
+	struct steer_env e;
 	const struct tally_steer_root *root;
 	uint64_t iova;
 
@@ -93,7 +63,7 @@ test_root_programmed(void)
 static int
 test_insert_delete_duplicate(void)
 {
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r, *r2;
@@ -140,7 +110,7 @@ test_insert_delete_duplicate(void)
 static int
 test_bad_actions(void)
 {
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r;
@@ -174,7 +144,7 @@ test_bad_actions(void)
 static int
 test_jump_missing_and_loops(void)
 {
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t[4];
 	struct tally_steer_matcher *m[4];
 	struct tally_steer_rule *r01, *r12, *r, *r20;
@@ -223,7 +193,7 @@ test_jump_missing_and_loops(void)
 
 /* Descriptor of the first matcher of table id. */
 static const struct tally_steer_matcher_desc *
-dev_desc(struct env *e, uint32_t id)
+dev_desc(struct steer_env *e, uint32_t id)
 {
 	const struct tally_steer_root *root =
 		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
@@ -243,7 +213,7 @@ static int
 test_growth_and_delete_all(void)
 {
 	enum { N = 100000 };
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule **r, *x;
@@ -320,7 +290,7 @@ static int
 test_incremental_migration(void)
 {
 	enum { N = 4096 };
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r[N] = { 0 }, *x;
@@ -393,7 +363,7 @@ test_incremental_migration(void)
 static int
 test_limits_and_no_partial_state(void)
 {
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r[64], *x;
@@ -449,7 +419,7 @@ static int
 test_matcher_order_in_device_memory(void)
 {
 	static const uint32_t prio[] = { 5, 1, 9, 1, 0, 5 };
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m[6];
 	struct tally_match_key mk;
@@ -490,7 +460,7 @@ test_rss_sets(void)
 {
 	static const uint16_t q[] = { 1, 2, 3 };
 	static const uint16_t badq[] = { 1, 8 };
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r;
@@ -542,7 +512,7 @@ test_shared_lock_held_counter(void)
 	struct tally_steer_key key;
 	struct tally_match_key mk, k;
 	uint32_t c1, c2, in_use, free_now, pending;
-	struct env e;
+	struct steer_env e;
 
 	TEST_ASSERT_EQ(env_init_ext(&e, 0, &lock, 0), 0, "");
 	e.dev.auto_fence = false;
@@ -602,7 +572,7 @@ test_rule_priv_handles(void)
 	struct tally_steer_key key;
 	struct tally_match_key mk, k;
 	struct priv16 *p;
-	struct env e;
+	struct steer_env e;
 	uint32_t i, live;
 
 	TEST_ASSERT_EQ(env_init_ext(&e, 0, NULL, sizeof(struct priv16)), 0, "");
