@@ -631,7 +631,7 @@ static int
 test_written_bitmap_churn(void)
 {
 	enum { POOL = 3000, STEPS = 40000 };
-	struct env e;
+	struct steer_env e;
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule **r, *x;
