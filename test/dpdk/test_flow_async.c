@@ -515,15 +515,15 @@ test_postponed_batch(void)
 /* Create templates and a table over `tmpl` (count / queue per rule) with the
  * flow log captured; *builder tells whether the table got a key builder. */
 static int
-tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flows,
-	     bool *builder)
+tp_open_tmpl_cfg(struct tport *t, const char *devargs, uint32_t nb_counters,
+		 const struct rte_flow_item *tmpl, uint32_t nb_flows, bool *builder)
 {
 	int lt = rte_log_register("pmd.net.tally.flow"), level = rte_log_get_level(lt);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (tp_port_open(t, "", 2, 1, 1024) != 0 || tp_templates(t, tmpl) != 0)
+	if (tp_port_open(t, devargs, 2, 1, nb_counters) != 0 || tp_templates(t, tmpl) != 0)
 		return -1;
 	f = open_memstream(&text, &len);
 	if (f == NULL)
@@ -537,6 +537,13 @@ tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flow
 	*builder = text != NULL && strstr(text, "key builder of") != NULL;
 	free(text);
 	return t->tbl != NULL ? 0 : -1;
+}
+
+static int
+tp_open_tmpl(struct tport *t, const struct rte_flow_item *tmpl, uint32_t nb_flows,
+	     bool *builder)
+{
+	return tp_open_tmpl_cfg(t, "", 1024, tmpl, nb_flows, builder);
 }
 
 /* eth dst, has_vlan / ipv4 src (/24), dst, tos, ttl / udp src, dst (0x0ff0) */
@@ -710,6 +717,58 @@ test_key_builder_fallback(void)
 	TEST_ASSERT_EQ((uintptr_t)ud[1], 2, "");
 	TEST_ASSERT_EQ(send_expect_q(&t, 5, 3, 1), TEST_SUCCESS, "");
 	TEST_ASSERT_U64_EQ(hits(port, f), 3, "");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
+/* Creates of a table without a key builder (parsed when their batch runs)
+ * take their counters from the queue's stock too: with the whole bank given
+ * to the queue by rte_flow_configure, every counter serves a rule, the
+ * create after the last is an error result, and each rule counts exactly. */
+static int
+test_parsed_creates_use_stock(void)
+{
+	enum { BANK = 16, N = BANK + 1 };
+	static const struct rte_flow_item_ipv4 proto_mask = {
+		.hdr.src_addr = RTE_BE32(0xffffffff), .hdr.next_proto_id = 0x01,
+	};
+	const struct rte_flow_item tmpl[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &proto_mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_op_attr pp = { .postpone = 1 };
+	struct rte_flow_op_result res[QSIZE];
+	struct rte_flow *f[N];
+	struct rte_flow_error e;
+	bool builder = true;
+	struct cq_rule r;
+	unsigned int i;
+	uint16_t port;
+	struct tport t;
+
+	TEST_ASSERT_EQ(tp_open_tmpl_cfg(&t, "counters=16", BANK, tmpl, 32, &builder), 0, "");
+	TEST_ASSERT(!builder, "no key builder: the rules are parsed");
+	port = (uint16_t)t.fp.port;
+	for (i = 0; i < N; i++) {
+		src_rule(&r, 10 + i, 1);
+		r.ip.hdr.next_proto_id = IPPROTO_UDP;
+		f[i] = rte_flow_async_create(port, 0, &pp, t.tbl, r.pat, 0, r.acts, 0,
+					     (void *)(uintptr_t)(500 + i), &e);
+		TEST_ASSERT(f[i] != NULL, "rule %u", i);
+	}
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "");
+	TEST_ASSERT_EQ(rte_flow_pull(port, 0, res, QSIZE, &e), N, "");
+	for (i = 0; i < N; i++) {
+		TEST_ASSERT_EQ((uintptr_t)res[i].user_data, 500 + i, "result %u in order", i);
+		TEST_ASSERT_EQ(res[i].status == RTE_FLOW_OP_SUCCESS, i < BANK, "rule %u", i);
+	}
+	TEST_ASSERT_EQ(rte_flow_destroy(port, f[BANK], &e), -EINVAL, "never live");
+	for (i = 0; i < BANK; i += 5) {
+		TEST_ASSERT_EQ(send_expect_q(&t, 10 + i, 2, 1), TEST_SUCCESS, "rule %u", i);
+		TEST_ASSERT_U64_EQ(hits(port, f[i]), 2, "rule %u", i);
+	}
 	tp_close(&t);
 	return TEST_SUCCESS;
 }
@@ -1316,6 +1375,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_postponed_batch),
 	TEST_CASE(test_key_builder),
 	TEST_CASE(test_key_builder_fallback),
+	TEST_CASE(test_parsed_creates_use_stock),
 	TEST_CASE(test_batch_with_failures),
 	TEST_CASE(test_two_queues),
 	TEST_CASE(test_encoded_batch),

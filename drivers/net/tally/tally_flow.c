@@ -734,13 +734,15 @@ tally_flow_obj_get(struct tally_flow_ctx *fc)
 int
 tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			 struct tally_flow_matcher *fm, const struct tally_steer_key *key,
-			 struct tally_steer_action *act, bool count)
+			 struct tally_steer_action *act, bool count, uint32_t stock)
 {
 	int ret = 0;
 
 	fm->refs++;
 	if (count) {
-		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
+		flow->counter = stock;
+		if (stock == TALLY_CNT_MAX)
+			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
 		if (ret == -EAGAIN) {
 			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
 			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);

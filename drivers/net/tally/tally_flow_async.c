@@ -145,6 +145,26 @@ queues_counters(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t, uint32_t n
 	return 0;
 }
 
+/* Fill the queue's flow object cache (lock held). */
+static void
+queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+{
+	struct tally_flow_tmpl *t = fc->tmpl;
+	struct rte_flow *f;
+
+	while (q->ncache < TALLY_FQ_BATCH) {
+		if (t->spare != NULL) {
+			f = tally_flow_spare_pop(&t->spare);
+			t->nspare--;
+		} else {
+			f = tally_flow_obj_get(fc);
+			if (f == NULL)
+				return;
+		}
+		q->cache[q->ncache++] = f;
+	}
+}
+
 static int
 t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	    uint16_t nb_queue, const struct rte_flow_queue_attr *qa[],
@@ -219,6 +239,9 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 					  NULL, "no memory for the flow queues");
 		goto out;
 	}
+	/* the first creates take the fast path too */
+	for (i = 0; i < nb_queue; i++)
+		queue_refill(fc, &t->q[i]);
 	t->flags = pa->flags;
 	t->nb_counters = pa->nb_counters;
 	t->nb_aging = pa->nb_aging_objects;
@@ -275,26 +298,6 @@ queue_post(struct tally_flow_queue *q, enum rte_flow_op_status st, void *user_da
 	q->wr = q->wr + 1 == q->size ? 0 : q->wr + 1;
 }
 
-/* Fill the queue's flow object cache (lock held). */
-static void
-queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
-{
-	struct tally_flow_tmpl *t = fc->tmpl;
-	struct rte_flow *f;
-
-	while (q->ncache < TALLY_FQ_BATCH) {
-		if (t->spare != NULL) {
-			f = tally_flow_spare_pop(&t->spare);
-			t->nspare--;
-		} else {
-			f = tally_flow_obj_get(fc);
-			if (f == NULL)
-				return;
-		}
-		q->cache[q->ncache++] = f;
-	}
-}
-
 /* One enqueued create through the parser (lock held). */
 static void
 run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
@@ -304,8 +307,11 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	int ret = -ENOSPC;
 
 	if (tb->nb_rules < tb->nb_flows) {
-		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], key,
-					       &p->act, p->count);
+		/* a counter of the queue's share first (configure took them
+		 * from the pool) */
+		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], key, &p->act,
+					       p->count, p->count && q->ncnt > 0 ?
+					       q->cnt[--q->ncnt] : TALLY_CNT_MAX);
 	} else {
 		/* the table is full: the object back */
 		q->cache[q->ncache++] = p->flow;

@@ -223,10 +223,11 @@ struct rte_flow *tally_flow_create_locked(struct rte_eth_dev *dev,
 /* The two halves of a create, for callers that read the pattern and
  * actions now and insert later (postponed flow-queue operations). check:
  * parse and validate (the only step reading the caller's memory). obj_get:
- * a flow object, not live. commit: a counter if `count`, the insert of key
- * into fm with act; the rule is live on 0; on -errno the object is
- * released. Only for actions without RSS sets, jumps, indirect counters or
- * aging (lock held throughout). */
+ * a flow object, not live. commit: a counter if `count` (`stock` when it is
+ * not TALLY_CNT_MAX: one the caller allocated earlier, else a new one), the
+ * insert of key into fm with act; the rule is live on 0; on -errno the
+ * object and the counter are released. Only for actions without RSS sets,
+ * jumps, indirect counters or aging (lock held throughout). */
 int tally_flow_check_locked(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 			    const struct rte_flow_item pattern[],
 			    const struct rte_flow_action actions[],
@@ -236,7 +237,7 @@ struct rte_flow *tally_flow_obj_get(struct tally_flow_ctx *fc);
 int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			     struct tally_flow_matcher *fm,
 			     const struct tally_steer_key *key,
-			     struct tally_steer_action *act, bool count);
+			     struct tally_steer_action *act, bool count, uint32_t stock);
 /* Release a live rule (lock held). */
 void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
 bool tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow);
