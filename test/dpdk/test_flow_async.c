@@ -675,21 +675,24 @@ test_key_builder(void)
 	return TEST_SUCCESS;
 }
 
-/* A template whose masked field the parser checks against another item (a
- * bit of the ip protocol, which the udp item sets) gets no key builder: its
- * rules are parsed, and a value the parser refuses is an error result. */
+/* eth / ipv4 src and bit 0 of the protocol / udp: a masked field the parser
+ * checks against another item (the udp item sets the protocol), so the
+ * template gets no key builder and its rules are parsed */
+static const struct rte_flow_item_ipv4 proto_bit_mask = {
+	.hdr.src_addr = RTE_BE32(0xffffffff), .hdr.next_proto_id = 0x01,
+};
+static const struct rte_flow_item proto_bit_tmpl[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+	{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &proto_bit_mask },
+	{ .type = RTE_FLOW_ITEM_TYPE_UDP },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+
+/* A template without a key builder: its rules are parsed, and a value the
+ * parser refuses is an error result. */
 static int
 test_key_builder_fallback(void)
 {
-	static const struct rte_flow_item_ipv4 proto_mask = {
-		.hdr.src_addr = RTE_BE32(0xffffffff), .hdr.next_proto_id = 0x01,
-	};
-	const struct rte_flow_item tmpl[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &proto_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
 	struct rte_flow_error e;
 	struct cq_rule r;
@@ -700,7 +703,7 @@ test_key_builder_fallback(void)
 	uint16_t port;
 	struct tport t;
 
-	TEST_ASSERT_EQ(tp_open_tmpl(&t, tmpl, 16, &builder), 0, "");
+	TEST_ASSERT_EQ(tp_open_tmpl(&t, proto_bit_tmpl, 16, &builder), 0, "");
 	TEST_ASSERT(!builder, "no key builder");
 	port = (uint16_t)t.fp.port;
 	src_rule(&r, 5, 1);
@@ -729,15 +732,6 @@ static int
 test_parsed_creates_use_stock(void)
 {
 	enum { BANK = 16, N = BANK + 1 };
-	static const struct rte_flow_item_ipv4 proto_mask = {
-		.hdr.src_addr = RTE_BE32(0xffffffff), .hdr.next_proto_id = 0x01,
-	};
-	const struct rte_flow_item tmpl[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_IPV4, .mask = &proto_mask },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
 	const struct rte_flow_op_attr pp = { .postpone = 1 };
 	struct rte_flow_op_result res[QSIZE];
 	struct rte_flow *f[N];
@@ -748,7 +742,8 @@ test_parsed_creates_use_stock(void)
 	uint16_t port;
 	struct tport t;
 
-	TEST_ASSERT_EQ(tp_open_tmpl_cfg(&t, "counters=16", BANK, tmpl, 32, &builder), 0, "");
+	TEST_ASSERT_EQ(tp_open_tmpl_cfg(&t, "counters=16", BANK, proto_bit_tmpl, 32,
+					&builder), 0, "");
 	TEST_ASSERT(!builder, "no key builder: the rules are parsed");
 	port = (uint16_t)t.fp.port;
 	for (i = 0; i < N; i++) {
