@@ -389,6 +389,40 @@ test_tx_burst_delivers(void)
 	return TEST_SUCCESS;
 }
 
+/* A queue polled empty for long (it backs off: tally_rxtx.c) receives on
+ * its next poll what was sent meanwhile, and its first poll after that
+ * finds the next frames at once: every poll still steps the device. */
+static int
+test_rx_after_idle(void)
+{
+	/* idle stretches around the back-off threshold and past it */
+	static const unsigned int idle[] = { 1000, 1001, 63, 64, 65, 66, 200, 201 };
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	static struct rte_mbuf *tx[8], *rx[8];
+	struct burst_port bp;
+	unsigned int i, round;
+
+	if (tdt_nic_path() != NULL)
+		return TEST_SKIPPED;	/* the device process delivers on its own time */
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	for (round = 0; round < RTE_DIM(idle); round++) {
+		for (i = 0; i < idle[round]; i++)
+			TEST_ASSERT_EQ(rte_eth_rx_burst(bp.port, 0, rx, 8), 0, "idle poll %u", i);
+		for (i = 0; i < 8; i++) {
+			tx[i] = tdt_mbuf_build(frame_len(i), i, 1);
+			TEST_ASSERT(tx[i] != NULL, "alloc");
+		}
+		TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, tx, 8), 8, "");
+		TEST_ASSERT_EQ(rte_eth_rx_burst(bp.port, 0, rx, 8), 8,
+			       "round %u: all on the first poll after the idle ones", round);
+		for (i = 0; i < 8; i++)
+			TEST_ASSERT_EQ(tdt_mbuf_check(rx[i], frame_len(i), i), 0, "frame %u", i);
+		tdt_free_all(rx, 8);
+	}
+	bp_close(&bp);
+	return TEST_SUCCESS;
+}
+
 static int
 test_thread_mode(void)
 {
@@ -507,6 +541,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_mtu_drop),
 	TEST_CASE(test_tx_reject),
 	TEST_CASE(test_tx_burst_delivers),
+	TEST_CASE(test_rx_after_idle),
 	TEST_CASE(test_thread_mode),
 	TEST_CASE(test_rx_nombuf),
 };

@@ -61,6 +61,7 @@ struct tally_rxq {
 	uint16_t qid;
 	uint8_t phase;			/* expected completion phase */
 	bool scatter;
+	uint32_t idle;			/* empty bursts in a row */
 	/* software counters (this queue's lcore only) */
 	uint64_t sw_errors;		/* completions in error */
 	/* cold */

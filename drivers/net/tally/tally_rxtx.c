@@ -246,6 +246,16 @@ _Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
  * few slots ahead. The ring pointers live in locals: the mbuf stores may
  * alias the queue. One doorbell for the whole burst.
  */
+/*
+ * Every Rx burst steps the device, under the device's lock. A queue polled
+ * empty for a while backs off: after TALLY_RX_IDLE_POLLS empty bursts in a
+ * row, each further one pauses (about a microsecond), so that a core that
+ * only waits does not keep the lock and its line from the cores that
+ * transmit (the frames it waits for). The first burst that receives ends it.
+ */
+#define TALLY_RX_IDLE_POLLS	64	/* empty bursts in a row before pausing */
+#define TALLY_RX_IDLE_PAUSES	32	/* pauses after each further one */
+
 uint16_t
 tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -316,6 +326,12 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		rxq->cons = cons;
 		rxq->prod += cons - start;
 		tally_hal_rxq_doorbell(rxq->hal, rxq->qid, rxq->prod);
+		rxq->idle = 0;
+	} else if (unlikely(++rxq->idle > TALLY_RX_IDLE_POLLS)) {
+		unsigned int i;
+
+		for (i = 0; i < TALLY_RX_IDLE_PAUSES; i++)
+			rte_pause();
 	}
 	return nb_rx;
 }
