@@ -38,6 +38,35 @@ mt_stat(struct mt_dev *d, enum tally_port_stat s)
 	return mt_rd64(d, TALLY_REG_STAT(s));
 }
 
+void
+mt_stats(struct mt_dev *d, uint64_t *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_STAT_NUM; i++)
+		st[i] = mt_stat(d, (enum tally_port_stat)i);
+}
+
+unsigned int
+mt_stats_diff(const uint64_t *a, const uint64_t *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_STAT_NUM && a[i] == b[i]; i++)
+		;
+	return i;
+}
+
+uint64_t
+mt_fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n-- > 0)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
 unsigned int
 mt_service(struct mt_dev *d)
 {

@@ -64,6 +64,13 @@ uint32_t mt_rd(struct mt_dev *d, uint32_t off);
 void mt_wr(struct mt_dev *d, uint32_t off, uint32_t val);
 uint64_t mt_rd64(struct mt_dev *d, uint32_t off);	/* plain BAR load */
 uint64_t mt_stat(struct mt_dev *d, enum tally_port_stat s);
+/* Every port statistic into st[TALLY_STAT_NUM]. */
+void mt_stats(struct mt_dev *d, uint64_t *st);
+/* The first port statistic where b differs from a, or TALLY_STAT_NUM. */
+unsigned int mt_stats_diff(const uint64_t *a, const uint64_t *b);
+/* FNV-1a over n bytes, continuing from h (outcome fingerprints of tests
+ * that run one input two ways). */
+uint64_t mt_fnv(uint64_t h, const void *p, size_t n);
 void *mt_alloc(struct mt_dev *d, size_t len);		/* 64-byte aligned */
 unsigned int mt_service(struct mt_dev *d);
 void mt_port(struct mt_dev *d, uint32_t ctrl);		/* CTRL = ENABLE | ctrl */
