@@ -412,22 +412,30 @@ steer_probe(const struct tally_steer_matcher *m, const uint32_t *w, uint32_t h,
 	return UINT32_MAX;
 }
 
-/* Write the entry at slot s of the published array (seqlock write). */
+/* An entry's fields (not ctrl), plain stores: the caller orders them. */
 static inline void
-steer_entry_publish(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
-		    uint32_t act_w, uint32_t mark, uint32_t fate_w)
+steer_entry_fields(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
+		   uint32_t act_w, uint32_t mark, uint32_t fate_w)
 {
 	uint32_t i;
 
-	/* BUSY, fields, VALID (release) */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_BUSY),
-			 __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->mark, mark, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
 	for (i = 0; i < nwords; i++)
 		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
+}
+
+/* Write the entry at slot s of the published array (seqlock write). */
+static inline void
+steer_entry_publish(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
+		    uint32_t act_w, uint32_t mark, uint32_t fate_w)
+{
+	/* BUSY, fields, VALID (release) */
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_BUSY),
+			 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	steer_entry_fields(e, w, nwords, act_w, mark, fate_w);
 	/* pairs with the device's acquire load of ctrl */
 	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_VALID),
 			 __ATOMIC_RELEASE);
@@ -443,13 +451,7 @@ static inline void
 steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32_t nwords,
 			  uint32_t act_w, uint32_t mark, uint32_t fate_w)
 {
-	uint32_t i;
-
-	__atomic_store_n(&e->act, act_w, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->mark, mark, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->fate, fate_w, __ATOMIC_RELAXED);
-	for (i = 0; i < nwords; i++)
-		__atomic_store_n(&e->key[i], w[i], __ATOMIC_RELAXED);
+	steer_entry_fields(e, w, nwords, act_w, mark, fate_w);
 	/* pairs with the device's acquire load of ctrl */
 	__atomic_store_n(&e->ctrl, steer_ctrl_next(steer_ctrl_next(0, TALLY_STEER_S_BUSY),
 						    TALLY_STEER_S_VALID), __ATOMIC_RELEASE);

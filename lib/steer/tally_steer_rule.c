@@ -86,11 +86,6 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
 	steer_prefetch_insert(m, k->hash);
 }
 
-/*
- * Room for one more entry: start a migration above the start load (or to
- * shrink a mostly empty array), finish it at once at the hard load. Returns
- * 1 if the published array changed, 0 if not, or -errno (nothing changed).
- */
 /* One more entry fits without a migration (and none is running). */
 static inline bool
 steer_room_now(const struct tally_steer_matcher *m)
@@ -101,6 +96,11 @@ steer_room_now(const struct tally_steer_matcher *m)
 	       ((uint64_t)m->used * 16 >= n || m->log2 <= m->min_log2);
 }
 
+/*
+ * Room for one more entry: start a migration above the start load (or to
+ * shrink a mostly empty array), finish it at once at the hard load. Returns
+ * 1 if the published array changed, 0 if not, or -errno (nothing changed).
+ */
 static int
 steer_make_room(struct tally_steer_matcher *m)
 {
@@ -154,38 +154,6 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 	return s | (m->par ^ STEER_SLOT_PAR);
 }
 
-/*
- * Insert at home slot s, never written in this array (so EMPTY, its filter
- * byte 0, and the key not in the array: see steer_shadow_size()), with no
- * migration due. The slot and its filter byte are only written: their cache
- * misses do not stall the insert.
- */
-static int
-steer_insert_fresh(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		   const struct tally_steer_action *act, struct tally_steer_rule *r,
-		   uint32_t s)
-{
-	struct tally_steer_ctx *ctx = m->tbl->ctx;
-	uint32_t act_w, fate_w;
-	int rc;
-
-	if (ctx->nrules >= ctx->cfg.max_rules)
-		return -ENOSPC;
-	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
-	if (rc != 0)
-		return rc;
-	/* the filter bit before the entry turns VALID (release) */
-	steer_filter_set_fresh(m->ent, m->log2, m->stride, k->hash);
-	steer_entry_publish_fresh(steer_entry(m, s), k->w, m->nwords, act_w, act->mark,
-				  fate_w);
-	steer_shadow_set(m->shadow, m->log2, s, r->idx);
-	m->used++;
-	ctx->nrules++;
-	r->m = m;
-	r->slot = s | m->par;
-	return 0;
-}
-
 int
 tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				  const struct tally_steer_key *k,
@@ -193,18 +161,21 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				  struct tally_steer_rule *r)
 {
 	struct tally_steer_ctx *ctx;
-	uint32_t slot, ins, act_w, fate_w;
+	uint32_t ins, act_w, fate_w;
 	struct tally_steer_entry *e;
+	bool fresh;
 	int rc;
 
 	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
-	slot = k->hash & ((1u << m->log2) - 1);
-	if (!steer_written_test(m->shadow, m->log2, slot) && steer_room_now(m))
-		return steer_insert_fresh(m, k, act, r, slot);
-	slot = steer_probe(m, k->w, k->hash, &ins);
-	if (slot != UINT32_MAX)
+	/* a home slot never written in this array, with no migration due:
+	 * the key is not in the array and the slot is EMPTY with a zero
+	 * filter byte (see steer_shadow_size()), so both are only written
+	 * and their cache misses do not stall the insert */
+	ins = k->hash & ((1u << m->log2) - 1);
+	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room_now(m);
+	if (!fresh && steer_probe(m, k->w, k->hash, &ins) != UINT32_MAX)
 		return -EEXIST;
 	if (ctx->nrules >= ctx->cfg.max_rules)
 		return -ENOSPC;
@@ -221,11 +192,16 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	if (rc == 1)
 		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
 	e = steer_entry(m, ins);
-	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
-		m->tombs--;
 	/* the filter bit before the entry turns VALID (release) */
-	steer_filter_set(m->ent, m->log2, m->stride, k->hash);
-	steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
+	if (fresh) {
+		steer_filter_set_fresh(m->ent, m->log2, m->stride, k->hash);
+		steer_entry_publish_fresh(e, k->w, m->nwords, act_w, act->mark, fate_w);
+	} else {
+		if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
+			m->tombs--;
+		steer_filter_set(m->ent, m->log2, m->stride, k->hash);
+		steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
+	}
 	steer_shadow_set(m->shadow, m->log2, ins, r->idx);
 	m->used++;
 	ctx->nrules++;
