@@ -562,6 +562,20 @@ matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *attr,
 	return NULL;
 }
 
+/* A counter from the pool; when all free ones wait for reuse, one fence
+ * first (lock held). 0 or -errno. */
+int
+tally_flow_counter_alloc_locked(struct tally_flow_ctx *fc, uint32_t *idx)
+{
+	int ret = tally_cnt_alloc_locked(fc->cnt, idx);
+
+	if (ret == -EAGAIN) {
+		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
+		ret = tally_cnt_alloc_locked(fc->cnt, idx);
+	}
+	return ret;
+}
+
 /*
  * The rule's counter: a new one for COUNT or AGE (returns 1: the caller's
  * reference, handed to the rule with TALLY_STEER_A_CNT_HELD), the handle's
@@ -574,11 +588,7 @@ flow_counter_take(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	int ret;
 
 	if (a->count != NULL || a->age != NULL) {
-		ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		}
+		ret = tally_flow_counter_alloc_locked(fc, &flow->counter);
 		if (ret)
 			return rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION,
 						  a->count != NULL ? a->count : a->age,
@@ -742,11 +752,7 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	if (count) {
 		flow->counter = stock;
 		if (stock == TALLY_CNT_MAX)
-			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		if (ret == -EAGAIN) {
-			tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
-			ret = tally_cnt_alloc_locked(fc->cnt, &flow->counter);
-		}
+			ret = tally_flow_counter_alloc_locked(fc, &flow->counter);
 		if (ret)
 			goto fail;
 		flow->flags |= FLOW_F_COUNTED;
@@ -1072,11 +1078,7 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 		return NULL;
 	}
 	tally_lock(&fc->lock);
-	ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
-	if (ret == -EAGAIN) {
-		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
-		ret = tally_cnt_alloc_locked(fc->cnt, &h->counter);
-	}
+	ret = tally_flow_counter_alloc_locked(fc, &h->counter);
 	if (ret) {
 		tally_unlock(&fc->lock);
 		rte_free(h);

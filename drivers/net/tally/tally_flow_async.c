@@ -326,20 +326,6 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
 }
 
-/* A counter from the pool for a create the queue's stock had none for
- * (lock held): 0 or -errno. */
-static int
-pool_counter(struct tally_flow_ctx *fc, uint32_t *c)
-{
-	int ret = tally_cnt_alloc_locked(fc->cnt, c);
-
-	if (ret == -EAGAIN) {
-		tally_steer_ctx_sync_locked(fc->steer, TALLY_FLOW_SYNC_US);
-		ret = tally_cnt_alloc_locked(fc->cnt, c);
-	}
-	return ret;
-}
-
 /* Does p continue the run of encoded creates that p0 starts? */
 static inline bool
 enc_same(const struct tally_flow_pending *p, const struct tally_flow_pending *p0)
@@ -368,7 +354,7 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 
 	for (j = i; j < end && enc_same(&q->pend[j], p0); j++)
 		if (ap->count && !q->pend[j].stock &&
-		    pool_counter(fc, &q->bop[j].counter) != 0)
+		    tally_flow_counter_alloc_locked(fc, &q->bop[j].counter) != 0)
 			break;
 	n = j - i;
 	if (n == 0) {

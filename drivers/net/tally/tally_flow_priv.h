@@ -234,6 +234,9 @@ int tally_flow_check_locked(struct rte_eth_dev *dev, const struct rte_flow_attr 
 			    struct tally_flow_match *m, struct tally_flow_acts *a,
 			    struct rte_flow_error *error);
 struct rte_flow *tally_flow_obj_get(struct tally_flow_ctx *fc);
+/* A counter from the pool, after one fence when all free ones wait for
+ * reuse (lock held): 0 or -errno. */
+int tally_flow_counter_alloc_locked(struct tally_flow_ctx *fc, uint32_t *idx);
 int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			     struct tally_flow_matcher *fm,
 			     const struct tally_steer_key *key,
