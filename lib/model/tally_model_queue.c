@@ -95,9 +95,10 @@ tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
 			break;
 		}
 		q->prod = val;
-		if (q->is_tx)
-			m->tx_pending |= 1u << q->id;	/* for the next step */
-		if (q->is_tx && m->cfg.mode == TALLY_MODEL_INLINE && !m->cfg.defer_tx)
+		if (!q->is_tx)
+			break;
+		m->tx_pending |= 1u << q->id;	/* for the next step */
+		if (m->cfg.mode == TALLY_MODEL_INLINE && !m->cfg.defer_tx)
 			tally_model_tx_queue(m, q);
 		break;
 	case TALLY_Q_CCNT:

@@ -238,15 +238,6 @@ _Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
 #define TALLY_RX_PREFETCH	4	/* mbufs prefetched ahead */
 
 /*
- * Rx in batches: count the ready completions (at most one per packet still
- * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
- * post the fresh ones in the consumed slots and turn the batch into packets
- * (single-descriptor frames on a short path, the packet type of the
- * previous frame reused when it had the same one), each mbuf prefetched a
- * few slots ahead. The ring pointers live in locals: the mbuf stores may
- * alias the queue. One doorbell for the whole burst.
- */
-/*
  * Every Rx burst steps the device, under the device's lock. A queue polled
  * empty for a while backs off: after TALLY_RX_IDLE_POLLS empty bursts in a
  * row, each further one pauses (about a microsecond), so that a core that
@@ -256,6 +247,15 @@ _Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
 #define TALLY_RX_IDLE_POLLS	64	/* empty bursts in a row before pausing */
 #define TALLY_RX_IDLE_PAUSES	32	/* pauses after each further one */
 
+/*
+ * Rx in batches: count the ready completions (at most one per packet still
+ * wanted, at most TALLY_RX_BULK), take that many fresh mbufs in one get,
+ * post the fresh ones in the consumed slots and turn the batch into packets
+ * (single-descriptor frames on a short path, the packet type of the
+ * previous frame reused when it had the same one), each mbuf prefetched a
+ * few slots ahead. The ring pointers live in locals: the mbuf stores may
+ * alias the queue. One doorbell for the whole burst.
+ */
 uint16_t
 tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
