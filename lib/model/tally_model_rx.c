@@ -341,6 +341,40 @@ tally_model_rx_prefetch(const struct tally_model_queue *q, uint32_t n)
 	}
 }
 
+/* The second half of an Rx completion (len, flags, ptype, err 0, rsvd 0,
+ * phase) as one 8-byte word; the first half (RSS hash and mark) is 0. */
+typedef uint64_t __attribute__((may_alias)) tally_model_rxc64_t;
+_Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
+	       offsetof(struct tally_rx_cqe, phase) == 15, "Rx completion layout");
+
+static inline uint64_t
+tally_model_rx_cqe_hi(uint16_t len, uint16_t flags, uint8_t ptype, uint8_t phase)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)len | (uint64_t)flags << 16 | (uint64_t)ptype << 32 |
+	       (uint64_t)phase << 56;
+#else
+	struct tally_rx_cqe c = { .len = len, .flags = flags, .ptype = ptype,
+				  .phase = phase };
+	uint64_t w;
+
+	memcpy(&w, &c.len, sizeof(w));
+	return w;
+#endif
+}
+
+/* A whole completion without RSS hash or mark in two 8-byte stores (the ring
+ * is aligned to its entry size), the one with the phase last. */
+static inline void
+tally_model_rx_cqe_store(uint8_t *c, uint64_t hi)
+{
+	tally_model_rxc64_t *w = (tally_model_rxc64_t *)(void *)c;
+
+	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
+	/* pairs with the driver's acquire load of phase */
+	__atomic_store_n(&w[1], hi, __ATOMIC_RELEASE);
+}
+
 /*
  * The common burst: no classification, no RSS, no isolation, so every frame
  * goes to queue qi. Frames that fit the next posted descriptor whose buffer
@@ -356,9 +390,8 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 	const volatile struct tally_rx_desc *ring, *d;
 	struct tally_model_queue *q;
 	uint32_t avail, len, i, head, mask, log2;
-	struct tally_rx_cqe *cq, *c;
 	uint64_t bytes = 0, addr;
-	uint8_t *p;
+	uint8_t *cq, *p;
 
 	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
 		return 0;
@@ -380,18 +413,12 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 		if (d->buf_len < len || p == NULL)
 			break;
 		tally_model_copy(p, pkt[i].frame, len);
-		c = cq + (head & mask);
-		c->rss_hash = 0;
-		c->mark = 0;
-		c->len = (uint16_t)len;
-		c->flags = (uint16_t)(pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0);
-		c->ptype = pkt[i].ptype;
-		c->err = 0;
-		c->rsvd = 0;
-		/* pairs with the driver's acquire load of phase
-		 * (tally_model_phase(), with log2 in a local) */
-		__atomic_store_n(&c->phase, (uint8_t)(((head >> log2) & 1u) ^ 1u),
-				 __ATOMIC_RELEASE);
+		/* the phase of tally_model_phase(), with log2 in a local */
+		tally_model_rx_cqe_store(cq + (size_t)(head & mask) * sizeof(struct tally_rx_cqe),
+					 tally_model_rx_cqe_hi((uint16_t)len,
+							       pkt[i].has_vlan ? TALLY_RXC_F_VLAN : 0,
+							       pkt[i].ptype,
+							       (uint8_t)(((head >> log2) & 1u) ^ 1u)));
 		head++;
 		bytes += len;
 	}
@@ -509,40 +536,6 @@ tally_model_rx_general(struct tally_model *m, const struct tally_model_rx_in *in
 	tally_model_rx_acc_flush(m, &acc);
 	if (sdrop != 0)
 		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, sdrop);
-}
-
-/* The second half of an Rx completion (len, flags, ptype, err 0, rsvd 0,
- * phase) as one 8-byte word; the first half (RSS hash and mark) is 0. */
-typedef uint64_t __attribute__((may_alias)) tally_model_rxc64_t;
-_Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
-	       offsetof(struct tally_rx_cqe, phase) == 15, "Rx completion layout");
-
-static inline uint64_t
-tally_model_rx_cqe_hi(uint16_t len, uint16_t flags, uint8_t ptype, uint8_t phase)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (uint64_t)len | (uint64_t)flags << 16 | (uint64_t)ptype << 32 |
-	       (uint64_t)phase << 56;
-#else
-	struct tally_rx_cqe c = { .len = len, .flags = flags, .ptype = ptype,
-				  .phase = phase };
-	uint64_t w;
-
-	memcpy(&w, &c.len, sizeof(w));
-	return w;
-#endif
-}
-
-/* A whole completion without RSS hash or mark in two 8-byte stores (the ring
- * is aligned to its entry size), the one with the phase last. */
-static inline void
-tally_model_rx_cqe_store(uint8_t *c, uint64_t hi)
-{
-	tally_model_rxc64_t *w = (tally_model_rxc64_t *)(void *)c;
-
-	__atomic_store_n(&w[0], 0, __ATOMIC_RELAXED);
-	/* pairs with the driver's acquire load of phase */
-	__atomic_store_n(&w[1], hi, __ATOMIC_RELEASE);
 }
 
 /*
