@@ -74,39 +74,40 @@ struct tally_model_tx_acc {
 };
 
 /* The completions of the fast burst's frames from `from` to `to`, each
- * from its descriptor (one descriptor, EOP, sent whole), in one store each
- * with the phase `ph` (the run lies within one lap of the ring). */
-static inline void
+ * from its descriptor (one descriptor, EOP, sent whole), in one store each:
+ * published (release, the new phase), or held (relaxed, the phase of the
+ * previous lap, which the driver does not take for new). */
+static void
 tally_model_tx_cqe_run(const struct tally_model_queue *q, uint32_t from, uint32_t to,
-		       uint8_t ph, bool release)
+		       bool publish)
 {
 	const volatile struct tally_tx_desc *ring = q->ring;
 	tally_model_cqe64_t *cq = q->cq;
 	const uint32_t mask = q->mask;
+	uint32_t j, end;
 	uint64_t w;
-	uint32_t j;
+	uint8_t ph;
 
-	for (j = from; j != to; j++) {
-		w = tally_model_tx_cqe_word(ring[j & mask].len, TALLY_TXC_OK, ph);
-		if (release)	/* pairs with the driver's acquire load of phase */
-			__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELEASE);
-		else
-			__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELAXED);
+	for (; from != to; from = end) {
+		/* one lap of the ring at a time: one phase */
+		end = from + TALLY_MIN(to - from, mask + 1 - (from & mask));
+		ph = (uint8_t)(tally_model_phase(q, from) ^ !publish);
+		for (j = from; j != end; j++) {
+			w = tally_model_tx_cqe_word(ring[j & mask].len, TALLY_TXC_OK, ph);
+			if (publish)	/* pairs with the driver's acquire load of phase */
+				__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELEASE);
+			else
+				__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELAXED);
+		}
 	}
 }
 
-/* Held completions not written yet (fast burst) written now, with the phase
- * they already have (of the previous lap: not new to the driver), before a
- * completion after them is written. */
+/* Held completions not written yet (fast burst) written now, held, before
+ * a completion after them is written. */
 static void
 tally_model_tx_write_unwritten(struct tally_model_queue *q)
 {
-	uint32_t idx, end;
-
-	for (idx = q->tx_unwritten; idx != q->head; idx = end) {
-		end = idx + TALLY_MIN(q->head - idx, q->mask + 1 - (idx & q->mask));
-		tally_model_tx_cqe_run(q, idx, end, tally_model_phase(q, idx) ^ 1u, false);
-	}
+	tally_model_tx_cqe_run(q, q->tx_unwritten, q->head, false);
 	q->tx_unwritten = q->head;
 }
 
@@ -479,10 +480,7 @@ tally_model_tx_publish(struct tally_model *m)
 			for (j = s; j < end; j++)
 				__atomic_store_n(&cq[j].phase, ph, __ATOMIC_RELEASE);
 		}
-		for (idx = h->unwritten; idx != q->head; idx = end) {
-			end = idx + TALLY_MIN(q->head - idx, mask + 1 - (idx & mask));
-			tally_model_tx_cqe_run(q, idx, end, tally_model_phase(q, idx), true);
-		}
+		tally_model_tx_cqe_run(q, h->unwritten, q->head, true);
 		tally_model_ccnt_end(&h->cc);
 		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), q->head);
 	}
