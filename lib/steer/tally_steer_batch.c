@@ -56,24 +56,6 @@ tally_steer_action_encode(const struct tally_steer_action *act,
 	return 0;
 }
 
-/*
- * Do n more entries fit without a migration? What steer_make_room() finds
- * for each of them then: not migrating, at most the start load with all n
- * (an insert adds at most one to used + tombs), and not so empty that it
- * would shrink (used only grows meanwhile).
- */
-static bool
-batch_room(const struct tally_steer_matcher *m, uint32_t n)
-{
-	uint64_t size = 1ull << m->log2;
-
-	if (m->migrating)
-		return false;
-	if ((uint64_t)(m->used + m->tombs + n) * 8 > STEER_LOAD_START * size)
-		return false;
-	return (uint64_t)m->used * 16 >= size || m->log2 <= m->min_log2;
-}
-
 /* One operation through the general insert (the batch did not fit). */
 static int
 batch_insert_one(struct tally_steer_matcher *m, const struct tally_steer_act_enc *enc,
@@ -98,7 +80,7 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	uint32_t i, done = 0, nbq = ctx->cfg.nb_queues;
 
-	if (!batch_room(m, n) || (uint64_t)ctx->nrules + n > ctx->cfg.max_rules) {
+	if (!steer_room(m, n) || (uint64_t)ctx->nrules + n > ctx->cfg.max_rules) {
 		for (i = 0; i < n; i++) {
 			ops[i].rc = batch_insert_one(m, enc, &ops[i]);
 			done += ops[i].rc == 0;

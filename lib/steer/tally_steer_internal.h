@@ -370,6 +370,23 @@ steer_ctrl_next(uint32_t ctrl, uint32_t state)
 }
 
 /* rule insert helpers (tally_steer_rule.c, tally_steer_batch.c) */
+
+/*
+ * Do n more entries fit without a migration? Not migrating, at most the
+ * start load with all n (an insert adds at most one to used + tombs), and
+ * not so empty that steer_make_room() would shrink the array (used only
+ * grows meanwhile): steer_make_room() then finds room for each of them.
+ */
+static inline bool
+steer_room(const struct tally_steer_matcher *m, uint32_t n)
+{
+	uint64_t size = 1ull << m->log2;
+
+	return !m->migrating &&
+	       (uint64_t)(m->used + m->tombs + n) * 8 <= STEER_LOAD_START * size &&
+	       ((uint64_t)m->used * 16 >= size || m->log2 <= m->min_log2);
+}
+
 static inline bool
 steer_key_eq(const struct tally_steer_entry *e, const uint32_t *w, uint32_t n)
 {

@@ -86,16 +86,6 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
 	steer_prefetch_insert(m, k->hash);
 }
 
-/* One more entry fits without a migration (and none is running). */
-static inline bool
-steer_room_now(const struct tally_steer_matcher *m)
-{
-	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
-
-	return !m->migrating && load <= STEER_LOAD_START * n &&
-	       ((uint64_t)m->used * 16 >= n || m->log2 <= m->min_log2);
-}
-
 /*
  * Room for one more entry: start a migration above the start load (or to
  * shrink a mostly empty array), finish it at once at the hard load. Returns
@@ -119,7 +109,7 @@ steer_make_room(struct tally_steer_matcher *m)
 	}
 	/* below the start load, and not mostly empty or not allowed to
 	 * shrink (a reserved array): the common case */
-	if (steer_room_now(m))
+	if (steer_room(m, 1))
 		return 0;
 	/* shrink at most 8x per migration, so that one step stays short */
 	target = steer_mig_target(m, m->used);
@@ -174,7 +164,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	 * filter byte (see steer_shadow_size()), so both are only written
 	 * and their cache misses do not stall the insert */
 	ins = k->hash & ((1u << m->log2) - 1);
-	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room_now(m);
+	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
 	if (!fresh && steer_probe(m, k->w, k->hash, &ins) != UINT32_MAX)
 		return -EEXIST;
 	if (ctx->nrules >= ctx->cfg.max_rules)
