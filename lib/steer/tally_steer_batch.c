@@ -90,7 +90,6 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 	for (i = 0; i < n; i++) {
 		struct tally_steer_bop *op = &ops[i];
 		uint32_t ins, act_w = enc->act_w, fate_w = 0;
-		struct tally_steer_entry *e;
 
 		/* the checks of tally_steer_rule_insert_at_locked(), in its order */
 		if (op->r->m != NULL) {
@@ -115,16 +114,7 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 			}
 			act_w |= TALLY_FIELD_PREP(TALLY_STEER_ACT_CNT_M, op->counter);
 		}
-		e = steer_entry(m, ins);
-		if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
-			m->tombs--;
-		/* the filter bit before the entry turns VALID (release) */
-		steer_filter_set(m->ent, m->log2, m->stride, op->key.hash);
-		steer_entry_publish(e, op->key.w, m->nwords, act_w, op->mark, fate_w);
-		steer_shadow_set(m->shadow, m->log2, ins, op->r->idx);
-		m->used++;
-		op->r->m = m;
-		op->r->slot = ins | m->par;
+		steer_place(m, ins, false, &op->key, act_w, op->mark, fate_w, op->r);
 		op->rc = 0;
 		done++;
 	}

@@ -474,4 +474,33 @@ steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32
 						    TALLY_STEER_S_VALID), __ATOMIC_RELEASE);
 }
 
+/*
+ * Rule r into slot ins of the published array, its filter bit first (the
+ * entry turns VALID with a release store after it). fresh: ins is the key's
+ * never-written home slot, whose entry and filter byte are written without
+ * being read (see steer_shadow_size()); else the slot the probe gave (EMPTY
+ * or TOMB). The caller counts the rule in ctx->nrules.
+ */
+static inline void
+steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
+	    const struct tally_steer_key *k, uint32_t act_w, uint32_t mark, uint32_t fate_w,
+	    struct tally_steer_rule *r)
+{
+	struct tally_steer_entry *e = steer_entry(m, ins);
+
+	if (fresh) {
+		steer_filter_set_fresh(m->ent, m->log2, m->stride, k->hash);
+		steer_entry_publish_fresh(e, k->w, m->nwords, act_w, mark, fate_w);
+	} else {
+		if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
+			m->tombs--;
+		steer_filter_set(m->ent, m->log2, m->stride, k->hash);
+		steer_entry_publish(e, k->w, m->nwords, act_w, mark, fate_w);
+	}
+	steer_shadow_set(m->shadow, m->log2, ins, r->idx);
+	m->used++;
+	r->m = m;
+	r->slot = ins | m->par;
+}
+
 #endif /* TALLY_STEER_INTERNAL_H */

@@ -152,7 +152,6 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 {
 	struct tally_steer_ctx *ctx;
 	uint32_t ins, act_w, fate_w;
-	struct tally_steer_entry *e;
 	bool fresh;
 	int rc;
 
@@ -181,24 +180,10 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	}
 	if (rc == 1)
 		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
-	e = steer_entry(m, ins);
-	/* the filter bit before the entry turns VALID (release) */
-	if (fresh) {
-		steer_filter_set_fresh(m->ent, m->log2, m->stride, k->hash);
-		steer_entry_publish_fresh(e, k->w, m->nwords, act_w, act->mark, fate_w);
-	} else {
-		if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
-			m->tombs--;
-		steer_filter_set(m->ent, m->log2, m->stride, k->hash);
-		steer_entry_publish(e, k->w, m->nwords, act_w, act->mark, fate_w);
-	}
-	steer_shadow_set(m->shadow, m->log2, ins, r->idx);
-	m->used++;
+	steer_place(m, ins, fresh, k, act_w, act->mark, fate_w, r);
 	ctx->nrules++;
-	r->m = m;
-	r->slot = ins | m->par;
 	if (m->migrating) {
-		r->slot = steer_mig_insert(m, e, k->hash, r->idx);
+		r->slot = steer_mig_insert(m, steer_entry(m, ins), k->hash, r->idx);
 		steer_mig_step(m, m->mig_step);
 	}
 	return 0;
