@@ -40,6 +40,31 @@ frame_len(uint32_t i)
 	return 60 + (i * 37) % (1514 - 60 + 1);
 }
 
+/* One-segment frames [0, n) of frame_len(i) bytes into m[]. */
+static int
+frames_build(struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		m[i] = tdt_mbuf_build(frame_len(i), i, 1);
+		TEST_ASSERT(m[i] != NULL, "alloc");
+	}
+	return TEST_SUCCESS;
+}
+
+/* m[] holds frames [0, n) of frame_len(i) bytes, in order; freed. */
+static int
+frames_check(struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		TEST_ASSERT_EQ(tdt_mbuf_check(m[i], frame_len(i), i), 0, "frame %u", i);
+	tdt_free_all(m, n);
+	return TEST_SUCCESS;
+}
+
 /* Send frames [0, n) with len(i) as nseg-segment chains; receive them all and
  * check bytes. Returns TEST_SUCCESS or TEST_FAILED. */
 static int
@@ -357,17 +382,14 @@ test_tx_burst_delivers(void)
 	static struct rte_mbuf *tx[40], *rx[40], *junk[256];
 	struct burst_port bp;
 	struct rte_eth_stats st;
-	unsigned int i, got, nj;
+	unsigned int got, nj;
 
 	/* a device process runs on its own: what is done when the burst
 	 * returns depends on its timing */
 	if (tdt_nic_path() != NULL)
 		return TEST_SKIPPED;
 	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
-	for (i = 0; i < 40; i++) {
-		tx[i] = tdt_mbuf_build(frame_len(i), i, 1);
-		TEST_ASSERT(tx[i] != NULL, "alloc");
-	}
+	TEST_ASSERT_EQ(frames_build(tx, 40), TEST_SUCCESS, "");
 	TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, tx, 40), 40, "");
 	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
 	TEST_ASSERT_U64_EQ(st.opackets, 40, "sent by the time the burst returned");
@@ -382,9 +404,7 @@ test_tx_burst_delivers(void)
 	got = tdt_rx_all(bp.port, 1, rx, NULL, 40, 40);
 	tdt_free_all(junk, nj);
 	TEST_ASSERT_EQ(got, 40, "received");
-	for (i = 0; i < 40; i++)
-		TEST_ASSERT_EQ(tdt_mbuf_check(rx[i], frame_len(i), i), 0, "frame %u", i);
-	tdt_free_all(rx, 40);
+	TEST_ASSERT_EQ(frames_check(rx, 40), TEST_SUCCESS, "");
 	bp_close(&bp);
 	return TEST_SUCCESS;
 }
@@ -408,16 +428,11 @@ test_rx_after_idle(void)
 	for (round = 0; round < RTE_DIM(idle); round++) {
 		for (i = 0; i < idle[round]; i++)
 			TEST_ASSERT_EQ(rte_eth_rx_burst(bp.port, 0, rx, 8), 0, "idle poll %u", i);
-		for (i = 0; i < 8; i++) {
-			tx[i] = tdt_mbuf_build(frame_len(i), i, 1);
-			TEST_ASSERT(tx[i] != NULL, "alloc");
-		}
+		TEST_ASSERT_EQ(frames_build(tx, 8), TEST_SUCCESS, "");
 		TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, tx, 8), 8, "");
 		TEST_ASSERT_EQ(rte_eth_rx_burst(bp.port, 0, rx, 8), 8,
 			       "round %u: all on the first poll after the idle ones", round);
-		for (i = 0; i < 8; i++)
-			TEST_ASSERT_EQ(tdt_mbuf_check(rx[i], frame_len(i), i), 0, "frame %u", i);
-		tdt_free_all(rx, 8);
+		TEST_ASSERT_EQ(frames_check(rx, 8), TEST_SUCCESS, "round %u", round);
 	}
 	bp_close(&bp);
 	return TEST_SUCCESS;
