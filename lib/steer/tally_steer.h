@@ -132,6 +132,11 @@ struct tally_steer_config {
 					 * handle (tally_steer_rule_priv), so a
 					 * caller's per-rule object needs no
 					 * allocation of its own; <= RULE_PRIV_MAX */
+	uint32_t stage_min_log2;	/* single inserts into a matcher whose
+					 * hash array has at least 2^this slots go
+					 * through its staging array (see
+					 * tally_steer_stage.c); 0 = 20, above
+					 * TALLY_STEER_HTAB_MAX_LOG2 = never */
 };
 #define TALLY_STEER_RULE_PRIV_MAX	256
 
@@ -237,6 +242,11 @@ void *tally_steer_matcher_udata(const struct tally_steer_matcher *m);
 /* Key words the mask uses (0..128). */
 uint32_t tally_steer_matcher_nwords(const struct tally_steer_matcher *m);
 uint32_t tally_steer_matcher_rules(const struct tally_steer_matcher *m);
+/* Of those, rules in the matcher's staging array (tally_steer_stage.c);
+ * drain_locked moves them all into the hash array (-ENOSPC if some cannot
+ * move now: no memory to grow it). */
+uint32_t tally_steer_matcher_staged(const struct tally_steer_matcher *m);
+int tally_steer_matcher_drain_locked(struct tally_steer_matcher *m);
 /* log2 of the published hash array size (tests, dumps). */
 uint32_t tally_steer_matcher_log2(const struct tally_steer_matcher *m);
 /* Deleted entries in the published array, and whether a migration to a new

@@ -54,5 +54,23 @@ tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
 	if (rc == 0 && m->migrating)
 		rc = steer_check_array(m, m->mig.ent, m->mig.shadow, m->mig.log2,
 				       m->par ^ STEER_SLOT_PAR, m->mig.used, m->mig.tombs);
+	/* the stage, and every rule it holds queued for a move */
+	if (rc == 0 && m->stage != NULL)
+		rc = tally_steer_matcher_check_locked(m->stage);
+	if (rc == 0 && m->stage != NULL) {
+		const struct tally_steer_matcher *st = m->stage;
+		uint32_t s, i, n = 1u << st->log2;
+
+		for (s = 0; rc == 0 && s < n; s++) {
+			if (steer_state(steer_entry(st, s)->ctrl) != TALLY_STEER_S_VALID)
+				continue;
+			for (i = 0; i < m->sq_len; i++)
+				if (m->sq[(m->sq_head + i) & (STEER_STAGE_QUEUE - 1)] ==
+				    st->shadow[s])
+					break;
+			if (i == m->sq_len)
+				rc = -EIO;
+		}
+	}
 	return rc;
 }

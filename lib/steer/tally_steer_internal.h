@@ -26,6 +26,12 @@
 #define STEER_LOAD_HARD		7
 #define STEER_LOAD_TARGET	3
 #define STEER_MIG_STEP		8	/* old entries moved per operation, at least */
+/* Staging (tally_steer_stage.c): a stage's array size, the rules left
+ * staged after an insert (later ones are moved on), the queue's size. */
+#define STEER_STAGE_MIN_LOG2	20
+#define STEER_STAGE_LOG2	10
+#define STEER_STAGE_DEPTH	8
+#define STEER_STAGE_QUEUE	32	/* power of two */
 /* A rule handle's slot: bit 31 tells which array it indexes (the array of
  * parity m->par is the published one; the other is the migration target). */
 #define STEER_SLOT_PAR		(1u << 31)
@@ -99,6 +105,12 @@ struct tally_steer_matcher {
 	uint32_t mig_cursor;
 	uint32_t mig_step;
 	struct steer_htab_sw mig;
+	/* Staging: a matcher with a stage has stage != NULL; a stage (never
+	 * seen by the callers) has twin != NULL, the matcher it feeds. */
+	struct tally_steer_matcher *stage;
+	struct tally_steer_matcher *twin;
+	uint32_t sq_head, sq_len;	/* staged handles, oldest first */
+	uint32_t sq[STEER_STAGE_QUEUE];
 };
 
 struct tally_steer_table {
@@ -274,8 +286,30 @@ int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher 
 /* matchers (tally_steer_matcher.c) */
 int steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2);
 void steer_matcher_free(struct tally_steer_matcher *m);
+/* Descriptor and a 2^log2 array for m (compiled, tbl, priority, seq and
+ * seed set); not yet in the table's list. */
+int steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2);
 int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 		     struct steer_dmem *mem, uint32_t **shadow);
+
+/* rules (tally_steer_rule.c) */
+/* Place rule r, whose actions are already acquired, into m; the key is not
+ * in m (fresh: its home slot was never written, see steer_shadow_size()). */
+int steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		       bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
+		       uint32_t fate_w, struct tally_steer_rule *r);
+/* Tombstone the entry of m that handle slot `slot` names (both arrays
+ * during a migration); its act and fate words in *act_w, *fate_w. */
+int steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
+		       uint32_t *act_w, uint32_t *fate_w);
+
+/* staging (tally_steer_stage.c) */
+bool steer_stage_wanted(const struct tally_steer_matcher *m,
+			const struct tally_steer_action *act);
+int steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		       const struct tally_steer_action *act, struct tally_steer_rule *r);
+/* Move staged rules into m until at most `keep` remain staged. */
+void steer_stage_drain(struct tally_steer_matcher *m, uint32_t keep);
 
 /* migration (tally_steer_migrate.c) */
 /* Smallest array for `live` rules at TARGET load, not below min_log2. */

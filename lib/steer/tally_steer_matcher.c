@@ -147,14 +147,45 @@ steer_matcher_free(struct tally_steer_matcher *m)
 }
 
 int
+steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct tally_steer_matcher_desc *d;
+	uint32_t i;
+	int rc;
+
+	rc = steer_dmem_alloc(ctx, TALLY_STEER_MATCHER_SIZE(m->nwords), 64, &m->desc);
+	if (rc != 0)
+		return rc;
+	rc = steer_htab_alloc(m, log2, &m->htab, &m->shadow);
+	if (rc != 0) {
+		steer_dmem_free(ctx, &m->desc);
+		return rc;
+	}
+	m->log2 = log2;
+	m->ent = (uint8_t *)m->htab.va + sizeof(struct tally_steer_htab);
+	d = m->desc.va;
+	d->magic = TALLY_STEER_MATCHER_MAGIC;
+	d->nwords = m->nwords;
+	d->priority = m->priority;
+	d->id = m->seq;
+	d->htab = m->htab.iova;
+	for (i = 0; i < m->nwords; i++) {
+		d->words[i].idx = m->widx[i];
+		d->words[i].mask = m->wmask[i];
+	}
+	ctx->host_bytes += sizeof(*m) + steer_shadow_size(log2);
+	return 0;
+}
+
+int
 tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priority,
 				  const struct tally_match_key *mask,
 				  struct tally_steer_matcher **out)
 {
 	struct tally_steer_ctx *ctx = tbl->ctx;
 	struct tally_steer_matcher *m, *list[TALLY_STEER_MAX_MATCHERS];
-	struct tally_steer_matcher_desc *d;
-	uint32_t i, pos;
+	uint32_t pos;
 	int rc;
 
 	if (mask == NULL || out == NULL)
@@ -171,26 +202,9 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 	}
 	m->seq = ctx->matcher_seq++;
 	m->seed = 0x9e3779b9u * (m->seq + 1);
-	rc = steer_dmem_alloc(ctx, TALLY_STEER_MATCHER_SIZE(m->nwords), 64, &m->desc);
+	rc = steer_matcher_setup(m, STEER_HTAB_MIN_LOG2);
 	if (rc != 0)
 		goto fail;
-	rc = steer_htab_alloc(m, STEER_HTAB_MIN_LOG2, &m->htab, &m->shadow);
-	if (rc != 0) {
-		steer_dmem_free(ctx, &m->desc);
-		goto fail;
-	}
-	m->log2 = STEER_HTAB_MIN_LOG2;
-	m->ent = (uint8_t *)m->htab.va + sizeof(struct tally_steer_htab);
-	d = m->desc.va;
-	d->magic = TALLY_STEER_MATCHER_MAGIC;
-	d->nwords = m->nwords;
-	d->priority = priority;
-	d->id = m->seq;
-	d->htab = m->htab.iova;
-	for (i = 0; i < m->nwords; i++) {
-		d->words[i].idx = m->widx[i];
-		d->words[i].mask = m->wmask[i];
-	}
 	/* insert after every matcher with priority <= ours (stable order) */
 	for (pos = 0; pos < tbl->nm && tbl->m[pos]->priority <= priority; pos++)
 		;
@@ -199,14 +213,11 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 	memcpy(&list[pos + 1], &tbl->m[pos], (tbl->nm - pos) * sizeof(list[0]));
 	rc = steer_table_publish(tbl, list, tbl->nm + 1);
 	if (rc != 0) {
-		steer_dmem_free(ctx, &m->htab);
-		steer_dmem_free(ctx, &m->desc);
-		steer_shadow_free(m->shadow, STEER_HTAB_MIN_LOG2);
-		goto fail;
+		steer_matcher_free(m);
+		return rc;
 	}
 	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
 	tbl->nm++;
-	ctx->host_bytes += sizeof(*m) + steer_shadow_size(m->log2);
 	steer_reclaim_locked(ctx);
 	*out = m;
 	return 0;
@@ -238,10 +249,10 @@ tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 	uint32_t i, n = 0;
 	int rc;
 
-	if (m->used != 0)
+	if (m->used != 0 || (m->stage != NULL && m->stage->used != 0))
 		return -EBUSY;
 	for (i = 0; i < tbl->nm; i++)
-		if (tbl->m[i] != m)
+		if (tbl->m[i] != m && tbl->m[i] != m->stage)
 			list[n++] = tbl->m[i];
 	rc = steer_table_publish(tbl, list, n);
 	if (rc != 0)
@@ -249,6 +260,11 @@ tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 	memcpy(tbl->m, list, n * sizeof(list[0]));
 	tbl->nm = n;
 	/* the device may still walk it until the fence requested above */
+	if (m->stage != NULL) {
+		steer_dmem_defer(ctx, &m->stage->htab);
+		steer_dmem_defer(ctx, &m->stage->desc);
+		steer_matcher_free(m->stage);
+	}
 	steer_dmem_defer(ctx, &m->htab);
 	steer_dmem_defer(ctx, &m->desc);
 	steer_matcher_free(m);
@@ -277,7 +293,13 @@ tally_steer_matcher_nwords(const struct tally_steer_matcher *m)
 uint32_t
 tally_steer_matcher_rules(const struct tally_steer_matcher *m)
 {
-	return m->used;
+	return m->used + (m->stage != NULL ? m->stage->used : 0);
+}
+
+uint32_t
+tally_steer_matcher_staged(const struct tally_steer_matcher *m)
+{
+	return m->stage != NULL ? m->stage->used : 0;
 }
 
 uint32_t
@@ -341,6 +363,8 @@ void
 tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata)
 {
 	m->udata = udata;
+	if (m->stage != NULL)
+		m->stage->udata = udata;
 }
 
 void *

@@ -145,25 +145,53 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 }
 
 int
+steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		   bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
+		   uint32_t fate_w, struct tally_steer_rule *r)
+{
+	int rc = steer_make_room(m);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
+	steer_place(m, ins, fresh && rc == 0, k, act_w, mark, fate_w, r);
+	if (m->migrating) {
+		r->slot = steer_mig_insert(m, steer_entry(m, ins), k->hash, r->idx);
+		steer_mig_step(m, m->mig_step);
+	}
+	return 0;
+}
+
+int
 tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				  const struct tally_steer_key *k,
 				  const struct tally_steer_action *act,
 				  struct tally_steer_rule *r)
 {
 	struct tally_steer_ctx *ctx;
-	uint32_t ins, act_w, fate_w;
+	uint32_t ins, act_w, fate_w, unused;
 	bool fresh;
 	int rc;
 
 	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
+	/* a staged rule of the same key (the stage is small and cached) */
+	if (m->stage != NULL && steer_probe(m->stage, k->w, k->hash, &unused) != UINT32_MAX)
+		return -EEXIST;
 	/* a home slot never written in this array, with no migration due:
 	 * the key is not in the array and the slot is EMPTY with a zero
 	 * filter byte (see steer_shadow_size()), so both are only written
 	 * and their cache misses do not stall the insert */
 	ins = k->hash & ((1u << m->log2) - 1);
 	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
+	if (fresh && steer_stage_wanted(m, act)) {
+		rc = steer_stage_insert(m, k, act, r);
+		if (rc != -ENOMEM)
+			return rc;
+		/* no stage: straight into the array */
+	}
 	if (!fresh && steer_probe(m, k->w, k->hash, &ins) != UINT32_MAX)
 		return -EEXIST;
 	if (ctx->nrules >= ctx->cfg.max_rules)
@@ -171,21 +199,14 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
 	if (rc != 0)
 		return rc;
-	rc = steer_make_room(m);
+	rc = steer_insert_words(m, k, fresh, ins, act_w, act->mark, fate_w, r);
 	if (rc < 0) {
 		/* a held counter reference stays the caller's */
 		steer_action_release(m->tbl, (act->flags & TALLY_STEER_A_CNT_HELD) ?
 				     act_w & ~TALLY_STEER_ACT_COUNT : act_w, fate_w);
 		return rc;
 	}
-	if (rc == 1)
-		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
-	steer_place(m, ins, fresh, k, act_w, act->mark, fate_w, r);
 	ctx->nrules++;
-	if (m->migrating) {
-		r->slot = steer_mig_insert(m, steer_entry(m, ins), k->hash, r->idx);
-		steer_mig_step(m, m->mig_step);
-	}
 	return 0;
 }
 
@@ -270,18 +291,14 @@ steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
 }
 
 int
-tally_steer_rule_remove_locked(struct tally_steer_rule *r)
+steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
+		   uint32_t *act_w, uint32_t *fate_w)
 {
-	struct tally_steer_matcher *m = r->m;
-	struct tally_steer_ctx *ctx;
 	struct tally_steer_entry *e;
-	uint32_t a, fate, s, old, unused;
+	uint32_t s, old, unused;
 
-	if (m == NULL)
-		return -EINVAL;
-	ctx = m->tbl->ctx;
-	s = r->slot & ~STEER_SLOT_PAR;
-	if ((r->slot & STEER_SLOT_PAR) == m->par) {
+	s = slot & ~STEER_SLOT_PAR;
+	if ((slot & STEER_SLOT_PAR) == m->par) {
 		e = steer_entry(m, s);
 		old = s;
 	} else {
@@ -291,24 +308,39 @@ tally_steer_rule_remove_locked(struct tally_steer_rule *r)
 		old = steer_probe(m, e->key, tally_steer_hash(e->key, m->nwords, m->seed),
 				  &unused);
 		if (old == UINT32_MAX) {	/* cannot happen: both arrays hold it */
-			TALLY_LOG(ERR, "rule %u missing from the published array", r->idx);
+			TALLY_LOG(ERR, "rule %u missing from the published array", idx);
 			return -EIO;
 		}
 		e->ctrl = steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB);
 		m->mig.used--;
 		m->mig.tombs++;
 	}
-	a = e->act;
-	fate = e->fate;
+	*act_w = e->act;
+	*fate_w = e->fate;
 	/* one release store unpublishes the rule; tombstones are reused by
 	 * later inserts, and a migration (started by an insert) purges them:
 	 * deleting never rebuilds an array */
 	steer_entry_unpublish(m, old);
-	ctx->nrules--;
-	steer_action_release(m->tbl, a, fate);
-	r->m = NULL;
 	if (m->migrating)
 		steer_mig_step(m, m->mig_step);
+	return 0;
+}
+
+int
+tally_steer_rule_remove_locked(struct tally_steer_rule *r)
+{
+	struct tally_steer_matcher *m = r->m;
+	uint32_t a, fate;
+	int rc;
+
+	if (m == NULL)
+		return -EINVAL;
+	rc = steer_entry_remove(m, r->slot, r->idx, &a, &fate);
+	if (rc != 0)
+		return rc;
+	m->tbl->ctx->nrules--;
+	steer_action_release(m->tbl, a, fate);
+	r->m = NULL;
 	return 0;
 }
 
@@ -390,7 +422,8 @@ steer_rules_free_all(struct tally_steer_matcher *m)
 struct tally_steer_matcher *
 tally_steer_rule_matcher(const struct tally_steer_rule *r)
 {
-	return r->m;
+	/* a staged rule belongs to the matcher its stage feeds */
+	return r->m != NULL && r->m->twin != NULL ? r->m->twin : r->m;
 }
 
 uint32_t

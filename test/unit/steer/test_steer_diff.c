@@ -491,12 +491,13 @@ run_bursts(struct diff *d, uint32_t n, bool with_churn)
 }
 
 static int
-diff_setup(struct diff *d)
+diff_setup(struct diff *d, uint32_t stage_min_log2)
 {
 	struct tally_steer_config sc = { 0 };
 	char err[128];
 	uint32_t i, j;
 
+	sc.stage_min_log2 = stage_min_log2;
 	sc.max_tables = 8;
 	sc.max_rss = 8;
 	sc.nb_queues = 16;
@@ -532,17 +533,19 @@ diff_teardown(struct diff *d)
 	free(d->rules);
 }
 
+/* stage_min_log2: 0 = the default (no array here is that large); 4 = every
+ * matcher stages its single inserts (tally_steer_stage.c) */
 static int
-diff_run(unsigned int seed)
+diff_run(unsigned int seed, uint32_t stage_min_log2)
 {
 	struct diff *d = calloc(1, sizeof(*d));
 	int rc;
 
 	if (d == NULL)
 		return TEST_FAILED;
-	printf("  seed %u\n", seed);
+	printf("  seed %u%s\n", seed, stage_min_log2 ? ", staged inserts" : "");
 	d->seed = seed;
-	rc = diff_setup(d);
+	rc = diff_setup(d, stage_min_log2);
 	if (rc == TEST_SUCCESS)
 		rc = add_rules(d, NRULES);
 	if (rc == TEST_SUCCESS)
@@ -579,18 +582,32 @@ diff_run(unsigned int seed)
 static int
 test_diff_fixed_seed(void)
 {
-	return diff_run(20240601u);
+	return diff_run(20240601u, 0);
 }
 
 static int
 test_diff_random_seed(void)
 {
-	return diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns());
+	return diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns(), 0);
+}
+
+static int
+test_diff_staged_fixed_seed(void)
+{
+	return diff_run(20240601u, 4);
+}
+
+static int
+test_diff_staged_random_seed(void)
+{
+	return diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns(), 4);
 }
 
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_diff_fixed_seed),
 	TEST_CASE(test_diff_random_seed),
+	TEST_CASE(test_diff_staged_fixed_seed),
+	TEST_CASE(test_diff_staged_random_seed),
 };
 
 TEST_MAIN("steer-diff", cases)

@@ -9,14 +9,21 @@
 /* lock: shared by the pool and the context (NULL: their own); priv: rule
  * handle caller data. */
 static int
-env_init_ext(struct steer_env *e, uint32_t max_rules, struct tally_lock *lock, uint32_t priv)
+env_init_stage(struct steer_env *e, uint32_t max_rules, struct tally_lock *lock,
+	       uint32_t priv, uint32_t stage_min_log2)
 {
 	struct tally_steer_config sc = {
 		.max_tables = 16, .max_rss = 4, .max_rules = max_rules, .nb_queues = 8,
-		.rule_priv = priv,
+		.rule_priv = priv, .stage_min_log2 = stage_min_log2,
 	};
 
 	return steer_env_init(e, 1024, &sc, lock);
+}
+
+static int
+env_init_ext(struct steer_env *e, uint32_t max_rules, struct tally_lock *lock, uint32_t priv)
+{
+	return env_init_stage(e, max_rules, lock, priv, 0);
 }
 
 static int
@@ -201,6 +208,41 @@ dev_desc(struct steer_env *e, uint32_t id)
 	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
 
 	return (const void *)(uintptr_t)ml->matcher[0];
+}
+
+/* Matchers in table id's published list, and the descriptor of the i-th. */
+static uint32_t
+dev_nmatchers(struct steer_env *e, uint32_t id)
+{
+	const struct tally_steer_root *root =
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
+	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
+	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
+
+	return ml != NULL ? ml->num : 0;
+}
+
+static const struct tally_steer_matcher_desc *
+dev_desc_at(struct steer_env *e, uint32_t id, uint32_t i)
+{
+	const struct tally_steer_root *root =
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
+	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
+	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
+
+	return (const void *)(uintptr_t)ml->matcher[i];
+}
+
+/* The entry of k in any matcher of table id, as the device sees them. */
+static const struct tally_steer_entry *
+dev_find_any(struct steer_env *e, uint32_t id, const struct tally_match_key *k)
+{
+	const struct tally_steer_entry *x = NULL;
+	uint32_t i, n = dev_nmatchers(e, id);
+
+	for (i = 0; i < n && x == NULL; i++)
+		x = steer_dev_find(dev_desc_at(e, id, i), k);
+	return x;
 }
 
 static void
@@ -628,7 +670,7 @@ test_rule_priv_handles(void)
  * duplicate, and the device finds exactly the live keys.
  */
 static int
-test_written_bitmap_churn(void)
+churn(uint32_t stage_min_log2)
 {
 	enum { POOL = 3000, STEPS = 40000 };
 	struct steer_env e;
@@ -640,7 +682,7 @@ test_written_bitmap_churn(void)
 	uint32_t i, j, live = 0, migrations = 0, seed = 12345;
 	bool was_migrating = false;
 
-	TEST_ASSERT_EQ(env_init(&e, 0), 0, "");
+	TEST_ASSERT_EQ(env_init_stage(&e, 0, NULL, 0, stage_min_log2), 0, "");
 	r = calloc(POOL, sizeof(*r));
 	TEST_ASSERT(r != NULL, "");
 	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
@@ -674,15 +716,118 @@ test_written_bitmap_churn(void)
 	}
 	TEST_ASSERT(migrations >= 4, "%u migrations", migrations);
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), live, "");
+	if (stage_min_log2 != 0)
+		TEST_ASSERT(tally_steer_matcher_staged(m) > 0, "rules staged");
 	for (j = 0; j < POOL; j++) {
 		key_n(&k, j);
-		TEST_ASSERT_EQ(steer_dev_find(dev_desc(&e, 0), &k) != NULL, r[j] != NULL,
+		TEST_ASSERT_EQ(dev_find_any(&e, 0, &k) != NULL, r[j] != NULL,
 			       "device view of key %u", j);
 		if (r[j] != NULL)
 			TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "%u", j);
 	}
 	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
 	free(r);
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+static int
+test_written_bitmap_churn(void)
+{
+	return churn(0);
+}
+
+/* The same with every single insert staged (tally_steer_stage.c). */
+static int
+test_staged_churn(void)
+{
+	return churn(4);
+}
+
+/*
+ * Staged inserts: visible to the device at once (in the stage, the first
+ * matcher of the table), moved on into the hash array STEER_STAGE_DEPTH
+ * (8) inserts later, duplicates refused in both, deletes of staged rules,
+ * the matcher busy while it stages rules, drained on demand.
+ */
+static int
+test_staged_inserts(void)
+{
+	enum { N = 30 };
+	struct steer_env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r[N], *x;
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(2), pass = { .fate = TALLY_STEER_FATE_PASSTHRU };
+	uint32_t i;
+
+	TEST_ASSERT_EQ(env_init_stage(&e, 0, NULL, 0, 4), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	/* sized ahead, as the PMD's first matcher is: room from the start */
+	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 64), 0, "");
+	for (i = 0; i < 3; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+		TEST_ASSERT(tally_steer_rule_matcher(r[i]) == m, "a staged rule's matcher");
+		TEST_ASSERT_EQ(tally_steer_matcher_staged(m), i + 1, "");
+		TEST_ASSERT_EQ(tally_steer_matcher_rules(m), i + 1, "");
+		TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 2, "the stage, then the matcher");
+		TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 0), &k) != NULL, "in the stage");
+		TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 1), &k) == NULL, "");
+	}
+	key_n(&k, 1);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "staged duplicate");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r[1]), 0, "");
+	TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "deleted while staged");
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 2, "");
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[1]), 0, "again");
+	for (i = 3; i < N; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+		TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "after %u", i);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 8, "STEER_STAGE_DEPTH left staged");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), N, "");
+	for (i = 0; i < N; i++) {
+		key_n(&k, i);
+		TEST_ASSERT(dev_find_any(&e, 0, &k) != NULL, "device finds %u", i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "%u", i);
+		TEST_ASSERT(tally_steer_rule_matcher(r[i]) == m, "");
+	}
+	/* the oldest went on into the hash array */
+	key_n(&k, 0);
+	TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 1), &k) != NULL, "moved on");
+	TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 0), &k) == NULL, "left the stage");
+	/* never staged: a PASSTHRU hit goes on to the next matcher */
+	key_n(&k, N);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &pass, &x), 0, "");
+	TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 1), &k) != NULL, "not staged");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(x), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(r[N - 1]), 0, "a staged one");
+	for (i = 0; i < N - 1; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	/* drained on demand; busy while staging */
+	for (i = 0; i < 4; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), -EBUSY, "staged rules");
+	TEST_ASSERT_EQ(tally_steer_matcher_drain_locked(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 0, "");
+	for (i = 0; i < 4; i++) {
+		key_n(&k, i);
+		TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 1), &k) != NULL, "%u drained", i);
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), 0, "");
+	TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 0, "the stage went with it");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
 	env_fini(&e);
 	return TEST_SUCCESS;
 }
@@ -695,6 +840,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_growth_and_delete_all),
 	TEST_CASE(test_incremental_migration),
 	TEST_CASE(test_written_bitmap_churn),
+	TEST_CASE(test_staged_churn),
+	TEST_CASE(test_staged_inserts),
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
 	TEST_CASE(test_rss_sets),

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Staging: single inserts into a large hash array without waiting for its
+ * cache miss.
+ *
+ * A synchronous insert must leave its rule visible to the device when it
+ * returns, and a hash array larger than the caches costs it one miss: the
+ * slot's line is fetched before the entry can be written, and the store
+ * buffer, full behind that store, stalls the insert (or the caller's next
+ * one) for most of a DRAM access. Batches overlap their misses; single
+ * inserts cannot.
+ *
+ * So a matcher whose array has at least 2^cfg.stage_min_log2 slots gets a
+ * stage: a second, small matcher with the same mask, priority and hash
+ * seed, published in the table's matcher list right before it. A single
+ * insert whose home slot in the large array was never written (the key
+ * cannot be there, see steer_shadow_size()) goes into the stage, whose few
+ * lines stay in the cache, and the key's line of the large array, fetched
+ * when the key was hashed (tally_steer_key_finish()), is left to arrive.
+ * Each staged insert then moves the oldest staged rule on into the large
+ * array, STEER_STAGE_DEPTH inserts after its line was requested: the move
+ * writes lines already in the cache. At most STEER_STAGE_DEPTH rules stay
+ * staged (fewer when staged rules are deleted).
+ *
+ * The device sees one matcher: a key is in the stage or in the large array,
+ * never in neither. A move writes the rule VALID into the large array
+ * before it tombstones the staged entry, and for that instant the rule is
+ * in both with the same actions and counter; only PASSTHRU rules, whose hit
+ * goes on to the next matcher and would then count twice, are never staged.
+ * Every insert into the matcher also probes the stage for a duplicate key.
+ * A staged rule's handle names the stage (tally_steer_rule_matcher() gives
+ * the large matcher); deleting it is an ordinary delete from the stage. The
+ * stage's tombstones are purged by the stage's own migrations. Batch inserts
+ * drain the stage first (their duplicate check looks at the large array
+ * only). The stage goes with its matcher.
+ *
+ * All under the context lock.
+ */
+#include "tally_steer_internal.h"
+
+bool
+steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer_action *act)
+{
+	const struct tally_steer_ctx *ctx = m->tbl->ctx;
+	uint32_t min = ctx->cfg.stage_min_log2 ? ctx->cfg.stage_min_log2 : STEER_STAGE_MIN_LOG2;
+
+	return m->twin == NULL && m->log2 >= min && act->fate != TALLY_STEER_FATE_PASSTHRU;
+}
+
+/* Create m's stage right before m in its table's list. */
+static int
+steer_stage_create(struct tally_steer_matcher *m)
+{
+	struct tally_steer_table *tbl = m->tbl;
+	struct tally_steer_matcher *st, *list[TALLY_STEER_MAX_MATCHERS];
+	uint32_t pos;
+	int rc;
+
+	if (tbl->nm == TALLY_STEER_MAX_MATCHERS)
+		return -ENOMEM;
+	for (pos = 0; pos < tbl->nm && tbl->m[pos] != m; pos++)
+		;
+	st = tally_zmalloc(sizeof(*st));
+	if (st == NULL)
+		return -ENOMEM;
+	st->tbl = tbl;
+	st->udata = m->udata;
+	st->priority = m->priority;
+	st->seq = m->seq;
+	st->nwords = m->nwords;
+	st->seed = m->seed;		/* a key's hash serves both arrays */
+	memcpy(st->widx, m->widx, sizeof(st->widx));
+	memcpy(st->wmask, m->wmask, sizeof(st->wmask));
+	st->stride = m->stride;
+	st->twin = m;
+	rc = steer_matcher_setup(st, STEER_STAGE_LOG2);
+	if (rc != 0) {
+		tally_free(st);
+		return rc == -ENOSPC ? -ENOMEM : rc;
+	}
+	st->min_log2 = STEER_STAGE_LOG2;	/* never shrinks */
+	memcpy(list, tbl->m, pos * sizeof(list[0]));
+	list[pos] = st;
+	memcpy(&list[pos + 1], &tbl->m[pos], (tbl->nm - pos) * sizeof(list[0]));
+	rc = steer_table_publish(tbl, list, tbl->nm + 1);
+	if (rc != 0) {
+		steer_matcher_free(st);
+		return rc;
+	}
+	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
+	tbl->nm++;
+	m->stage = st;
+	return 0;
+}
+
+/* Move the oldest queued rule, if still staged, into m. */
+static void
+steer_stage_move_oldest(struct tally_steer_matcher *m)
+{
+	struct tally_steer_matcher *st = m->stage;
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	const struct tally_steer_entry *e;
+	struct tally_steer_rule *r;
+	struct tally_steer_key k;
+	uint32_t idx, slot, s, ins, act_w, fate_w;
+	bool fresh;
+
+	idx = m->sq[m->sq_head];
+	m->sq_head = (m->sq_head + 1) & (STEER_STAGE_QUEUE - 1);
+	m->sq_len--;
+	r = steer_handle(ctx, idx);
+	if (r->m != st)
+		return;		/* deleted meanwhile (its handle may be reused) */
+	slot = r->slot;
+	s = slot & ~STEER_SLOT_PAR;
+	e = (slot & STEER_SLOT_PAR) == st->par ? steer_entry(st, s) :
+		steer_entry_at(st->mig.ent, st->stride, s);
+	memcpy(k.w, e->key, (size_t)m->nwords * 4);
+	k.hash = tally_steer_hash(k.w, m->nwords, m->seed);
+	ins = k.hash & ((1u << m->log2) - 1);
+	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
+	if (!fresh && steer_probe(m, k.w, k.hash, &ins) != UINT32_MAX) {
+		TALLY_LOG(ERR, "staged rule %u also in its matcher", idx);
+		return;
+	}
+	/* VALID in m first, then the staged entry goes: never in neither */
+	r->m = NULL;
+	if (steer_insert_words(m, &k, fresh, ins, e->act, e->mark, e->fate, r) != 0) {
+		r->m = st;	/* no room now: stays staged, visible */
+		r->slot = slot;
+		return;
+	}
+	(void)steer_entry_remove(st, slot, idx, &act_w, &fate_w);
+}
+
+void
+steer_stage_drain(struct tally_steer_matcher *m, uint32_t keep)
+{
+	while (m->stage != NULL && m->sq_len > 0 && m->stage->used > keep)
+		steer_stage_move_oldest(m);
+}
+
+int
+tally_steer_matcher_drain_locked(struct tally_steer_matcher *m)
+{
+	if (m == NULL)
+		return -EINVAL;
+	steer_stage_drain(m, 0);
+	return m->stage != NULL && m->stage->used > 0 ? -ENOSPC : 0;
+}
+
+int
+steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		   const struct tally_steer_action *act, struct tally_steer_rule *r)
+{
+	int rc;
+
+	if (m->stage == NULL) {
+		rc = steer_stage_create(m);
+		if (rc != 0)
+			return -ENOMEM;
+	}
+	while (m->sq_len == STEER_STAGE_QUEUE)
+		steer_stage_move_oldest(m);
+	rc = tally_steer_rule_insert_at_locked(m->stage, k, act, r);
+	if (rc != 0)
+		return rc;
+	m->sq[(m->sq_head + m->sq_len) & (STEER_STAGE_QUEUE - 1)] = r->idx;
+	m->sq_len++;
+	steer_stage_drain(m, STEER_STAGE_DEPTH);
+	return 0;
+}
