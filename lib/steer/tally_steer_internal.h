@@ -304,8 +304,16 @@ int steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t id
 		       uint32_t *act_w, uint32_t *fate_w);
 
 /* staging (tally_steer_stage.c) */
-bool steer_stage_wanted(const struct tally_steer_matcher *m,
-			const struct tally_steer_action *act);
+/* Does an insert of act into m, whose home slot was never written, go
+ * through m's stage? */
+static inline bool
+steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer_action *act)
+{
+	uint32_t min = m->tbl->ctx->cfg.stage_min_log2;
+
+	return m->twin == NULL && m->log2 >= (min != 0 ? min : STEER_STAGE_MIN_LOG2) &&
+	       act->fate != TALLY_STEER_FATE_PASSTHRU;
+}
 int steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
 		       const struct tally_steer_action *act, struct tally_steer_rule *r);
 /* Move staged rules into m until at most `keep` remain staged. */
@@ -515,7 +523,7 @@ steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32
  * being read (see steer_shadow_size()); else the slot the probe gave (EMPTY
  * or TOMB). The caller counts the rule in ctx->nrules.
  */
-static inline void
+static inline __attribute__((always_inline)) void
 steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 	    const struct tally_steer_key *k, uint32_t act_w, uint32_t mark, uint32_t fate_w,
 	    struct tally_steer_rule *r)

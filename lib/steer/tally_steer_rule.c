@@ -144,10 +144,11 @@ steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *
 	return s | (m->par ^ STEER_SLOT_PAR);
 }
 
-int
-steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		   bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
-		   uint32_t fate_w, struct tally_steer_rule *r)
+/* steer_insert_words(), inlined into the insert path */
+static inline __attribute__((always_inline)) int
+steer_insert_words_in(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		      bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
+		      uint32_t fate_w, struct tally_steer_rule *r)
 {
 	int rc = steer_make_room(m);
 
@@ -161,6 +162,14 @@ steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *
 		steer_mig_step(m, m->mig_step);
 	}
 	return 0;
+}
+
+int
+steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		   bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
+		   uint32_t fate_w, struct tally_steer_rule *r)
+{
+	return steer_insert_words_in(m, k, fresh, ins, act_w, mark, fate_w, r);
 }
 
 int
@@ -199,7 +208,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
 	if (rc != 0)
 		return rc;
-	rc = steer_insert_words(m, k, fresh, ins, act_w, act->mark, fate_w, r);
+	rc = steer_insert_words_in(m, k, fresh, ins, act_w, act->mark, fate_w, r);
 	if (rc < 0) {
 		/* a held counter reference stays the caller's */
 		steer_action_release(m->tbl, (act->flags & TALLY_STEER_A_CNT_HELD) ?
@@ -290,9 +299,10 @@ steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
 	m->tombs++;
 }
 
-int
-steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
-		   uint32_t *act_w, uint32_t *fate_w)
+/* steer_entry_remove(), inlined into the delete path */
+static inline __attribute__((always_inline)) int
+steer_entry_remove_in(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
+		      uint32_t *act_w, uint32_t *fate_w)
 {
 	struct tally_steer_entry *e;
 	uint32_t s, old, unused;
@@ -327,6 +337,13 @@ steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
 }
 
 int
+steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
+		   uint32_t *act_w, uint32_t *fate_w)
+{
+	return steer_entry_remove_in(m, slot, idx, act_w, fate_w);
+}
+
+int
 tally_steer_rule_remove_locked(struct tally_steer_rule *r)
 {
 	struct tally_steer_matcher *m = r->m;
@@ -335,7 +352,7 @@ tally_steer_rule_remove_locked(struct tally_steer_rule *r)
 
 	if (m == NULL)
 		return -EINVAL;
-	rc = steer_entry_remove(m, r->slot, r->idx, &a, &fate);
+	rc = steer_entry_remove_in(m, r->slot, r->idx, &a, &fate);
 	if (rc != 0)
 		return rc;
 	m->tbl->ctx->nrules--;

@@ -38,15 +38,6 @@
  */
 #include "tally_steer_internal.h"
 
-bool
-steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer_action *act)
-{
-	const struct tally_steer_ctx *ctx = m->tbl->ctx;
-	uint32_t min = ctx->cfg.stage_min_log2 ? ctx->cfg.stage_min_log2 : STEER_STAGE_MIN_LOG2;
-
-	return m->twin == NULL && m->log2 >= min && act->fate != TALLY_STEER_FATE_PASSTHRU;
-}
-
 /* Create m's stage right before m in its table's list. */
 static int
 steer_stage_create(struct tally_steer_matcher *m)
