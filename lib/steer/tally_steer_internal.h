@@ -293,6 +293,11 @@ int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 		     struct steer_dmem *mem, uint32_t **shadow);
 
 /* rules (tally_steer_rule.c) */
+/* Room for one more entry in m (may start or finish a migration): 1 if
+ * the published array changed, 0 if not, or -errno. */
+int steer_make_room(struct tally_steer_matcher *m);
+/* Tombstone slot s of m's published array. */
+void steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s);
 /* Place rule r, whose actions are already acquired, into m; the key is not
  * in m (fresh: its home slot was never written, see steer_shadow_size()). */
 int steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
@@ -314,8 +319,10 @@ steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer
 	return m->twin == NULL && m->log2 >= (min != 0 ? min : STEER_STAGE_MIN_LOG2) &&
 	       act->fate != TALLY_STEER_FATE_PASSTHRU;
 }
+/* sins: the slot the stage's duplicate probe gave (if m has a stage). */
 int steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		       const struct tally_steer_action *act, struct tally_steer_rule *r);
+		       const struct tally_steer_action *act, struct tally_steer_rule *r,
+		       uint32_t sins);
 /* Move staged rules into m until at most `keep` remain staged. */
 void steer_stage_drain(struct tally_steer_matcher *m, uint32_t keep);
 

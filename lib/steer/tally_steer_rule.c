@@ -91,7 +91,7 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
  * shrink a mostly empty array), finish it at once at the hard load. Returns
  * 1 if the published array changed, 0 if not, or -errno (nothing changed).
  */
-static int
+int
 steer_make_room(struct tally_steer_matcher *m)
 {
 	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
@@ -179,7 +179,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				  struct tally_steer_rule *r)
 {
 	struct tally_steer_ctx *ctx;
-	uint32_t ins, act_w, fate_w, unused;
+	uint32_t ins, act_w, fate_w, sins = 0;
 	bool fresh;
 	int rc;
 
@@ -187,7 +187,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 		return -EINVAL;
 	ctx = m->tbl->ctx;
 	/* a staged rule of the same key (the stage is small and cached) */
-	if (m->stage != NULL && steer_probe(m->stage, k->w, k->hash, &unused) != UINT32_MAX)
+	if (m->stage != NULL && steer_probe(m->stage, k->w, k->hash, &sins) != UINT32_MAX)
 		return -EEXIST;
 	/* a home slot never written in this array, with no migration due:
 	 * the key is not in the array and the slot is EMPTY with a zero
@@ -196,7 +196,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	ins = k->hash & ((1u << m->log2) - 1);
 	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
 	if (fresh && steer_stage_wanted(m, act)) {
-		rc = steer_stage_insert(m, k, act, r);
+		rc = steer_stage_insert(m, k, act, r, sins);
 		if (rc != -ENOMEM)
 			return rc;
 		/* no stage: straight into the array */
@@ -288,7 +288,7 @@ tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
 }
 
 /* Tombstone slot s of the published array (one release store). */
-static void
+void
 steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
 {
 	struct tally_steer_entry *e = steer_entry(m, s);

@@ -29,8 +29,9 @@
  * goes on to the next matcher and would then count twice, are never staged.
  * Every insert into the matcher also probes the stage for a duplicate key.
  * A staged rule's handle names the stage (tally_steer_rule_matcher() gives
- * the large matcher); deleting it is an ordinary delete from the stage. The
- * stage's tombstones are purged by the stage's own migrations. Batch inserts
+ * the large matcher); deleting it is an ordinary delete from the stage.
+ * When tombstones fill the stage, one rehash of its few live rules purges
+ * them, so a stage never migrates between operations. Batch inserts
  * drain the stage first (their duplicate check looks at the large array
  * only). The stage goes with its matcher.
  *
@@ -93,7 +94,7 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 	const struct tally_steer_entry *e;
 	struct tally_steer_rule *r;
 	struct tally_steer_key k;
-	uint32_t idx, slot, s, ins, act_w, fate_w;
+	uint32_t idx, slot, ins;
 	bool fresh;
 
 	idx = m->sq[m->sq_head];
@@ -102,10 +103,9 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 	r = steer_handle(ctx, idx);
 	if (r->m != st)
 		return;		/* deleted meanwhile (its handle may be reused) */
+	/* a stage never migrates between operations (steer_stage_insert()) */
 	slot = r->slot;
-	s = slot & ~STEER_SLOT_PAR;
-	e = (slot & STEER_SLOT_PAR) == st->par ? steer_entry(st, s) :
-		steer_entry_at(st->mig.ent, st->stride, s);
+	e = steer_entry(st, slot & ~STEER_SLOT_PAR);
 	memcpy(k.w, e->key, (size_t)m->nwords * 4);
 	k.hash = tally_steer_hash(k.w, m->nwords, m->seed);
 	ins = k.hash & ((1u << m->log2) - 1);
@@ -121,7 +121,7 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 		r->slot = slot;
 		return;
 	}
-	(void)steer_entry_remove(st, slot, idx, &act_w, &fate_w);
+	steer_entry_unpublish(st, slot & ~STEER_SLOT_PAR);
 }
 
 void
@@ -142,20 +142,36 @@ tally_steer_matcher_drain_locked(struct tally_steer_matcher *m)
 
 int
 steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		   const struct tally_steer_action *act, struct tally_steer_rule *r)
+		   const struct tally_steer_action *act, struct tally_steer_rule *r,
+		   uint32_t sins)
 {
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+	struct tally_steer_matcher *st;
+	uint32_t act_w, fate_w;
 	int rc;
 
 	if (m->stage == NULL) {
-		rc = steer_stage_create(m);
-		if (rc != 0)
+		if (steer_stage_create(m) != 0)
 			return -ENOMEM;
+		sins = k->hash & ((1u << m->stage->log2) - 1);
 	}
+	st = m->stage;
+	if (ctx->nrules >= ctx->cfg.max_rules)
+		return -ENOSPC;
 	while (m->sq_len == STEER_STAGE_QUEUE)
 		steer_stage_move_oldest(m);
-	rc = tally_steer_rule_insert_at_locked(m->stage, k, act, r);
+	if (!steer_room(st, 1)) {
+		/* purge the stage's tombstones at once: its few live rules
+		 * are copied, and it never migrates between operations */
+		if (steer_matcher_rehash(st, st->log2) != 0)
+			return -ENOMEM;
+		(void)steer_probe(st, k->w, k->hash, &sins);
+	}
+	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
 	if (rc != 0)
 		return rc;
+	steer_place(st, sins, false, k, act_w, act->mark, fate_w, r);
+	ctx->nrules++;
 	m->sq[(m->sq_head + m->sq_len) & (STEER_STAGE_QUEUE - 1)] = r->idx;
 	m->sq_len++;
 	steer_stage_drain(m, STEER_STAGE_DEPTH);
