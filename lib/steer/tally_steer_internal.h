@@ -296,8 +296,7 @@ int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 /* Room for one more entry in m (may start or finish a migration): 1 if
  * the published array changed, 0 if not, or -errno. */
 int steer_make_room(struct tally_steer_matcher *m);
-/* Tombstone slot s of m's published array. */
-void steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s);
+
 /* Place rule r, whose actions are already acquired, into m; the key is not
  * in m (fresh: its home slot was never written, see steer_shadow_size()). */
 int steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
@@ -416,6 +415,18 @@ steer_ctrl_next(uint32_t ctrl, uint32_t state)
 {
 	return ((ctrl + (1u << TALLY_MASK_SHIFT(TALLY_STEER_CTRL_GEN_M))) &
 		TALLY_STEER_CTRL_GEN_M) | TALLY_FIELD_PREP(TALLY_STEER_CTRL_STATE_M, state);
+}
+
+/* Tombstone slot s of m's published array (one release store). */
+static inline void
+steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
+{
+	struct tally_steer_entry *e = steer_entry(m, s);
+
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB),
+			 __ATOMIC_RELEASE);
+	m->used--;
+	m->tombs++;
 }
 
 /* rule insert helpers (tally_steer_rule.c, tally_steer_batch.c) */

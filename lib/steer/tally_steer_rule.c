@@ -287,17 +287,6 @@ tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
 	return tally_steer_rule_insert_key_locked(m, &k, act, out);
 }
 
-/* Tombstone slot s of the published array (one release store). */
-void
-steer_entry_unpublish(struct tally_steer_matcher *m, uint32_t s)
-{
-	struct tally_steer_entry *e = steer_entry(m, s);
-
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_TOMB),
-			 __ATOMIC_RELEASE);
-	m->used--;
-	m->tombs++;
-}
 
 /* steer_entry_remove(), inlined into the delete path */
 static inline __attribute__((always_inline)) int
@@ -343,8 +332,8 @@ steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
 	return steer_entry_remove_in(m, slot, idx, act_w, fate_w);
 }
 
-int
-tally_steer_rule_remove_locked(struct tally_steer_rule *r)
+static inline __attribute__((always_inline)) int
+steer_rule_remove(struct tally_steer_rule *r)
 {
 	struct tally_steer_matcher *m = r->m;
 	uint32_t a, fate;
@@ -362,6 +351,12 @@ tally_steer_rule_remove_locked(struct tally_steer_rule *r)
 }
 
 int
+tally_steer_rule_remove_locked(struct tally_steer_rule *r)
+{
+	return steer_rule_remove(r);
+}
+
+int
 tally_steer_rule_delete_locked(struct tally_steer_rule *r)
 {
 	struct tally_steer_ctx *ctx;
@@ -370,7 +365,7 @@ tally_steer_rule_delete_locked(struct tally_steer_rule *r)
 	if (r->m == NULL)
 		return -EINVAL;
 	ctx = r->m->tbl->ctx;
-	rc = tally_steer_rule_remove_locked(r);
+	rc = steer_rule_remove(r);
 	if (rc == 0)
 		steer_handle_free(ctx, r);
 	return rc;

@@ -530,23 +530,32 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	     struct tally_flow_matcher *fm)
 {
 	struct tally_steer_rule *r = tally_flow_rule(flow);
+	struct tally_steer_matcher *m = tally_steer_rule_matcher(r);
+	struct tally_flow_rss *rss = NULL;
 
-	if (flow->flags & FLOW_F_AGE)
+	if (unlikely(flow->flags & FLOW_F_AGE))
 		tally_flow_age_detach(fc, flow);
 	if (flow->tbl_id != 0)
 		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
-	if (tally_steer_rule_matcher(r) != NULL) {
-		fm = flow_matcher(flow);
-		if (tally_steer_rule_remove_locked(r) != 0)
+	if (flow->flags & FLOW_F_RSS)
+		rss = fc->rss_by_id[flow->rss_id];
+	flow->magic = 0;
+	/* the flow object is in the rule handle: not read once it is freed */
+	if (m != NULL) {
+		fm = tally_steer_matcher_udata(m);
+		/* the rule and its handle (with the flow object in it) */
+		if (unlikely(tally_steer_rule_delete_locked(r) != 0)) {
 			TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted",
 				       flow->port_id);
+			tally_steer_rule_unreserve_locked(fc->steer, r);
+		}
+	} else {
+		tally_steer_rule_unreserve_locked(fc->steer, r);
 	}
 	if (fm != NULL)
 		matcher_put(fc, fm);
-	if (flow->flags & FLOW_F_RSS)
-		rss_put(fc, fc->rss_by_id[flow->rss_id]);
-	flow->magic = 0;
-	tally_steer_rule_unreserve_locked(fc->steer, r);
+	if (rss != NULL)
+		rss_put(fc, rss);
 }
 
 /* The last matcher used, if the rule's group, priority and mask are its. */
@@ -794,13 +803,6 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 					TALLY_FLOW_AGE_SYNC, error);
 	tally_unlock(&fc->lock);
 	return flow;
-}
-
-bool
-tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
-{
-	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
-	       flow->port_id == dev->data->port_id;
 }
 
 static int

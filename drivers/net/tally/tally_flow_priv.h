@@ -243,7 +243,13 @@ int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			     struct tally_steer_action *act, bool count, uint32_t stock);
 /* Release a live rule (lock held). */
 void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
-bool tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow);
+/* A live flow of this port (lock held). */
+static inline bool
+tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
+{
+	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
+	       flow->port_id == dev->data->port_id;
+}
 struct rte_flow_action_handle *
 tally_flow_handle_create(struct rte_eth_dev *dev,
 			 const struct rte_flow_indir_action_conf *conf,
