@@ -221,7 +221,7 @@ tally_cnt_ref(struct tally_cnt_pool *pool, uint32_t idx)
 }
 
 /* Append counter i to the pending batch of the current fence ticket. */
-static void
+static inline __attribute__((always_inline)) void
 cnt_pend_locked(struct tally_cnt_pool *pool, uint32_t i)
 {
 	uint32_t t = tally_fence_ticket(pool->fence);
@@ -251,7 +251,7 @@ cnt_pend_locked(struct tally_cnt_pool *pool, uint32_t i)
 
 /* Drop one reference without the lock if others remain. Returns 1 when the
  * caller holds the last one (still counted), 0 when done, or -errno. */
-static int
+static inline __attribute__((always_inline)) int
 cnt_unref(struct tally_cnt_pool *pool, uint32_t i)
 {
 	uint32_t ref = __atomic_load_n(&pool->state[i], __ATOMIC_ACQUIRE);
@@ -268,7 +268,7 @@ cnt_unref(struct tally_cnt_pool *pool, uint32_t i)
 }
 
 /* The last reference, pool lock held: 0, or 1 if a concurrent ref won. */
-static int
+static inline __attribute__((always_inline)) int
 cnt_release_locked(struct tally_cnt_pool *pool, uint32_t i)
 {
 	uint32_t ref = 1;

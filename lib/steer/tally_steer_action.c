@@ -74,7 +74,7 @@ steer_edge_get(struct tally_steer_table *src, uint32_t dst)
 	return 0;
 }
 
-static void
+void
 steer_edge_put(struct tally_steer_table *src, uint32_t dst)
 {
 	struct steer_edge *e = steer_edge_find(src, dst);
@@ -142,19 +142,6 @@ steer_action_acquire(struct tally_steer_table *tbl,
 	*fate_w = (a & (TALLY_STEER_ACT_QUEUE | TALLY_STEER_ACT_RSS | TALLY_STEER_ACT_JUMP)) ?
 		  act->arg : 0;
 	return 0;
-}
-
-void
-steer_action_release(struct tally_steer_table *tbl, uint32_t a, uint32_t fate)
-{
-	struct tally_steer_ctx *ctx = tbl->ctx;
-
-	if (a & TALLY_STEER_ACT_RSS)
-		ctx->rss_sw[fate].ref--;
-	if (a & TALLY_STEER_ACT_JUMP)
-		steer_edge_put(tbl, fate);
-	if (a & TALLY_STEER_ACT_COUNT)
-		steer_cnt_put(ctx, TALLY_FIELD_GET(a, TALLY_STEER_ACT_CNT_M));
 }
 
 void

@@ -274,8 +274,22 @@ steer_act_bits(const struct tally_steer_action *act, uint32_t *a)
 int steer_action_acquire(struct tally_steer_table *tbl,
 			 const struct tally_steer_action *act, uint32_t *act_w,
 			 uint32_t *fate_w);
-void steer_action_release(struct tally_steer_table *tbl, uint32_t act_w,
-			  uint32_t fate_w);
+/* Drop the reference of a jump edge src -> dst. */
+void steer_edge_put(struct tally_steer_table *src, uint32_t dst);
+
+/* Drop what a rule's act and fate words hold (inline: every delete). */
+static inline void
+steer_action_release(struct tally_steer_table *tbl, uint32_t a, uint32_t fate)
+{
+	struct tally_steer_ctx *ctx = tbl->ctx;
+
+	if (a & TALLY_STEER_ACT_RSS)
+		ctx->rss_sw[fate].ref--;
+	if (a & TALLY_STEER_ACT_JUMP)
+		steer_edge_put(tbl, fate);
+	if (a & TALLY_STEER_ACT_COUNT)
+		steer_cnt_put(ctx, TALLY_FIELD_GET(a, TALLY_STEER_ACT_CNT_M));
+}
 void steer_action_decode(uint32_t act_w, uint32_t mark, uint32_t fate_w,
 			 struct tally_steer_action *act);
 

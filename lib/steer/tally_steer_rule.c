@@ -387,8 +387,8 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	return rc;
 }
 
-void
-tally_steer_rule_prefetch(const struct tally_steer_rule *r)
+static inline __attribute__((always_inline)) void
+steer_rule_prefetch(const struct tally_steer_rule *r)
 {
 	const struct tally_steer_matcher *m = r->m;
 	const uint8_t *e;
@@ -400,6 +400,12 @@ tally_steer_rule_prefetch(const struct tally_steer_rule *r)
 	/* the entry's header (what a delete reads) may end on the next line */
 	__builtin_prefetch(e, 1, 0);
 	__builtin_prefetch(e + sizeof(struct tally_steer_entry) - 1, 1, 0);
+}
+
+void
+tally_steer_rule_prefetch(const struct tally_steer_rule *r)
+{
+	steer_rule_prefetch(r);
 }
 
 void
@@ -458,5 +464,5 @@ tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
 
 	if (i < r->idx || i >= ctx->handles)
 		return;
-	tally_steer_rule_prefetch(steer_handle(ctx, i));
+	steer_rule_prefetch(steer_handle(ctx, i));
 }

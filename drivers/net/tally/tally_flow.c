@@ -525,7 +525,7 @@ flow_obj_alloc(struct tally_flow_ctx *fc)
  * reference of a flow whose rule is not in it (a failed create); a flow in
  * a matcher finds its own.
  */
-static void
+static __rte_always_inline void
 flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	     struct tally_flow_matcher *fm)
 {
@@ -805,6 +805,29 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return flow;
 }
 
+/*
+ * Rules are often deleted in creation order (aging, flush, bulk removal),
+ * which is slab order while nothing was freed in between: start fetching
+ * the hash entry of the handle FLOW_AHEAD places further, so its cache miss
+ * overlaps with the deletes before it.
+ */
+#define FLOW_AHEAD	4
+
+static __rte_always_inline void
+flow_destroy(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
+	tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
+	fc->nb_flows--;
+	flow_release(fc, flow, NULL);
+	tally_steer_ctx_reclaim_locked(fc->steer);
+}
+
+void
+tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
+	flow_destroy(fc, flow);
+}
+
 static int
 tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 		   struct rte_flow_error *error)
@@ -821,26 +844,9 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
 			"no such flow on this port (destroyed, or never created)");
 	}
-	tally_flow_destroy_locked(fc, flow);
+	flow_destroy(fc, flow);
 	tally_unlock(&fc->lock);
 	return 0;
-}
-
-/*
- * Rules are often deleted in creation order (aging, flush, bulk removal),
- * which is slab order while nothing was freed in between: start fetching
- * the hash entry of the handle FLOW_AHEAD places further, so its cache miss
- * overlaps with the deletes before it.
- */
-#define FLOW_AHEAD	4
-
-void
-tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
-{
-	tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
-	fc->nb_flows--;
-	flow_release(fc, flow, NULL);
-	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
 static int
