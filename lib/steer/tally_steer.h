@@ -295,6 +295,12 @@ int tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
 				   struct tally_steer_rule **out);
 int tally_steer_rule_delete(struct tally_steer_rule *r);
 int tally_steer_rule_delete_locked(struct tally_steer_rule *r);
+/* The same for callers that delete in handle order (flush, bulk destroy):
+ * also starts fetching the entry of the handle `ahead` places on (none if
+ * 0) and gives the udata of r's matcher in *udata (NULL, and -EINVAL, when
+ * r is in no matcher: the handle is then left to the caller). */
+int tally_steer_rule_delete_next_locked(struct tally_steer_rule *r, uint32_t ahead,
+					void **udata);
 /* Start fetching the entry of r ahead of its delete (e.g. the next rule of a
  * caller deleting in creation order). Only a hint: takes no lock, changes no
  * state; r must not be deleted concurrently. */

@@ -371,6 +371,42 @@ tally_steer_rule_delete_locked(struct tally_steer_rule *r)
 	return rc;
 }
 
+static inline __attribute__((always_inline)) void
+steer_rule_prefetch(const struct tally_steer_rule *r)
+{
+	const struct tally_steer_matcher *m = r->m;
+	const uint8_t *e;
+
+	if (m == NULL || (r->slot & STEER_SLOT_PAR) != m->par)
+		return;
+	e = (const uint8_t *)steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
+					    m->stride, r->slot & ~STEER_SLOT_PAR);
+	/* the entry's header (what a delete reads) may end on the next line */
+	__builtin_prefetch(e, 1, 0);
+	__builtin_prefetch(e + sizeof(struct tally_steer_entry) - 1, 1, 0);
+}
+
+int
+tally_steer_rule_delete_next_locked(struct tally_steer_rule *r, uint32_t ahead, void **udata)
+{
+	struct tally_steer_ctx *ctx;
+	uint32_t i = r->idx + ahead;
+	int rc;
+
+	if (r->m == NULL) {
+		*udata = NULL;
+		return -EINVAL;
+	}
+	ctx = r->m->tbl->ctx;
+	if (ahead != 0 && i > r->idx && i < ctx->handles)
+		steer_rule_prefetch(steer_handle(ctx, i));
+	*udata = (r->m->twin != NULL ? r->m->twin : r->m)->udata;
+	rc = steer_rule_remove(r);
+	if (rc == 0)
+		steer_handle_free(ctx, r);
+	return rc;
+}
+
 int
 tally_steer_rule_delete(struct tally_steer_rule *r)
 {
@@ -387,20 +423,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	return rc;
 }
 
-static inline __attribute__((always_inline)) void
-steer_rule_prefetch(const struct tally_steer_rule *r)
-{
-	const struct tally_steer_matcher *m = r->m;
-	const uint8_t *e;
-
-	if (m == NULL || (r->slot & STEER_SLOT_PAR) != m->par)
-		return;
-	e = (const uint8_t *)steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
-					    m->stride, r->slot & ~STEER_SLOT_PAR);
-	/* the entry's header (what a delete reads) may end on the next line */
-	__builtin_prefetch(e, 1, 0);
-	__builtin_prefetch(e + sizeof(struct tally_steer_entry) - 1, 1, 0);
-}
 
 void
 tally_steer_rule_prefetch(const struct tally_steer_rule *r)

@@ -523,15 +523,17 @@ flow_obj_alloc(struct tally_flow_ctx *fc)
 /*
  * Release what a flow holds and its object (lock held). fm: the matcher
  * reference of a flow whose rule is not in it (a failed create); a flow in
- * a matcher finds its own.
+ * a matcher finds its own. ahead: start fetching the rule `ahead`
+ * handles on (flows destroyed in creation order), or 0.
  */
 static __rte_always_inline void
 flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
-	     struct tally_flow_matcher *fm)
+	     struct tally_flow_matcher *fm, uint32_t ahead)
 {
 	struct tally_steer_rule *r = tally_flow_rule(flow);
-	struct tally_steer_matcher *m = tally_steer_rule_matcher(r);
 	struct tally_flow_rss *rss = NULL;
+	void *owner;
+	int ret;
 
 	if (unlikely(flow->flags & FLOW_F_AGE))
 		tally_flow_age_detach(fc, flow);
@@ -540,16 +542,15 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	if (flow->flags & FLOW_F_RSS)
 		rss = fc->rss_by_id[flow->rss_id];
 	flow->magic = 0;
-	/* the flow object is in the rule handle: not read once it is freed */
-	if (m != NULL) {
-		fm = tally_steer_matcher_udata(m);
-		/* the rule and its handle (with the flow object in it) */
-		if (unlikely(tally_steer_rule_delete_locked(r) != 0)) {
+	/* the rule and its handle, with the flow object in it: not read
+	 * once freed */
+	ret = tally_steer_rule_delete_next_locked(r, ahead, &owner);
+	if (owner != NULL)
+		fm = owner;
+	if (unlikely(ret != 0)) {
+		if (owner != NULL)
 			TALLY_FLOW_LOG(ERR, "rule of port %u could not be deleted",
 				       flow->port_id);
-			tally_steer_rule_unreserve_locked(fc->steer, r);
-		}
-	} else {
 		tally_steer_rule_unreserve_locked(fc->steer, r);
 	}
 	if (fm != NULL)
@@ -727,7 +728,7 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
 fail:
-	flow_release(fc, flow, fm);
+	flow_release(fc, flow, fm, 0);
 	return NULL;
 }
 
@@ -780,7 +781,7 @@ tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 fail:
-	flow_release(fc, flow, fm);
+	flow_release(fc, flow, fm, 0);
 	return ret;
 }
 
@@ -816,9 +817,8 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 static __rte_always_inline void
 flow_destroy(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
-	tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 	fc->nb_flows--;
-	flow_release(fc, flow, NULL);
+	flow_release(fc, flow, NULL, FLOW_AHEAD);
 	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
@@ -859,9 +859,8 @@ flow_flush_locked(struct tally_flow_ctx *fc)
 	for (i = 0; (flow = flow_at(fc, i, &fm)) != FLOW_END; i++) {
 		if (flow == NULL)
 			continue;
-		tally_steer_rule_prefetch_next(fc->steer, tally_flow_rule(flow), FLOW_AHEAD);
 		fc->nb_flows--;
-		flow_release(fc, flow, NULL);
+		flow_release(fc, flow, NULL, FLOW_AHEAD);
 	}
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
