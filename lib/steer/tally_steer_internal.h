@@ -381,6 +381,15 @@ steer_filter_set(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 		__atomic_store_n(p, (uint8_t)(v | (1u << (b & 7))), __ATOMIC_RELAXED);
 }
 
+/* Is the filter bit of hash h set (a key of that hash may be in the array)? */
+static inline bool
+steer_filter_has(const void *ent, uint32_t log2, uint32_t stride, uint32_t h)
+{
+	uint32_t b = tally_steer_filter_bit(h, log2);
+
+	return (tally_steer_filter(ent, log2, stride)[b >> 3] >> (b & 7)) & 1;
+}
+
 /* The filter byte of never-written home slot s (0 until now: only keys of
  * home s set bits in it), written without reading it. */
 static inline void

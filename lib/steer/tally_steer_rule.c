@@ -195,7 +195,10 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	 * and their cache misses do not stall the insert */
 	ins = k->hash & ((1u << m->log2) - 1);
 	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
-	if (fresh && steer_stage_wanted(m, act)) {
+	/* staged when the key cannot be in the array: its home slot was
+	 * never written, or its filter bit is clear */
+	if (steer_stage_wanted(m, act) &&
+	    (fresh || !steer_filter_has(m->ent, m->log2, m->stride, k->hash))) {
 		rc = steer_stage_insert(m, k, act, r, sins);
 		if (rc != -ENOMEM)
 			return rc;

@@ -13,8 +13,9 @@
  * So a matcher whose array has at least 2^cfg.stage_min_log2 slots gets a
  * stage: a second, small matcher with the same mask, priority and hash
  * seed, published in the table's matcher list right before it. A single
- * insert whose home slot in the large array was never written (the key
- * cannot be there, see steer_shadow_size()) goes into the stage, whose few
+ * insert of a key that cannot be in the large array (its home slot was
+ * never written, see steer_shadow_size(), or its bit in the array's
+ * presence filter is clear) goes into the stage, whose few
  * lines stay in the cache, and the key's line of the large array, fetched
  * when the key was hashed (tally_steer_key_finish()), is left to arrive.
  * Each staged insert then moves the oldest staged rule on into the large
