@@ -20,11 +20,20 @@ struct fport {
 	uint16_t nb_rxq;
 };
 
+/* Devargs every fp_open() adds (a program's whole run in another setting). */
+static const char *fp_devargs_all;
+
 static inline int
 fp_open(struct fport *fp, const char *devargs, uint16_t nb_rxq)
 {
 	struct tdt_port_conf pc = { .nb_rxq = nb_rxq, .nb_txq = 1 };
+	char all[256];
 
+	if (fp_devargs_all != NULL) {
+		snprintf(all, sizeof(all), "%s%s%s", devargs, *devargs ? "," : "",
+			 fp_devargs_all);
+		devargs = all;
+	}
 	fp->nb_rxq = nb_rxq;
 	fp->port = tdt_port_create(devargs, fp->name, sizeof(fp->name));
 	if (fp->port < 0)

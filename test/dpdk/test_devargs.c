@@ -25,6 +25,9 @@ static const struct bad_case bad_cases[] = {
 	{ "wire=pcap,rx_pcap=/nonexistent/tally/in.pcap", "rx_pcap" },
 	{ "wire=if", "iface" },
 	{ "gen_len=10", "gen_len" },
+	{ "steer_stage=0", "steer_stage" },
+	{ "steer_stage=29", "steer_stage" },
+	{ "steer_stage=on", "steer_stage" },
 };
 
 static int

@@ -1526,13 +1526,21 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_concurrent),
 };
 
+/*
+ * With --staged every port stages all its single creates (steer_stage=1:
+ * every hash array has a stage, see lib/steer tally_steer_stage.c), so
+ * each case above also runs with its rules in the stage and moved on.
+ */
 int
-main(void)
+main(int argc, char **argv)
 {
+	bool staged = argc > 1 && strcmp(argv[1], "--staged") == 0;
 	int rc;
 
-	tdt_eal_init("tally-flow");
-	rc = tally_test_run("dpdk-flow", cases, RTE_DIM(cases));
+	if (staged)
+		fp_devargs_all = "steer_stage=1";
+	tdt_eal_init(staged ? "tally-flow-staged" : "tally-flow");
+	rc = tally_test_run(staged ? "dpdk-flow-staged" : "dpdk-flow", cases, RTE_DIM(cases));
 	rte_eal_cleanup();
 	return rc;
 }

@@ -137,6 +137,8 @@ struct tally_adapter {
 	bool reta_user;			/* reta set by reta_update */
 	unsigned int dma_regions_used;
 	bool steer_mem_eal;		/* devarg steer_mem=eal (tally_flow_mem.c) */
+	uint32_t steer_stage;		/* devarg steer_stage: staging from arrays of
+					 * 2^this slots, 0 = lib/steer's default */
 	struct tally_stats_base base;
 	struct tally_stats_retired retired;
 	char fw_version[32];

@@ -73,6 +73,7 @@ tally_flow_init(struct tally_adapter *ad)
 	scfg.max_rss = TALLY_FLOW_RSS_SETS;
 	scfg.nb_queues = ad->max_rxq;
 	scfg.rule_priv = sizeof(struct rte_flow);
+	scfg.stage_min_log2 = ad->steer_stage;
 	ret = tally_steer_ctx_create(&scfg, &fc->steer);
 	if (ret)
 		goto err;

@@ -25,6 +25,10 @@
  *                       pages when the in-process device runs on an EAL
  *                       without huge pages (tally_flow_mem.c), else DPDK
  *                       memory; eal: always DPDK memory
+ *   steer_stage=N|off   single rte_flow creates into hash arrays of at
+ *                       least 2^N slots (N 1..28, default 20) go through
+ *                       a small staging array first (lib/steer
+ *                       tally_steer_stage.c); off: never
  *
  * An unknown key or a malformed value fails the probe with an error log
  * naming the argument; nothing is left allocated.
@@ -38,6 +42,8 @@
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
+
+#include <tally/tally_steer_fmt.h>
 
 #include "tally_model.h"
 #include "tally_ethdev.h"
@@ -55,6 +61,7 @@ struct tally_vdev_args {
 	const char *name;
 	char dev[PATH_MAX];		/* dev=: device process socket */
 	bool steer_mem_eal;		/* steer_mem=eal */
+	uint32_t steer_stage;		/* steer_stage=: log2, 0 = default */
 	unsigned int nb_model_args;	/* device settings given */
 };
 
@@ -95,6 +102,27 @@ tally_vdev_parse(struct tally_vdev_args *a, const char *params)
 				TALLY_INIT_LOG(ERR, "%s: devarg steer_mem: '%s' is not auto or eal",
 					       a->name, p->value != NULL ? p->value : "");
 				rc = -EINVAL;
+			}
+			continue;
+		}
+		if (strcmp(p->key, "steer_stage") == 0) {
+			char *end = NULL;
+			unsigned long v = 0;
+
+			if (p->value != NULL && strcmp(p->value, "off") == 0) {
+				a->steer_stage = TALLY_STEER_HTAB_MAX_LOG2 + 1;
+				continue;
+			}
+			if (p->value != NULL && *p->value != '\0')
+				v = strtoul(p->value, &end, 10);
+			if (end == NULL || *end != '\0' || v < 1 ||
+			    v > TALLY_STEER_HTAB_MAX_LOG2) {
+				TALLY_INIT_LOG(ERR, "%s: devarg steer_stage: '%s' is not 1..%u or off",
+					       a->name, p->value != NULL ? p->value : "",
+					       TALLY_STEER_HTAB_MAX_LOG2);
+				rc = -EINVAL;
+			} else {
+				a->steer_stage = (uint32_t)v;
 			}
 			continue;
 		}
@@ -186,6 +214,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	ad->transport_priv = a.priv;
 	ad->transport_fini = tally_vdev_fini;
 	ad->steer_mem_eal = a.steer_mem_eal;
+	ad->steer_stage = a.steer_stage;
 	tally_model_io(a.priv->model, &io);
 	rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
@@ -229,4 +258,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_tally,
 	"gen_flows=<int> gen_len=<int> gen_count=<int> "
 	"rxq=<1-8> txq=<1-8> counters=<int> comp_counters=<int> "
 	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket> "
-	"steer_mem=auto|eal");
+	"steer_mem=auto|eal steer_stage=<1-28>|off");
