@@ -5,6 +5,7 @@
 
 #include "tally_test.h"
 #include "steer_test_util.h"
+#include "tally_steer_batch.h"
 
 /* lock: shared by the pool and the context (NULL: their own); priv: rule
  * handle caller data. */
@@ -832,6 +833,56 @@ test_staged_inserts(void)
 	return TEST_SUCCESS;
 }
 
+/* A batch insert drains the stage first and refuses a staged key. */
+static int
+test_staged_batch(void)
+{
+	static struct tally_steer_bop ops[2];
+	struct steer_env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule *r[3];
+	struct tally_match_key mk, k;
+	struct tally_steer_action a = act_queue(2);
+	struct tally_steer_act_enc enc;
+	uint32_t i;
+
+	TEST_ASSERT_EQ(env_init_stage(&e, 0, NULL, 0, 4), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 64), 0, "");
+	for (i = 0; i < 3; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 3, "");
+	TEST_ASSERT_EQ(tally_steer_action_encode(&a, &enc), 0, "");
+	for (i = 0; i < 2; i++) {
+		TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &ops[i].r), 0, "");
+		key_n(&k, i == 0 ? 1 : 40);	/* a staged key, a new one */
+		tally_steer_rule_key(m, &k, &ops[i].key);
+		ops[i].queue = 3;
+	}
+	TEST_ASSERT_EQ(tally_steer_rule_insert_batch_locked(m, &enc, ops, 2), 1, "");
+	TEST_ASSERT_EQ(ops[0].rc, -EEXIST, "staged duplicate");
+	TEST_ASSERT_EQ(ops[1].rc, 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 0, "drained first");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 4, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	for (i = 0; i < 3; i++) {
+		key_n(&k, i);
+		TEST_ASSERT(steer_dev_find(dev_desc_at(&e, 0, 1), &k) != NULL, "%u", i);
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+	}
+	tally_steer_rule_unreserve_locked(e.ctx, ops[0].r);
+	TEST_ASSERT_EQ(tally_steer_rule_delete(ops[1].r), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_root_programmed),
 	TEST_CASE(test_insert_delete_duplicate),
@@ -842,6 +893,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_written_bitmap_churn),
 	TEST_CASE(test_staged_churn),
 	TEST_CASE(test_staged_inserts),
+	TEST_CASE(test_staged_batch),
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
 	TEST_CASE(test_rss_sets),
