@@ -150,7 +150,8 @@ steer_insert_words_in(struct tally_steer_matcher *m, const struct tally_steer_ke
 		      bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
 		      uint32_t fate_w, struct tally_steer_rule *r)
 {
-	int rc = steer_make_room(m);
+	/* room without a migration (the common case) needs no call */
+	int rc = steer_room(m, 1) ? 0 : steer_make_room(m);
 
 	if (rc < 0)
 		return rc;
