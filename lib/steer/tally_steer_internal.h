@@ -296,6 +296,9 @@ void steer_action_decode(uint32_t act_w, uint32_t mark, uint32_t fate_w,
 /* tables (tally_steer_table.c) */
 int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
 			uint32_t n);
+/* Publish t's list with m inserted at position pos (0..nm). */
+int steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m,
+		       uint32_t pos);
 
 /* matchers (tally_steer_matcher.c) */
 int steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2);

@@ -184,7 +184,7 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 				  struct tally_steer_matcher **out)
 {
 	struct tally_steer_ctx *ctx = tbl->ctx;
-	struct tally_steer_matcher *m, *list[TALLY_STEER_MAX_MATCHERS];
+	struct tally_steer_matcher *m;
 	uint32_t pos;
 	int rc;
 
@@ -208,16 +208,11 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 	/* insert after every matcher with priority <= ours (stable order) */
 	for (pos = 0; pos < tbl->nm && tbl->m[pos]->priority <= priority; pos++)
 		;
-	memcpy(list, tbl->m, pos * sizeof(list[0]));
-	list[pos] = m;
-	memcpy(&list[pos + 1], &tbl->m[pos], (tbl->nm - pos) * sizeof(list[0]));
-	rc = steer_table_publish(tbl, list, tbl->nm + 1);
+	rc = steer_table_add_at(tbl, m, pos);
 	if (rc != 0) {
 		steer_matcher_free(m);
 		return rc;
 	}
-	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
-	tbl->nm++;
 	steer_reclaim_locked(ctx);
 	*out = m;
 	return 0;

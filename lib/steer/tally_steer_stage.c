@@ -45,7 +45,7 @@ static int
 steer_stage_create(struct tally_steer_matcher *m)
 {
 	struct tally_steer_table *tbl = m->tbl;
-	struct tally_steer_matcher *st, *list[TALLY_STEER_MAX_MATCHERS];
+	struct tally_steer_matcher *st;
 	uint32_t pos;
 	int rc;
 
@@ -72,16 +72,11 @@ steer_stage_create(struct tally_steer_matcher *m)
 		return rc == -ENOSPC ? -ENOMEM : rc;
 	}
 	st->min_log2 = STEER_STAGE_LOG2;	/* never shrinks */
-	memcpy(list, tbl->m, pos * sizeof(list[0]));
-	list[pos] = st;
-	memcpy(&list[pos + 1], &tbl->m[pos], (tbl->nm - pos) * sizeof(list[0]));
-	rc = steer_table_publish(tbl, list, tbl->nm + 1);
+	rc = steer_table_add_at(tbl, st, pos);
 	if (rc != 0) {
 		steer_matcher_free(st);
 		return rc;
 	}
-	memcpy(tbl->m, list, (tbl->nm + 1) * sizeof(list[0]));
-	tbl->nm++;
 	m->stage = st;
 	return 0;
 }

@@ -106,3 +106,22 @@ steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
 	steer_dmem_defer(ctx, &old);
 	return 0;
 }
+
+int
+steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m, uint32_t pos)
+{
+	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
+	int rc;
+
+	if (t->nm == TALLY_STEER_MAX_MATCHERS || pos > t->nm)
+		return -ENOSPC;
+	memcpy(list, t->m, pos * sizeof(list[0]));
+	list[pos] = m;
+	memcpy(&list[pos + 1], &t->m[pos], (t->nm - pos) * sizeof(list[0]));
+	rc = steer_table_publish(t, list, t->nm + 1);
+	if (rc != 0)
+		return rc;
+	memcpy(t->m, list, (t->nm + 1) * sizeof(list[0]));
+	t->nm++;
+	return 0;
+}

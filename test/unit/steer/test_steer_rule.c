@@ -745,6 +745,23 @@ test_staged_churn(void)
 	return churn(4);
 }
 
+/* Every single insert staged (stage_min_log2 4): table 0 with one 5-tuple
+ * matcher, sized ahead as the PMD's first matcher is (room from the
+ * start). */
+static int
+staged_env(struct steer_env *e, struct tally_steer_table **t,
+	   struct tally_steer_matcher **m)
+{
+	struct tally_match_key mk;
+
+	TEST_ASSERT_EQ(env_init_stage(e, 0, NULL, 0, 4), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(e->ctx, 0, t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(*t, 0, &mk, m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_reserve(*m, 64), 0, "");
+	return TEST_SUCCESS;
+}
+
 /*
  * Staged inserts: visible to the device at once (in the stage, the first
  * matcher of the table), moved on into the hash array STEER_STAGE_DEPTH
@@ -759,16 +776,12 @@ test_staged_inserts(void)
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r[N], *x;
-	struct tally_match_key mk, k;
+	struct tally_match_key k;
 	struct tally_steer_action a = act_queue(2), pass = { .fate = TALLY_STEER_FATE_PASSTHRU };
 	uint32_t i;
 
-	TEST_ASSERT_EQ(env_init_stage(&e, 0, NULL, 0, 4), 0, "");
-	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
-	key_mask_5tuple(&mk);
-	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
-	/* sized ahead, as the PMD's first matcher is: room from the start */
-	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 64), 0, "");
+	if (staged_env(&e, &t, &m) != TEST_SUCCESS)
+		return TEST_FAILED;
 	for (i = 0; i < 3; i++) {
 		key_n(&k, i);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
@@ -842,16 +855,13 @@ test_staged_batch(void)
 	struct tally_steer_table *t;
 	struct tally_steer_matcher *m;
 	struct tally_steer_rule *r[3];
-	struct tally_match_key mk, k;
+	struct tally_match_key k;
 	struct tally_steer_action a = act_queue(2);
 	struct tally_steer_act_enc enc;
 	uint32_t i;
 
-	TEST_ASSERT_EQ(env_init_stage(&e, 0, NULL, 0, 4), 0, "");
-	TEST_ASSERT_EQ(tally_steer_table_create(e.ctx, 0, &t), 0, "");
-	key_mask_5tuple(&mk);
-	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
-	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 64), 0, "");
+	if (staged_env(&e, &t, &m) != TEST_SUCCESS)
+		return TEST_FAILED;
 	for (i = 0; i < 3; i++) {
 		key_n(&k, i);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
