@@ -236,6 +236,9 @@ int tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m);
  * largest array, -ENOMEM. */
 int tally_steer_matcher_reserve(struct tally_steer_matcher *m, uint32_t nb_rules);
 int tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules);
+/* Device bytes of the hash array tally_steer_matcher_reserve_locked() would
+ * give a matcher of nwords key words for nb_rules (0: too large). */
+size_t tally_steer_reserve_bytes(uint32_t nb_rules, uint32_t nwords);
 /* A pointer of the caller's kept with the matcher (NULL at creation). */
 void tally_steer_matcher_set_udata(struct tally_steer_matcher *m, void *udata);
 void *tally_steer_matcher_udata(const struct tally_steer_matcher *m);

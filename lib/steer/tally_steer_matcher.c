@@ -315,20 +315,41 @@ tally_steer_matcher_migrating(const struct tally_steer_matcher *m)
 	return m->migrating;
 }
 
-int
-tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules)
+/* Array size (log2) for nb_rules without a migration, or 0 if too large:
+ * it holds up to START/8 live or dead entries before one starts. */
+static uint32_t
+steer_reserve_log2(uint32_t nb_rules)
 {
 	uint32_t log2 = STEER_HTAB_MIN_LOG2;
-	int rc = 0;
 
-	if (m == NULL)
-		return -EINVAL;
-	/* the array holds up to START/8 live or dead entries before a
-	 * migration starts */
 	while ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2) &&
 	       log2 < TALLY_STEER_HTAB_MAX_LOG2)
 		log2++;
 	if ((uint64_t)nb_rules * 8 > ((uint64_t)STEER_LOAD_START << log2))
+		return 0;
+	return log2;
+}
+
+size_t
+tally_steer_reserve_bytes(uint32_t nb_rules, uint32_t nwords)
+{
+	uint32_t log2 = steer_reserve_log2(nb_rules);
+
+	if (log2 == 0 || nwords > TALLY_STEER_KEY_WORDS)
+		return 0;
+	return TALLY_STEER_HTAB_FSIZE(log2, nwords);
+}
+
+int
+tally_steer_matcher_reserve_locked(struct tally_steer_matcher *m, uint32_t nb_rules)
+{
+	uint32_t log2;
+	int rc = 0;
+
+	if (m == NULL)
+		return -EINVAL;
+	log2 = steer_reserve_log2(nb_rules);
+	if (log2 == 0)
 		return -ENOSPC;
 	steer_mig_complete(m);
 	if (log2 > m->log2)

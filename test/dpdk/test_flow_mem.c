@@ -22,10 +22,11 @@
  * tests' 512 MB heap */
 #define MEM_COUNTERS	"counters=1048576"
 
-/* From the port's dump: the window's address and its "in use" bytes;
- * *used = -1 without a window, -2 when the dump cannot be read. */
+/* From the port's dump: the window's address, its "in use" bytes and the
+ * bytes populated at probe; *used = -1 without a window, -2 when the dump
+ * cannot be read. */
 static void
-window_get(uint16_t port, uintptr_t *base, long long *used)
+window_get_all(uint16_t port, uintptr_t *base, long long *used, long long *populated)
 {
 	char *buf = NULL, *p;
 	size_t len = 0;
@@ -33,6 +34,7 @@ window_get(uint16_t port, uintptr_t *base, long long *used)
 
 	*base = 0;
 	*used = -2;
+	*populated = -2;
 	if (f == NULL)
 		return;
 	if (rte_pmd_tally_dump(port, f) != 0) {
@@ -47,9 +49,19 @@ window_get(uint16_t port, uintptr_t *base, long long *used)
 	} else if (p != NULL && strncmp(p + 17, "host window 0x", 14) == 0) {
 		*base = (uintptr_t)strtoull(p + 29, NULL, 16);
 		if ((p = strstr(p, ", ")) != NULL)
-			*used = strtoll(p + 2, NULL, 10);
+			*used = strtoll(p + 2, &p, 10);
+		if (p != NULL && (p = strstr(p, "in use, ")) != NULL)
+			*populated = strtoll(p + 8, NULL, 10);
 	}
 	free(buf);
+}
+
+static void
+window_get(uint16_t port, uintptr_t *base, long long *used)
+{
+	long long populated;
+
+	window_get_all(port, base, used, &populated);
 }
 
 static long long
@@ -215,6 +227,42 @@ test_window_freed_released(void)
 	return TEST_SUCCESS;
 }
 
+/* The part of the window the first, pre-sized array takes is resident
+ * from probe on, so the first create does not fault it in; the array then
+ * takes it (first fit). A bank whose array is small populates nothing. */
+static int
+test_window_populated_at_probe(void)
+{
+	static unsigned char vec[(64u << 20) / 4096];
+	struct fport fp;
+	long long used, populated;
+	uintptr_t base;
+	size_t i, n, resident = 0;
+
+	if (nic_mode())
+		return TEST_SKIPPED;
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
+	window_get_all((uint16_t)fp.port, &base, &used, &populated);
+	TEST_ASSERT(base != 0, "window address");
+	TEST_ASSERT_EQ(used, 0, "no block taken yet");
+	/* 2^21 entries of 20 bytes and their filter, in 2 MiB units */
+	TEST_ASSERT(populated >= (40ll << 20) && populated % (2 << 20) == 0 &&
+		    populated <= (long long)sizeof(vec) * 4096, "populated %lld", populated);
+	n = (size_t)populated / 4096;
+	TEST_ASSERT_EQ(mincore((void *)base, (size_t)populated, vec), 0, "mincore");
+	for (i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	TEST_ASSERT_EQ(resident, n, "resident before any rule");
+	TEST_ASSERT_EQ(round_trip(&fp, 7000, true, false), TEST_SUCCESS, "round");
+	TEST_ASSERT(window_used((uint16_t)fp.port) >= populated - (2 << 20), "the array took it");
+	fp_close(&fp);
+	TEST_ASSERT_EQ(fp_open(&fp, "counters=1024", 2), 0, "port");
+	window_get_all((uint16_t)fp.port, &base, &used, &populated);
+	TEST_ASSERT_EQ(populated, 0, "a small bank populates nothing");
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static int
 test_window_eal(void)
 {
@@ -248,6 +296,7 @@ test_window_bad_devarg(void)
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_window_default),
 	TEST_CASE(test_window_freed_released),
+	TEST_CASE(test_window_populated_at_probe),
 	TEST_CASE(test_window_eal),
 	TEST_CASE(test_window_bad_devarg),
 };

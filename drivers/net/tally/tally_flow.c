@@ -32,6 +32,19 @@
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
+/* Does a hash array sized for the counter bank, for keys of nwords words,
+ * fit in a quarter of the free DPDK heap (matcher_presize())? */
+static bool
+presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t need = (uint64_t)fc->cnt->num * 2 * (TALLY_STEER_ENTRY_SIZE(nwords) + 4);
+	int socket = fc->dev->data->numa_node;
+
+	return rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) == 0 &&
+	       need <= st.heap_freesz_bytes / 4;
+}
+
 int
 tally_flow_init(struct tally_adapter *ad)
 {
@@ -78,6 +91,13 @@ tally_flow_init(struct tally_adapter *ad)
 	if (ret)
 		goto err;
 	ad->flow = fc;
+	/* the port's first matcher will be sized from the counter bank
+	 * (matcher_presize()): the window memory its array takes is
+	 * populated now, at probe, as EAL populates its huge pages at start,
+	 * not by the first create (for a one-word key; a longer one
+	 * populates the rest then) */
+	if (presize_fits(fc, 1))
+		tally_flow_mem_populate(fc, tally_steer_reserve_bytes(fc->cnt->num, 1));
 	tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_STEER, 0);
 	return 0;
 err:
@@ -269,17 +289,10 @@ steer_error(int ret, struct rte_flow_error *error, const void *cause,
 static void
 matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 {
-	struct rte_malloc_socket_stats st;
-	uint64_t need;
-	int socket = fc->dev->data->numa_node;
-
 	if (fc->presize_tried)
 		return;
 	fc->presize_tried = true;
-	need = (uint64_t)fc->cnt->num * 2 *
-	       (TALLY_STEER_ENTRY_SIZE(tally_steer_matcher_nwords(m)) + 4);
-	if (rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) != 0 ||
-	    need > st.heap_freesz_bytes / 4)
+	if (!presize_fits(fc, tally_steer_matcher_nwords(m)))
 		return;
 	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0)
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);

@@ -85,6 +85,8 @@ bool tally_flow_mem_window(const struct tally_flow_ctx *fc, uint64_t *iova,
 			   uint64_t *len);
 /* Bytes of the window in use now (0 without one). */
 size_t tally_flow_mem_window_used(const struct tally_flow_ctx *fc);
+/* Bytes at the window's start populated at probe for the first matcher. */
+size_t tally_flow_mem_window_populated(const struct tally_flow_ctx *fc);
 /* eth_dev_ops.flow_ops_get */
 int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* The async/template callbacks (tally_flow_async.c). */

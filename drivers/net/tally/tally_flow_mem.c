@@ -17,6 +17,10 @@
  * nothing; a block is made accessible when allocated (populated then if the
  * process locks its memory) and replaced by a fresh inaccessible mapping
  * when freed, so it costs nothing while free and reads zero when reused.
+ * One exception: the part the port's first, pre-sized array will take is
+ * made accessible and populated at probe (tally_flow_mem_populate()), as
+ * EAL populates its huge pages at start, so that the first create does not
+ * fault in tens or hundreds of MB.
  * devarg steer_mem=eal keeps everything in DPDK memory.
  *
  * Calls come from lib/steer under the port's engine lock; the window keeps
@@ -47,6 +51,7 @@ struct tally_flow_mem {
 	void *map;			/* the mapping as made (for munmap) */
 	size_t map_len;
 	size_t used;			/* bytes in blocks now */
+	size_t populated;		/* bytes from base made resident at probe */
 	int socket;			/* DPDK memory: the port's socket */
 	uint64_t bits[FLOW_MEM_UNITS / 64];	/* unit in use */
 };
@@ -162,6 +167,36 @@ size_t
 tally_flow_mem_window_used(const struct tally_flow_ctx *fc)
 {
 	return fc->mem != NULL ? fc->mem->used : 0;
+}
+
+size_t
+tally_flow_mem_window_populated(const struct tally_flow_ctx *fc)
+{
+	return fc->mem != NULL ? fc->mem->populated : 0;
+}
+
+void
+tally_flow_mem_populate(struct tally_flow_ctx *fc, size_t bytes)
+{
+	struct tally_flow_mem *fm = fc->mem;
+	size_t len = (bytes + FLOW_MEM_UNIT - 1) & ~(FLOW_MEM_UNIT - 1), off;
+
+	/* arrays below a unit never come from the window */
+	if (fm == NULL || fm->base == NULL || bytes < FLOW_MEM_UNIT || len > FLOW_MEM_WINDOW)
+		return;
+	pthread_mutex_lock(&fm->lock);
+	/* the units stay free and zero: the first blocks allocated, first
+	 * fit, take them (tally_flow_mem_alloc() finds them accessible) */
+	if (fm->used == 0 && fm->populated == 0 &&
+	    mprotect(fm->base, len, PROT_READ | PROT_WRITE) == 0) {
+#ifdef MADV_POPULATE_WRITE
+		if (madvise(fm->base, len, MADV_POPULATE_WRITE) != 0)
+#endif
+			for (off = 0; off < len; off += 4096)
+				fm->base[off] = 0;
+		fm->populated = len;
+	}
+	pthread_mutex_unlock(&fm->lock);
 }
 
 static bool

@@ -201,6 +201,9 @@ struct tally_adapter;
 
 /* The memory provider of the port (fc->mem); 0 or -ENOMEM. */
 int tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad);
+/* Make the window's first `bytes` (rounded up to whole units) accessible
+ * and resident, still free (at probe, before any block is taken). */
+void tally_flow_mem_populate(struct tally_flow_ctx *fc, size_t bytes);
 void tally_flow_mem_fini(struct tally_flow_ctx *fc);
 /* lib/steer's mem ops, arg = fc->mem */
 void *tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova);
