@@ -54,3 +54,24 @@ tally_hmem_free(void *p, size_t size)
 	if (p != NULL)
 		munmap(p, hmem_len(size));
 }
+
+void
+tally_hmem_populate(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+	volatile uint8_t *b = p;
+	size_t off;
+
+	if (len == 0)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+		b[0] = 0;		/* the partial pages at both ends */
+		b[len - 1] = 0;
+		return;
+	}
+#endif
+	for (off = 0; off < len; off += 4096)
+		b[off] = 0;
+}

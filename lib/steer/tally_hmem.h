@@ -23,5 +23,9 @@
 void *tally_hmem_alloc(size_t size, bool huge);
 /* p from tally_hmem_alloc() with the same size (NULL is ignored). */
 void tally_hmem_free(void *p, size_t size);
+/* Write every page of [p, p + len) once (memory that reads zero already),
+ * so that filling it later takes no page faults: one madvise call where
+ * the kernel can populate whole pages, else a store per page. */
+void tally_hmem_populate(void *p, size_t len);
 
 #endif /* TALLY_HMEM_H */

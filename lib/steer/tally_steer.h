@@ -349,10 +349,6 @@ struct tally_steer_matcher *tally_steer_rule_matcher(const struct tally_steer_ru
 uint32_t tally_steer_rule_slots(const struct tally_steer_ctx *ctx);
 struct tally_steer_rule *tally_steer_rule_at(const struct tally_steer_ctx *ctx,
 					     uint32_t i);
-/* tally_steer_rule_prefetch() of the handle n places after r in the slab
- * (the rule created n rules later, when nothing was freed in between). */
-void tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
-				    const struct tally_steer_rule *r, uint32_t n);
 /* The action as stored (for dumps/queries). */
 void tally_steer_rule_action(const struct tally_steer_rule *r,
 			     struct tally_steer_action *act);

@@ -82,7 +82,8 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 
 	/* the duplicate check below looks at the hash array only */
 	steer_stage_drain(m, 0);
-	if ((m->stage != NULL && m->stage->used != 0) || !steer_room(m, n) || (uint64_t)ctx->nrules + n > ctx->cfg.max_rules) {
+	if ((m->stage != NULL && m->stage->used != 0) || !steer_room(m, n) ||
+	    (uint64_t)ctx->nrules + n > ctx->cfg.max_rules) {
 		for (i = 0; i < n; i++) {
 			ops[i].rc = batch_insert_one(m, enc, &ops[i]);
 			done += ops[i].rc == 0;

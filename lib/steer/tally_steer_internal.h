@@ -310,23 +310,15 @@ int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 		     struct steer_dmem *mem, uint32_t **shadow);
 
 /* rules (tally_steer_rule.c) */
-/* Room for one more entry in m (may start or finish a migration): 1 if
- * the published array changed, 0 if not, or -errno. */
-int steer_make_room(struct tally_steer_matcher *m);
-
 /* Place rule r, whose actions are already acquired, into m; the key is not
  * in m (fresh: its home slot was never written, see steer_shadow_size()). */
 int steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
 		       bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
 		       uint32_t fate_w, struct tally_steer_rule *r);
-/* Tombstone the entry of m that handle slot `slot` names (both arrays
- * during a migration); its act and fate words in *act_w, *fate_w. */
-int steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
-		       uint32_t *act_w, uint32_t *fate_w);
 
 /* staging (tally_steer_stage.c) */
-/* Does an insert of act into m, whose home slot was never written, go
- * through m's stage? */
+/* May an insert of act into m go through m's stage (given that its key
+ * cannot be in m's array)? */
 static inline bool
 steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer_action *act)
 {

@@ -35,30 +35,6 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	return 0;
 }
 
-/* Write every page of [p, p + len) once, so that filling a pre-sized array
- * takes no page faults (the memory reads zero already). One madvise call
- * populates the whole pages where the kernel can (no fault per page). */
-static void
-steer_prefault(void *p, size_t len)
-{
-	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
-	volatile uint8_t *b = p;
-	size_t off;
-
-	if (len == 0)
-		return;
-#ifdef MADV_POPULATE_WRITE
-	if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
-		b[0] = 0;		/* the partial pages at both ends */
-		b[len - 1] = 0;
-		return;
-	}
-#endif
-	for (off = 0; off < len; off += 4096)
-		b[off] = 0;
-}
-
 /*
  * Rebuild the hash array at 2^log2 entries without tombstones, publish it
  * and retire the old one after a fence. Rule handles follow their entries.
@@ -79,9 +55,9 @@ steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2)
 		return rc;
 	/* only reserve() rebuilds at once: a control operation, so the page
 	 * faults of the new array are taken here rather than by inserts */
-	steer_prefault((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
+	tally_hmem_populate((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
 		       nmem.size - sizeof(struct tally_steer_htab));
-	steer_prefault(nshadow, steer_shadow_size(log2));
+	tally_hmem_populate(nshadow, steer_shadow_size(log2));
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
 		const struct tally_steer_entry *e = steer_entry(m, i);

@@ -91,7 +91,7 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
  * shrink a mostly empty array), finish it at once at the hard load. Returns
  * 1 if the published array changed, 0 if not, or -errno (nothing changed).
  */
-int
+static int
 steer_make_room(struct tally_steer_matcher *m)
 {
 	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
@@ -291,10 +291,10 @@ tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
 	return tally_steer_rule_insert_key_locked(m, &k, act, out);
 }
 
-
-/* steer_entry_remove(), inlined into the delete path */
+/* Tombstone the entry of m that handle slot `slot` names (both arrays
+ * during a migration); its act and fate words in *act_w, *fate_w. */
 static inline __attribute__((always_inline)) int
-steer_entry_remove_in(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
+steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
 		      uint32_t *act_w, uint32_t *fate_w)
 {
 	struct tally_steer_entry *e;
@@ -329,13 +329,6 @@ steer_entry_remove_in(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx
 	return 0;
 }
 
-int
-steer_entry_remove(struct tally_steer_matcher *m, uint32_t slot, uint32_t idx,
-		   uint32_t *act_w, uint32_t *fate_w)
-{
-	return steer_entry_remove_in(m, slot, idx, act_w, fate_w);
-}
-
 static inline __attribute__((always_inline)) int
 steer_rule_remove(struct tally_steer_rule *r)
 {
@@ -345,7 +338,7 @@ steer_rule_remove(struct tally_steer_rule *r)
 
 	if (m == NULL)
 		return -EINVAL;
-	rc = steer_entry_remove_in(m, r->slot, r->idx, &a, &fate);
+	rc = steer_entry_remove(m, r->slot, r->idx, &a, &fate);
 	if (rc != 0)
 		return rc;
 	m->tbl->ctx->nrules--;
@@ -427,7 +420,6 @@ tally_steer_rule_delete(struct tally_steer_rule *r)
 	return rc;
 }
 
-
 void
 tally_steer_rule_prefetch(const struct tally_steer_rule *r)
 {
@@ -480,15 +472,4 @@ struct tally_steer_rule *
 tally_steer_rule_at(const struct tally_steer_ctx *ctx, uint32_t i)
 {
 	return i < ctx->handles ? steer_handle(ctx, i) : NULL;
-}
-
-void
-tally_steer_rule_prefetch_next(const struct tally_steer_ctx *ctx,
-			       const struct tally_steer_rule *r, uint32_t n)
-{
-	uint32_t i = r->idx + n;
-
-	if (i < r->idx || i >= ctx->handles)
-		return;
-	steer_rule_prefetch(steer_handle(ctx, i));
 }

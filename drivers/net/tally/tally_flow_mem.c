@@ -37,6 +37,7 @@
 
 #include "tally_ethdev.h"
 #include "tally_flow_priv.h"
+#include "tally_hmem.h"
 #include "tally_logs.h"
 
 #define FLOW_MEM_UNIT		((size_t)2 << 20)
@@ -179,7 +180,7 @@ void
 tally_flow_mem_populate(struct tally_flow_ctx *fc, size_t bytes)
 {
 	struct tally_flow_mem *fm = fc->mem;
-	size_t len = (bytes + FLOW_MEM_UNIT - 1) & ~(FLOW_MEM_UNIT - 1), off;
+	size_t len = (bytes + FLOW_MEM_UNIT - 1) & ~(FLOW_MEM_UNIT - 1);
 
 	/* arrays below a unit never come from the window */
 	if (fm == NULL || fm->base == NULL || bytes < FLOW_MEM_UNIT || len > FLOW_MEM_WINDOW)
@@ -189,11 +190,7 @@ tally_flow_mem_populate(struct tally_flow_ctx *fc, size_t bytes)
 	 * fit, take them (tally_flow_mem_alloc() finds them accessible) */
 	if (fm->used == 0 && fm->populated == 0 &&
 	    mprotect(fm->base, len, PROT_READ | PROT_WRITE) == 0) {
-#ifdef MADV_POPULATE_WRITE
-		if (madvise(fm->base, len, MADV_POPULATE_WRITE) != 0)
-#endif
-			for (off = 0; off < len; off += 4096)
-				fm->base[off] = 0;
+		tally_hmem_populate(fm->base, len);
 		fm->populated = len;
 	}
 	pthread_mutex_unlock(&fm->lock);

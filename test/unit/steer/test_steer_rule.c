@@ -199,26 +199,22 @@ test_jump_missing_and_loops(void)
 	return TEST_SUCCESS;
 }
 
-/* Descriptor of the first matcher of table id. */
-static const struct tally_steer_matcher_desc *
-dev_desc(struct steer_env *e, uint32_t id)
+/* Table id's published matcher list, as the device finds it (NULL: none). */
+static const struct tally_steer_mlist *
+dev_mlist(struct steer_env *e, uint32_t id)
 {
 	const struct tally_steer_root *root =
 		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
 	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
 
-	return (const void *)(uintptr_t)ml->matcher[0];
+	return (const void *)(uintptr_t)tb[id].mlist;
 }
 
-/* Matchers in table id's published list, and the descriptor of the i-th. */
+/* Matchers in table id's list, and the descriptor of the i-th. */
 static uint32_t
 dev_nmatchers(struct steer_env *e, uint32_t id)
 {
-	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
-	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
+	const struct tally_steer_mlist *ml = dev_mlist(e, id);
 
 	return ml != NULL ? ml->num : 0;
 }
@@ -226,12 +222,14 @@ dev_nmatchers(struct steer_env *e, uint32_t id)
 static const struct tally_steer_matcher_desc *
 dev_desc_at(struct steer_env *e, uint32_t id, uint32_t i)
 {
-	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
-	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[id].mlist;
+	return (const void *)(uintptr_t)dev_mlist(e, id)->matcher[i];
+}
 
-	return (const void *)(uintptr_t)ml->matcher[i];
+/* Descriptor of the first matcher of table id. */
+static const struct tally_steer_matcher_desc *
+dev_desc(struct steer_env *e, uint32_t id)
+{
+	return dev_desc_at(e, id, 0);
 }
 
 /* The entry of k in any matcher of table id, as the device sees them. */
