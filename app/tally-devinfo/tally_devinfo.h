@@ -41,7 +41,7 @@ struct tally_devinfo_id {
 	uint32_t ccnt_num;
 	uint32_t ccnt_off;
 	uint32_t max_frame;
-	uint32_t dma_regions;
+	uint32_t xlt_max;
 	uint32_t mac_lo;
 	uint32_t mac_hi;
 	uint32_t status;

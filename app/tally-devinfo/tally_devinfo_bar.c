@@ -37,7 +37,7 @@ bar_read_id(const volatile uint8_t *bar, struct tally_devinfo_id *id)
 	id->ccnt_num = bar_rd32(bar, TALLY_REG_CCNT_NUM);
 	id->ccnt_off = bar_rd32(bar, TALLY_REG_CCNT_OFF);
 	id->max_frame = bar_rd32(bar, TALLY_REG_MAX_FRAME);
-	id->dma_regions = bar_rd32(bar, TALLY_REG_DMA_REGIONS);
+	id->xlt_max = bar_rd32(bar, TALLY_REG_XLT_MAX);
 	id->mac_lo = bar_rd32(bar, TALLY_REG_MAC_LO);
 	id->mac_hi = bar_rd32(bar, TALLY_REG_MAC_HI);
 	id->status = bar_rd32(bar, TALLY_REG_STATUS);

@@ -17,7 +17,7 @@ static const char *const cap_names[32] = {
 	[4] = "cnt",
 	[5] = "ccnt",
 	[6] = "cnt-mirror",
-	[7] = "dma-check",
+	[7] = "xlt",
 	[8] = "posted",
 };
 
@@ -104,7 +104,7 @@ print_id_text(FILE *f, const struct tally_devinfo_id *id)
 	fprintf(f, "  %-14s %u at 0x%x\n", "comp counters", id->ccnt_num,
 		id->ccnt_off);
 	fprintf(f, "  %-14s %u\n", "max frame", id->max_frame);
-	fprintf(f, "  %-14s %u\n", "dma regions", id->dma_regions);
+	fprintf(f, "  %-14s %u\n", "translations", id->xlt_max);
 	fprintf(f, "  %-14s %s\n", "mac", mac);
 	fprintf(f, "  %-14s 0x%08x ", "status", id->status);
 	print_bits(f, id->status, status_names, " ", "");
@@ -132,8 +132,8 @@ print_id_json(FILE *f, const struct tally_devinfo_id *id)
 		id->cnt_off);
 	fprintf(f, "\"comp_counters\": %u, \"comp_counters_offset\": %u, ",
 		id->ccnt_num, id->ccnt_off);
-	fprintf(f, "\"max_frame\": %u, \"dma_regions\": %u, \"mac\": \"%s\", ",
-		id->max_frame, id->dma_regions, mac);
+	fprintf(f, "\"max_frame\": %u, \"xlt_max\": %u, \"mac\": \"%s\", ",
+		id->max_frame, id->xlt_max, mac);
 	fprintf(f, "\"status\": \"0x%08x\", \"status_flags\": [", id->status);
 	print_bits(f, id->status, status_names, ", ", "\"");
 	fputc(']', f);

@@ -292,7 +292,7 @@ nic_run(struct nic *n, unsigned int stats_s)
 int
 main(int argc, char **argv)
 {
-	struct nic n = { .bar_fd = -1, .listen_fd = -1, .drv_fd = -1 };
+	struct nic n = { .bar_fd = -1, .listen_fd = -1, .drv_fd = -1, .guest_fd = -1 };
 	struct tally_model_args a;
 	struct sigaction sa;
 	const char *guest = NULL;
@@ -315,8 +315,9 @@ main(int argc, char **argv)
 
 	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
 	a.cfg.posted = 1;
-	a.cfg.xlate = nic_xlate;
-	a.cfg.xlate_arg = &n;
+	a.cfg.bus_map = nic_bus_map;
+	a.cfg.bus_unmap = nic_bus_unmap;
+	a.cfg.bus_arg = &n;
 	if (guest != NULL && nic_guest_map(&n, guest) != 0)
 		return 1;
 	if (nic_bar_create(&n, tally_model_bar_size(&a.cfg)) != 0)
@@ -353,7 +354,7 @@ out:
 		close(n.bar_fd);
 	if (n.bar_path != NULL)
 		unlink(n.bar_path);
-	if (n.guest_ram != NULL)
-		munmap(n.guest_ram, n.guest_len);
+	nic_guest_unmap(&n);
+	tally_free(n.ranges);
 	return rc;
 }

@@ -125,7 +125,7 @@ nic_accept(struct nic *n)
 		close(fd);
 	if (rc != 0 || m.type != TALLY_HOSTIF_HELLO ||
 	    m.version != TALLY_HOSTIF_VERSION) {
-		nic_reply(s, TALLY_HOSTIF_BUSY, -EPROTO, "expected HELLO version 1");
+		nic_reply(s, TALLY_HOSTIF_BUSY, -EPROTO, "expected HELLO version 2");
 		close(s);
 		return;
 	}
@@ -162,34 +162,43 @@ nic_accept(struct nic *n)
 	TALLY_LOG(NOTICE, "driver pid %u attached", pid);
 }
 
-static int
-nic_add_range(struct nic *n, const struct tally_hostif_msg *m, int fd)
+/* Messages from the attached driver. */
+static void
+nic_serve_msg(struct nic *n, const struct tally_hostif_msg *m, int fd)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	struct nic_range *r;
-	uint64_t skew;
-	void *p;
+	int rc;
 
-	if (n->nb_ranges == TALLY_HOSTIF_MAX_MEM)
-		return -ENOSPC;
-	if (m->len == 0 || m->iova + m->len < m->iova || m->offset + m->len < m->offset)
-		return -EINVAL;
-	skew = m->offset % (uint64_t)pg;
-	r = &n->ranges[n->nb_ranges];
-	r->map_len = (size_t)(m->len + skew);
-	p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)(m->offset - skew));
-	if (p == MAP_FAILED)
-		return -errno;
-	r->map_base = p;
-	r->host = (uint8_t *)p + skew;
-	r->iova = m->iova;
-	r->len = m->len;
-	n->nb_ranges++;
-	return 0;
+	switch (m->type) {
+	case TALLY_HOSTIF_MEM:
+		rc = fd < 0 ? -EBADF : nic_range_add(n, fd, m->bus, m->len, m->offset);
+		break;
+	case TALLY_HOSTIF_MEM_DEL:
+		rc = nic_range_del(n, m->bus, m->len);
+		break;
+	case TALLY_HOSTIF_SYNC:
+		nic_reply(n->drv_fd, TALLY_HOSTIF_ACK, n->mem_err,
+			  n->mem_err ? "a memory range was refused" : NULL);
+		if (!n->drv_ready)
+			TALLY_LOG(NOTICE, "driver memory: %u ranges, %llu MiB%s",
+				  n->nb_ranges, (unsigned long long)(n->shared_bytes >> 20),
+				  n->mem_err ? " (some refused)" : "");
+		n->drv_ready = true;
+		n->mem_err = 0;
+		return;
+	default:
+		nic_reply(n->drv_fd, TALLY_HOSTIF_ACK, -EPROTO, "unexpected message");
+		return;
+	}
+	if (rc != 0) {
+		TALLY_LOG(WARNING, "%s bus 0x%llx len 0x%llx: %s",
+			  m->type == TALLY_HOSTIF_MEM ? "MEM" : "MEM_DEL",
+			  (unsigned long long)m->bus, (unsigned long long)m->len,
+			  strerror(-rc));
+		if (n->mem_err == 0)
+			n->mem_err = rc;
+	}
 }
 
-/* Messages from the attached driver. */
 static unsigned int
 nic_serve_driver(struct nic *n)
 {
@@ -199,20 +208,7 @@ nic_serve_driver(struct nic *n)
 
 	while ((rc = tally_hostif_recv(n->drv_fd, &m, &fd, true)) == 0) {
 		work++;
-		if (m.type == TALLY_HOSTIF_MEM && !n->drv_ready) {
-			rc = fd < 0 ? -EBADF : nic_add_range(n, &m, fd);
-			if (rc != 0 && n->mem_err == 0)
-				n->mem_err = rc;
-		} else if (m.type == TALLY_HOSTIF_MEM_DONE && !n->drv_ready) {
-			nic_reply(n->drv_fd, TALLY_HOSTIF_ACK, n->mem_err,
-				  n->mem_err ? "a memory range could not be mapped" : NULL);
-			n->drv_ready = n->mem_err == 0;
-			TALLY_LOG(NOTICE, "driver memory: %u ranges%s", n->nb_ranges,
-				  n->mem_err ? " (refused)" : "");
-		} else {
-			nic_reply(n->drv_fd, TALLY_HOSTIF_ACK, -EPROTO,
-				  "unexpected message");
-		}
+		nic_serve_msg(n, &m, fd);
 		if (fd >= 0)
 			close(fd);
 	}

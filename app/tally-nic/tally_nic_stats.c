@@ -38,11 +38,14 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	if (len == 0)
 		return 0;
 	buf[0] = '\0';
-	OUT("driver: %s (pid %u), attaches %llu, refused %llu, dma ranges %u%s\n",
+	OUT("driver: %s (pid %u), attaches %llu, refused %llu, shared ranges %u (%llu MiB)%s\n",
 	    n->drv_fd >= 0 ? "attached" : (n->guest_ram ? "guest" : "none"),
 	    n->drv_pid, (unsigned long long)n->attaches,
 	    (unsigned long long)n->refused, n->nb_ranges,
+	    (unsigned long long)(n->shared_bytes >> 20),
 	    n->guest_ram ? " (guest RAM)" : "");
+	OUT("translations %u, guest RAM mapped at its IOVA %llu MiB\n",
+	    rd32(bar, TALLY_REG_XLT_COUNT), (unsigned long long)(n->mirrored >> 20));
 	OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",
 	    rd32(bar, TALLY_REG_STATUS), rd32(bar, TALLY_REG_CTRL),
 	    rd32(bar, TALLY_REG_FAULT_CNT), rd32(bar, TALLY_REG_FAULT_CAUSE),

@@ -17,10 +17,10 @@ import struct
 
 SIG, VERSION, CAPS, BAR_SIZE, QUEUES, RING_LIMITS = 0x0, 0x4, 0x8, 0xc, 0x10, 0x14
 CNT_NUM, CNT_OFF, CCNT_NUM, CCNT_OFF = 0x18, 0x1c, 0x20, 0x24
-MAX_FRAME, DMA_REGIONS, MAC_LO, MAC_HI, STATUS = 0x28, 0x2c, 0x30, 0x34, 0x44
+MAX_FRAME, XLT_MAX, MAC_LO, MAC_HI, STATUS = 0x28, 0x2c, 0x30, 0x34, 0x44
 SIGNATURE = 0x594C4154
 CNT_BANK_OFF = 0x10000
-# rss rx-scatter tx-gather steer cnt ccnt dma-check (TALLY_MODEL_CAPS)
+# rss rx-scatter tx-gather steer cnt ccnt xlt (TALLY_MODEL_CAPS)
 MODEL_CAPS = 0xBF
 STATUS_READY, STATUS_LINK_UP = 0x1, 0x2
 
@@ -45,7 +45,7 @@ def identity(counters=65536, comp_counters=1024, rxq=8, txq=8,
     m = [int(b, 16) for b in mac.split(":")]
     regs = {
         SIG: SIGNATURE,
-        VERSION: 1 << 16,
+        VERSION: 2 << 16,
         CAPS: MODEL_CAPS,
         BAR_SIZE: min(size, 0xFFFFFFFF),
         QUEUES: rxq | txq << 8,
@@ -55,7 +55,7 @@ def identity(counters=65536, comp_counters=1024, rxq=8, txq=8,
         CCNT_NUM: comp_counters,
         CCNT_OFF: ccnt_off,
         MAX_FRAME: 9216,
-        DMA_REGIONS: 32,
+        XLT_MAX: 1 << 20,
         MAC_LO: m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24,
         MAC_HI: m[4] | m[5] << 8,
         STATUS: STATUS_READY | STATUS_LINK_UP,

@@ -10,17 +10,24 @@
  *   device -> driver  BAR    {status 0, len = BAR bytes} + the BAR's fd
  *                     BUSY   {status -EBUSY, text}          another driver is attached
  *                     STATS  {text}, repeated, then END      mode STATS only
- *   driver -> device  MEM    {iova, len, offset} + a memory fd, once per range
- *   driver -> device  MEM_DONE
- *   device -> driver  ACK    {status: 0 or the first error}
+ *   driver -> device  MEM    {bus, len, offset} + a memory fd   share a bus range
+ *   driver -> device  MEM_DEL {bus, len}                       stop sharing ranges
+ *   driver -> device  SYNC
+ *   device -> driver  ACK    {status: 0, or the first error since the last SYNC}
  *
- * After ACK the driver maps the BAR fd and programs the device through it
- * with posted writes (tally_mbox.h). The device reaches driver memory only
- * through the MEM ranges: an IOVA in a descriptor, ring or steering entry is
- * translated through them (and checked against the DMA region registers);
- * anything else is a DMA fault. The connection is the attachment: when it
- * closes (driver exit or crash) the device resets, unmaps the ranges and
- * accepts the next driver. One driver at a time.
+ * The MEM ranges are the device's bus: the memory a translation (tally_regs.h,
+ * "DMA translation") may name. The driver numbers the bus as it likes (the
+ * PMD uses its own virtual addresses); ranges never overlap; bus, len and
+ * offset are multiples of the page size and offset + len lies inside the
+ * file. Ranges may come and go at any time after the BAR (memory the
+ * application allocates or frees): MEM and MEM_DEL are not answered, a SYNC
+ * is. A MEM_DEL removes every range inside [bus, bus + len); translations
+ * into them are removed first, so the device never touches memory it no
+ * longer shares. After the first ACK the driver maps the BAR fd and programs
+ * the device through it with posted writes (tally_mbox.h); anything a
+ * translation does not reach is a DMA fault. The connection is the
+ * attachment: when it closes (driver exit or crash) the device resets,
+ * unmaps the ranges and accepts the next driver. One driver at a time.
  */
 #ifndef TALLY_HOSTIF_H
 #define TALLY_HOSTIF_H
@@ -29,18 +36,19 @@
 
 #include "tally_bits.h"
 
-#define TALLY_HOSTIF_VERSION	1
-#define TALLY_HOSTIF_MAX_MEM	256	/* MEM ranges per attachment */
+#define TALLY_HOSTIF_VERSION	2
+#define TALLY_HOSTIF_MAX_MEM	65536	/* MEM ranges shared at one time */
 
 enum tally_hostif_type {
 	TALLY_HOSTIF_HELLO = 1,
 	TALLY_HOSTIF_BAR = 2,
 	TALLY_HOSTIF_BUSY = 3,
 	TALLY_HOSTIF_MEM = 4,
-	TALLY_HOSTIF_MEM_DONE = 5,
+	TALLY_HOSTIF_SYNC = 5,
 	TALLY_HOSTIF_ACK = 6,
 	TALLY_HOSTIF_STATS = 7,
 	TALLY_HOSTIF_END = 8,
+	TALLY_HOSTIF_MEM_DEL = 9,
 };
 
 enum tally_hostif_mode {
@@ -55,8 +63,8 @@ struct tally_hostif_msg {
 	uint32_t pid;			/* HELLO: driver process */
 	uint32_t mode;			/* HELLO: enum tally_hostif_mode */
 	uint32_t reserved;
-	uint64_t iova;			/* MEM: first IOVA of the range */
-	uint64_t len;			/* MEM: bytes; BAR: BAR bytes */
+	uint64_t bus;			/* MEM, MEM_DEL: first bus address */
+	uint64_t len;			/* MEM, MEM_DEL: bytes; BAR: BAR bytes */
 	uint64_t offset;		/* MEM: offset of the range in the fd */
 	char text[208];			/* BUSY, STATS: NUL-terminated */
 };

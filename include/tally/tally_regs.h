@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tally NIC register map (BAR layout), specification version 1.0.
+ * Tally NIC register map (BAR layout), specification version 2.0.
  *
  * The register file starts at offset 0 of the device BAR. Which BAR holds it
  * is a property of the transport (see tally_io.h), never of this map.
@@ -30,7 +30,7 @@
 #define TALLY_REG_VERSION		0x0004	/* RO */
 #define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
 #define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
-#define  TALLY_SPEC_MAJOR		1
+#define  TALLY_SPEC_MAJOR		2
 #define  TALLY_SPEC_MINOR		0
 #define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
 #define  TALLY_CAP_RSS			TALLY_BIT(0)
@@ -40,7 +40,7 @@
 #define  TALLY_CAP_CNT			TALLY_BIT(4)	/* flow counter bank */
 #define  TALLY_CAP_CCNT			TALLY_BIT(5)	/* completion counter bank */
 #define  TALLY_CAP_CNT_MIRROR		TALLY_BIT(6)	/* counter bank DMA mirror */
-#define  TALLY_CAP_DMA_CHECK		TALLY_BIT(7)	/* DMA region checking */
+#define  TALLY_CAP_XLT			TALLY_BIT(7)	/* DMA through the translation table */
 #define  TALLY_CAP_POSTED		TALLY_BIT(8)	/* BAR is shared memory: post register
 							 * writes through the mailbox (tally_mbox.h) */
 #define TALLY_REG_BAR_SIZE		0x000c	/* RO: bytes of the BAR in use */
@@ -55,7 +55,7 @@
 #define TALLY_REG_CCNT_NUM		0x0020	/* RO: completion counters */
 #define TALLY_REG_CCNT_OFF		0x0024	/* RO: BAR offset of that bank */
 #define TALLY_REG_MAX_FRAME		0x0028	/* RO: largest frame (no FCS) the wire carries */
-#define TALLY_REG_DMA_REGIONS		0x002c	/* RO: number of DMA region slots */
+#define TALLY_REG_XLT_MAX		0x002c	/* RO: translations the table holds */
 #define TALLY_REG_MAC_LO		0x0030	/* RO: MAC bytes 0..3 (byte 0 in bits 7:0) */
 #define TALLY_REG_MAC_HI		0x0034	/* RO: MAC bytes 4..5 in bits 15:0 */
 
@@ -63,7 +63,7 @@
 #define TALLY_REG_RESET			0x0040	/* RW: write TALLY_RESET_MAGIC to reset */
 #define  TALLY_RESET_MAGIC		0x52535421u	/* "!TSR" */
 /*
- * Reset disables every queue, clears DMA regions, RSS, steering root and
+ * Reset disables every queue, clears the translation table, RSS, steering root and
  * statistics, zeroes both counter banks, and sets STATUS.READY. It reads back 0
  * once complete (the model completes before the write returns).
  */
@@ -86,22 +86,63 @@
 
 enum tally_fault {
 	TALLY_FAULT_NONE = 0,
-	TALLY_FAULT_DMA = 1,		/* address outside every DMA region */
+	TALLY_FAULT_DMA = 1,		/* IOVA not mapped by the translation table */
 	TALLY_FAULT_BAD_REG = 2,	/* write to an unknown or RO register */
 	TALLY_FAULT_BAD_DESC = 3,	/* malformed descriptor (zero length, bad chain) */
 	TALLY_FAULT_BAD_QUEUE = 4,	/* bad queue configuration at enable */
 	TALLY_FAULT_BAD_STEER = 5,	/* malformed steering entry */
 };
 
-/* ---- DMA regions: the only host memory the device may touch ------------- */
-#define TALLY_DMA_REGION_MAX		32
-#define TALLY_REG_DMA_BASE		0x0100
-#define TALLY_DMA_STRIDE		0x10
-#define TALLY_REG_DMA_ADDR_LO(i)	(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x0) /* RW */
-#define TALLY_REG_DMA_ADDR_HI(i)	(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x4) /* RW */
-#define TALLY_REG_DMA_LEN_LO(i)		(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0x8) /* RW */
-#define TALLY_REG_DMA_LEN_HI(i)		(TALLY_REG_DMA_BASE + (i) * TALLY_DMA_STRIDE + 0xc) /* RW */
-/* A region with length 0 is unused. Regions take effect when LEN_HI is written. */
+/* ---- DMA translation: the only host memory the device may touch --------- */
+/*
+ * Every address the driver gives the device (rings, buffers, steering
+ * structures, the counter mirror) is an IOVA: an address in the device's own
+ * I/O virtual space. The device translates each access through its
+ * translation table into a bus address, the address of host memory on the
+ * transport's bus. The table lives in the device and holds up to XLT_MAX
+ * translations, each a run of whole TALLY_XLT_PAGE pages:
+ * [IOVA, IOVA + LEN) -> [BUS, BUS + LEN). The driver edits it with commands:
+ * write XLT_IOVA, XLT_BUS and XLT_LEN (any order), then XLT_CMD; the command
+ * executes at once and XLT_STATUS holds its result until the next one (a
+ * read of XLT_STATUS after a posted XLT_CMD sees that command's result).
+ *  - MAP: add the translation. IOVA, BUS and LEN are page multiples, LEN > 0,
+ *    neither range wraps, and no page of the IOVA range is mapped already
+ *    (EXIST); the bus range must be memory the transport reaches (BUS). The
+ *    device may join translations that continue each other in IOVA and bus.
+ *  - UNMAP: remove every mapped page of [IOVA, IOVA + LEN) (NOENT when none
+ *    was). When XLT_STATUS reads its result the device holds no reference
+ *    into those pages: a queue whose rings lay there is disabled
+ *    (BAD_QUEUE fault) and steering structures read from there are read
+ *    again before use.
+ *  - CLEAR: remove every translation (as reset does).
+ * An access whose pages are not all mapped is a DMA fault (counted, the
+ * address recorded); it never reaches host memory.
+ */
+#define TALLY_XLT_PAGE			4096u
+#define TALLY_REG_XLT_IOVA_LO		0x0100	/* RW */
+#define TALLY_REG_XLT_IOVA_HI		0x0104	/* RW */
+#define TALLY_REG_XLT_BUS_LO		0x0108	/* RW */
+#define TALLY_REG_XLT_BUS_HI		0x010c	/* RW */
+#define TALLY_REG_XLT_LEN_LO		0x0110	/* RW */
+#define TALLY_REG_XLT_LEN_HI		0x0114	/* RW */
+#define TALLY_REG_XLT_CMD		0x0118	/* WO: enum tally_xlt_cmd, executes at once */
+#define TALLY_REG_XLT_STATUS		0x011c	/* RO: enum tally_xlt_status of the last command */
+#define TALLY_REG_XLT_COUNT		0x0120	/* RO: translations in the table */
+
+enum tally_xlt_cmd {
+	TALLY_XLT_CMD_MAP = 1,
+	TALLY_XLT_CMD_UNMAP = 2,
+	TALLY_XLT_CMD_CLEAR = 3,
+};
+
+enum tally_xlt_status {
+	TALLY_XLT_OK = 0,
+	TALLY_XLT_EINVAL = 1,		/* unaligned, empty or wrapping range; bad command */
+	TALLY_XLT_EEXIST = 2,		/* MAP: a page of the range is mapped */
+	TALLY_XLT_ENOENT = 3,		/* UNMAP: no page of the range was mapped */
+	TALLY_XLT_ENOSPC = 4,		/* MAP: the table is full */
+	TALLY_XLT_EBUS = 5,		/* MAP: the bus range is not reachable */
+};
 
 /* ---- RSS (default path and RSS actions) -------------------------------- */
 #define TALLY_RSS_KEY_LEN		40
@@ -169,7 +210,7 @@ enum tally_port_stat {
 	TALLY_STAT_RX_STEER_DROP,	/* dropped by a steering drop action or isolate miss */
 	TALLY_STAT_TX_ERRORS,		/* Tx descriptors completed ERR_DESC/ERR_DMA */
 	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame */
-	TALLY_STAT_DMA_FAULTS,		/* accesses outside DMA regions */
+	TALLY_STAT_DMA_FAULTS,		/* accesses to unmapped IOVAs */
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
 	TALLY_STAT_RX_ERR_DAMAGED,	/* dropped: damaged wire input record (pcap record
 					 * cut short, or caplen > len or beyond any frame) */

@@ -11,6 +11,20 @@ hal_write64(struct tally_hal_dev *dev, uint32_t lo, uint32_t hi, uint64_t v)
 	tally_hal_write32(dev, hi, (uint32_t)(v >> 32));
 }
 
+static void
+hal_lock(bool *l)
+{
+	while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			tally_cpu_relax();
+}
+
+static void
+hal_unlock(bool *l)
+{
+	__atomic_clear(l, __ATOMIC_RELEASE);
+}
+
 int
 tally_hal_reset(struct tally_hal_dev *dev)
 {
@@ -52,8 +66,7 @@ hal_read_identity(struct tally_hal_dev *dev)
 	dev->ccnt_num = tally_hal_read32(dev, TALLY_REG_CCNT_NUM);
 	dev->ccnt_off = tally_hal_read32(dev, TALLY_REG_CCNT_OFF);
 	dev->max_frame = tally_hal_read32(dev, TALLY_REG_MAX_FRAME);
-	dev->dma_regions = TALLY_MIN(tally_hal_read32(dev, TALLY_REG_DMA_REGIONS),
-				     (uint32_t)TALLY_DMA_REGION_MAX);
+	dev->xlt_max = tally_hal_read32(dev, TALLY_REG_XLT_MAX);
 	mac_lo = tally_hal_read32(dev, TALLY_REG_MAC_LO);
 	mac_hi = tally_hal_read32(dev, TALLY_REG_MAC_HI);
 	dev->mac[0] = mac_lo & 0xff;
@@ -131,35 +144,81 @@ tally_hal_close(struct tally_hal_dev *dev)
 	dev->io.ops = NULL;
 }
 
-/* ---- DMA regions -------------------------------------------------------- */
+/* ---- DMA translation ------------------------------------------------------ */
 
-int
-tally_hal_dma_region_set(struct tally_hal_dev *dev, unsigned int idx,
-			 uint64_t iova, uint64_t len)
+static int
+hal_xlt_errno(uint32_t st)
 {
-	if (idx >= dev->dma_regions)
+	switch (st) {
+	case TALLY_XLT_OK:
+		return 0;
+	case TALLY_XLT_EEXIST:
+		return -EEXIST;
+	case TALLY_XLT_ENOENT:
+		return -ENOENT;
+	case TALLY_XLT_ENOSPC:
 		return -ENOSPC;
-	hal_write64(dev, TALLY_REG_DMA_ADDR_LO(idx), TALLY_REG_DMA_ADDR_HI(idx),
-		    iova);
-	/* LEN_HI last: the region takes effect when it is written */
-	hal_write64(dev, TALLY_REG_DMA_LEN_LO(idx), TALLY_REG_DMA_LEN_HI(idx),
-		    len);
-	return 0;
+	case TALLY_XLT_EBUS:
+		return -EFAULT;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int
+hal_xlt_cmd(struct tally_hal_dev *dev, enum tally_xlt_cmd cmd, uint64_t iova,
+	    uint64_t bus, uint64_t len)
+{
+	uint32_t st;
+
+	hal_lock(&dev->xlt_lock);
+	hal_write64(dev, TALLY_REG_XLT_IOVA_LO, TALLY_REG_XLT_IOVA_HI, iova);
+	hal_write64(dev, TALLY_REG_XLT_BUS_LO, TALLY_REG_XLT_BUS_HI, bus);
+	hal_write64(dev, TALLY_REG_XLT_LEN_LO, TALLY_REG_XLT_LEN_HI, len);
+	tally_hal_write32(dev, TALLY_REG_XLT_CMD, cmd);
+	/* a read flushes the posted command: its status is there on return */
+	st = tally_hal_read32(dev, TALLY_REG_XLT_STATUS);
+	hal_unlock(&dev->xlt_lock);
+	if (tally_hal_gone(dev))
+		return -ENODEV;
+	return hal_xlt_errno(st);
+}
+
+static bool
+hal_xlt_range_ok(uint64_t a, uint64_t len)
+{
+	return len != 0 && a % TALLY_XLT_PAGE == 0 && len % TALLY_XLT_PAGE == 0 &&
+	       a + len - 1 >= a;
 }
 
 int
-tally_hal_dma_region_clear(struct tally_hal_dev *dev, unsigned int idx)
+tally_hal_xlt_map(struct tally_hal_dev *dev, uint64_t iova, uint64_t bus,
+		  uint64_t len)
 {
-	return tally_hal_dma_region_set(dev, idx, 0, 0);
+	if (!hal_xlt_range_ok(iova, len) || !hal_xlt_range_ok(bus, len))
+		return -EINVAL;
+	return hal_xlt_cmd(dev, TALLY_XLT_CMD_MAP, iova, bus, len);
 }
 
-void
-tally_hal_dma_region_clear_all(struct tally_hal_dev *dev)
+int
+tally_hal_xlt_unmap(struct tally_hal_dev *dev, uint64_t iova, uint64_t len)
 {
-	unsigned int i;
+	if (!hal_xlt_range_ok(iova, len))
+		return -EINVAL;
+	return hal_xlt_cmd(dev, TALLY_XLT_CMD_UNMAP, iova, 0, len);
+}
 
-	for (i = 0; i < dev->dma_regions; i++)
-		(void)tally_hal_dma_region_clear(dev, i);
+int
+tally_hal_xlt_clear(struct tally_hal_dev *dev)
+{
+	return hal_xlt_cmd(dev, TALLY_XLT_CMD_CLEAR, 0, 0, 0);
+}
+
+uint32_t
+tally_hal_xlt_count(const struct tally_hal_dev *dev)
+{
+	return tally_hal_read32((struct tally_hal_dev *)(uintptr_t)dev,
+				TALLY_REG_XLT_COUNT);
 }
 
 /* ---- queues ------------------------------------------------------------- */
@@ -431,20 +490,6 @@ tally_hal_fault_str(uint32_t cause)
 }
 
 /* ---- completion counters ------------------------------------------------ */
-
-static void
-hal_lock(bool *l)
-{
-	while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			tally_cpu_relax();
-}
-
-static void
-hal_unlock(bool *l)
-{
-	__atomic_clear(l, __ATOMIC_RELEASE);
-}
 
 int
 tally_hal_ccnt_cmd(struct tally_hal_dev *dev, uint32_t idx,

@@ -4,7 +4,8 @@
  *
  * What: `struct tally_hal_dev` wraps a transport (struct tally_io, see
  * tally_io.h) and knows the register map (tally_regs.h). It opens and resets
- * the device, programs DMA regions, queues, port control and RSS, and reads
+ * the device, programs the DMA translation table, queues, port control and
+ * RSS, and reads
  * statistics, faults and the counter banks. It uses nothing from DPDK: the
  * PMD, the verbs shim and the unit tests all use it.
  *
@@ -15,12 +16,13 @@
  *  - The hot path (doorbells, completion polling, counter reads) lives in
  *    tally_hal_io.h as static inline helpers.
  *
- * Threads: control functions (open, reset, dma, queue create/enable/disable,
+ * Threads: control functions (open, reset, queue create/enable/disable,
  * port control, RSS) are called from one control thread at a time (the
  * caller serialises them). Statistics, fault and counter reads may be called
- * from any thread at any time. The completion-counter command helper
- * serialises itself with a lock (the command registers are a shared
- * index/value/command triple).
+ * from any thread at any time. The translation and completion-counter
+ * command helpers serialise themselves with a lock each (their registers
+ * are shared operand/command sets), so memory events may map and unmap from
+ * any thread.
  */
 #ifndef TALLY_HAL_H
 #define TALLY_HAL_H
@@ -54,10 +56,11 @@ struct tally_hal_dev {
 	uint32_t ccnt_num;		/* completion counter bank entries */
 	uint32_t ccnt_off;		/* BAR offset of that bank */
 	uint32_t max_frame;		/* bytes without FCS */
-	uint32_t dma_regions;		/* DMA region slots */
+	uint32_t xlt_max;		/* translations the device holds */
 	uint8_t mac[6];
-	/* serialises the completion-counter command registers */
+	/* serialise the completion-counter and translation command registers */
 	bool ccnt_lock;
+	bool xlt_lock;
 };
 
 struct tally_hal_qstats {
@@ -98,13 +101,23 @@ tally_hal_version_minor(const struct tally_hal_dev *dev)
 	return TALLY_FIELD_GET(dev->version, TALLY_VERSION_MINOR_M);
 }
 
-/* ---- DMA regions -------------------------------------------------------- */
+/* ---- DMA translation ---------------------------------------------------- */
 
-/* Program region slot idx to [iova, iova + len). len 0 clears the slot. */
-int tally_hal_dma_region_set(struct tally_hal_dev *dev, unsigned int idx,
-			     uint64_t iova, uint64_t len);
-int tally_hal_dma_region_clear(struct tally_hal_dev *dev, unsigned int idx);
-void tally_hal_dma_region_clear_all(struct tally_hal_dev *dev);
+/*
+ * Translate [iova, iova + len) to [bus, bus + len) (whole TALLY_XLT_PAGE
+ * pages). 0; -EINVAL misaligned or empty; -EEXIST a page is mapped already;
+ * -ENOSPC the device's table is full; -EFAULT the device cannot reach that
+ * bus range; -ENODEV the device is gone. Nothing changes on failure.
+ */
+int tally_hal_xlt_map(struct tally_hal_dev *dev, uint64_t iova, uint64_t bus,
+		      uint64_t len);
+/* Remove every mapped page of [iova, iova + len): 0, or -ENOENT when none
+ * was mapped. On return the device no longer reaches those pages. */
+int tally_hal_xlt_unmap(struct tally_hal_dev *dev, uint64_t iova, uint64_t len);
+/* Remove every translation (a reset does too). */
+int tally_hal_xlt_clear(struct tally_hal_dev *dev);
+/* Translations in the device's table (it may join adjacent ones). */
+uint32_t tally_hal_xlt_count(const struct tally_hal_dev *dev);
 
 /* ---- queues ------------------------------------------------------------- */
 

@@ -165,7 +165,7 @@ fail:
 }
 
 int
-tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
+tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t bus,
 		     uint64_t len, uint64_t offset)
 {
 	struct tally_hostif_msg m;
@@ -174,14 +174,28 @@ tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
 		return -EINVAL;
 	memset(&m, 0, sizeof(m));
 	m.type = TALLY_HOSTIF_MEM;
-	m.iova = iova;
+	m.bus = bus;
 	m.len = len;
 	m.offset = offset;
 	return tally_hostif_send(c->sock, &m, fd, false);
 }
 
 int
-tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen)
+tally_hostif_del_mem(struct tally_hostif_conn *c, uint64_t bus, uint64_t len)
+{
+	struct tally_hostif_msg m;
+
+	if (c->sock < 0 || len == 0)
+		return -EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.type = TALLY_HOSTIF_MEM_DEL;
+	m.bus = bus;
+	m.len = len;
+	return tally_hostif_send(c->sock, &m, -1, false);
+}
+
+int
+tally_hostif_sync(struct tally_hostif_conn *c, char *err, size_t errlen)
 {
 	struct tally_hostif_msg m;
 	int fd, rc;
@@ -189,7 +203,7 @@ tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen)
 	if (c->sock < 0)
 		return -EINVAL;
 	memset(&m, 0, sizeof(m));
-	m.type = TALLY_HOSTIF_MEM_DONE;
+	m.type = TALLY_HOSTIF_SYNC;
 	rc = tally_hostif_send(c->sock, &m, -1, false);
 	if (rc == 0)
 		rc = tally_hostif_recv(c->sock, &m, &fd, false);

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Driver side of the host transport (tally_hostif.h): connect to a device
- * process, receive its BAR, hand it the memory it may reach by DMA.
+ * process, receive its BAR, share with it the memory it may reach by DMA.
  *
- * Life cycle: tally_hostif_connect() -> tally_hostif_add_mem() for every
- * memory range the device may reach -> tally_hostif_mem_done() -> map
- * conn.bar_fd and attach with tally_posted_attach() -> ... ->
+ * Life cycle: tally_hostif_connect() -> tally_hostif_add_mem() for the
+ * memory there is -> tally_hostif_sync() -> map conn.bar_fd and attach with
+ * tally_posted_attach() -> ... tally_hostif_add_mem() / tally_hostif_del_mem()
+ * and tally_hostif_sync() as memory comes and goes ... ->
  * tally_hostif_close() (the device resets and forgets the ranges).
  *
  * Every call is bounded in time (socket timeouts); none returns before the
  * device has answered or TALLY_HOSTIF_TIMEOUT_MS passed (-ETIMEDOUT).
- * Control thread only.
+ * One thread at a time per connection (the caller serialises).
  */
 #ifndef TALLY_HAL_HOSTIF_H
 #define TALLY_HAL_HOSTIF_H
@@ -36,11 +37,14 @@ struct tally_hostif_conn {
  */
 int tally_hostif_connect(const char *path, struct tally_hostif_conn *c,
 			 char *err, size_t errlen);
-/* Offer [iova, iova + len) backed by fd at offset. */
-int tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t iova,
+/* Share [bus, bus + len) backed by fd at offset (no answer: see sync). */
+int tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t bus,
 			 uint64_t len, uint64_t offset);
-/* End of memory; returns the device's verdict (0 or its first error). */
-int tally_hostif_mem_done(struct tally_hostif_conn *c, char *err, size_t errlen);
+/* Stop sharing every range inside [bus, bus + len) (no answer). */
+int tally_hostif_del_mem(struct tally_hostif_conn *c, uint64_t bus, uint64_t len);
+/* Wait for the device to have handled everything sent before; returns its
+ * verdict on it (0 or its first error since the last sync). */
+int tally_hostif_sync(struct tally_hostif_conn *c, char *err, size_t errlen);
 /* Close the attachment (and the BAR fd if still open). */
 void tally_hostif_close(struct tally_hostif_conn *c);
 /*

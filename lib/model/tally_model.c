@@ -296,6 +296,7 @@ tally_model_free(struct tally_model *m)
 {
 	if (m->wire != NULL)
 		m->wire->close(m);
+	tally_model_xlt_free(m);
 	if (m->cfg.bar_mem == NULL)
 		tally_free(m->bar);
 	tally_model_cls_free(m);

@@ -4,7 +4,7 @@
  *
  * What: an implementation of the programming model in include/tally/: a BAR
  * (register file, statistics, counter banks) in host memory, Rx/Tx rings with
- * completions and doorbells, DMA region checking, steering execution, and a
+ * completions and doorbells, DMA translation, steering execution, and a
  * wire back end on the other side of the port.
  *
  * The model includes only include/tally/ and lib/plat; it never sees driver
@@ -47,9 +47,18 @@ enum tally_wire_kind {
 	TALLY_WIRE_NONE,	/* nothing arrives; Tx frames are counted and dropped */
 };
 
-/* Translate a DMA address the driver programmed into a host pointer.
- * Return NULL if there is no mapping. Identity when not set. */
-typedef void *(*tally_model_xlate_t)(void *arg, uint64_t iova, size_t len);
+/*
+ * The device's bus (what a translation's bus address means): bus_map makes
+ * [bus, bus + len) reachable for the translation of [iova, iova + len) and
+ * returns its host pointer, or NULL when that is not memory the device can
+ * reach; bus_unmap releases len bytes from host, a part of what bus_map
+ * returned, when those pages are unmapped. Called under the model lock, on
+ * MAP, UNMAP, CLEAR, reset and destroy only; never on the data path.
+ * Without bus_map the bus is this process's address space (host = bus).
+ */
+typedef void *(*tally_model_bus_map_t)(void *arg, uint64_t iova, uint64_t bus,
+				       uint64_t len);
+typedef void (*tally_model_bus_unmap_t)(void *arg, void *host, uint64_t len);
 
 struct tally_model_config {
 	enum tally_model_mode mode;
@@ -67,8 +76,9 @@ struct tally_model_config {
 	uint32_t gen_flows;		/* TALLY_WIRE_GEN: distinct UDP flows, >= 1 */
 	uint32_t gen_len;		/* TALLY_WIRE_GEN: frame length, 60..max_frame */
 	uint64_t gen_count;		/* TALLY_WIRE_GEN: frames to send, 0 = endless */
-	tally_model_xlate_t xlate;
-	void *xlate_arg;
+	tally_model_bus_map_t bus_map;
+	tally_model_bus_unmap_t bus_unmap;
+	void *bus_arg;
 	/*
 	 * The BAR: NULL lets the model allocate it; otherwise caller memory of
 	 * bar_mem_len >= tally_model_bar_size() bytes (a shared-memory file),
@@ -146,6 +156,11 @@ int tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len
  * device. Returns the writes applied (an attach counts as one).
  */
 unsigned int tally_model_mbox_poll(struct tally_model *m);
+
+/* Host memory [host, host + len) is about to go away (the bus no longer
+ * reaches it): remove every translation into it, as an UNMAP would. Any
+ * thread; takes the model lock. */
+void tally_model_xlt_forget_host(struct tally_model *m, const void *host, size_t len);
 
 /* The driver is gone (its connection closed): reset the device and forget
  * its session, so nothing it left behind is applied. */

@@ -17,7 +17,7 @@
  *    hash array header, validated when the descriptor's htab word (loaded
  *    with acquire on every burst) differs from the cached IOVA.
  *  - Entries are never cached: they change in place without a doorbell.
- *  - Invalidation: a FENCE request, a DMA region change and a device reset
+ *  - Invalidation: a FENCE request, an UNMAP or CLEAR and a device reset
  *    bump m->cls_gen; the next burst drops every cached structure. After a
  *    fence the driver may free and reuse memory, so the same IOVA may hold a
  *    different structure: nothing read before the fence may be trusted.
@@ -36,7 +36,7 @@
 #define TALLY_CLS_BURST		64	/* frames classified together */
 
 /* STEER_DMA: host pointer for `len` bytes at iova, read as the structure
- * `obj`: checked against the DMA regions (DMA fault) and for that
+ * `obj`: translated (an unmapped page is a DMA fault) and for that
  * structure's alignment (misaligned: BAD_STEER fault). */
 #define STEER_DMA(m, iova, len, obj) \
 	tally_model_dma_obj((m), (iova), (len), __alignof__(obj), \
@@ -81,7 +81,7 @@ struct tally_model;
 /* The cache of m, created on first use; NULL when out of memory. */
 struct tally_model_cls *tally_model_cls_get(struct tally_model *m);
 void tally_model_cls_free(struct tally_model *m);
-/* Drop every cached structure at the next burst (fence, DMA regions, reset). */
+/* Drop every cached structure at the next burst (fence, UNMAP, reset). */
 void tally_model_cls_invalidate(struct tally_model *m);
 
 /* Validated root, or NULL after recording a fault (one per call). */

@@ -66,8 +66,8 @@ void tally_model_steer_classify_burst(struct tally_model *m,
 				      const struct tally_model_pkt *const *pkts,
 				      uint32_t n, struct tally_model_verdict *v);
 
-/* Host pointer for [iova, iova+len) if it lies inside one DMA region and
- * translates; else NULL, and a DMA fault is recorded. */
+/* Host pointer for [iova, iova+len) if it lies inside one translation of
+ * the translation table; else NULL, and a DMA fault is recorded. */
 void *tally_model_dma(struct tally_model *m, uint64_t iova, size_t len);
 
 /* Like tally_model_dma() for a structure the device dereferences: iova and

@@ -11,9 +11,10 @@
  *    decoder, tally_model_step(), tally_model_inject() and the model thread.
  *    Values the driver may load at any time (registers, statistics, counters)
  *    are stored with __atomic builtins so no load ever sees a torn value.
- *  - Queue rings are sampled at enable: ring and completion ring IOVAs are
- *    checked against the DMA regions once and kept as host pointers. Buffer
- *    addresses inside descriptors are checked on every use.
+ *  - Every IOVA goes through the translation table (tally_model_dma.c).
+ *    Queue rings are translated at enable and kept as host pointers (an
+ *    UNMAP under them disables the queue). Buffer addresses inside
+ *    descriptors are translated on every use, through the TLB below.
  *  - The wire back end is an ops table (struct tally_wire_ops); one file per
  *    back end. Back ends never call into the Rx pipeline themselves: the step
  *    polls them, so a loop back end can never recurse.
@@ -57,7 +58,12 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 #define TALLY_MODEL_CAPS	(TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | \
 				 TALLY_CAP_TX_GATHER | TALLY_CAP_STEER | \
 				 TALLY_CAP_CNT | TALLY_CAP_CCNT | \
-				 TALLY_CAP_DMA_CHECK)
+				 TALLY_CAP_XLT)
+/* Translations the table holds (XLT_MAX): 32 bytes each when all used. */
+#define TALLY_MODEL_XLT_MAX	(1u << 20)
+/* TLB: slots by 2 MiB unit of the IOVA (a huge page, or 512 small ones). */
+#define TALLY_MODEL_TLB_LOG2	8
+#define TALLY_MODEL_TLB_SHIFT	21
 
 struct tally_model;
 
@@ -127,9 +133,29 @@ extern const struct tally_wire_ops tally_wire_if_ops;
 extern const struct tally_wire_ops tally_wire_gen_ops;
 extern const struct tally_wire_ops tally_wire_none_ops;
 
-struct tally_model_region {
+/* One translation: [iova, iova + len) is host memory at iova + delta. */
+struct tally_model_ext {
+	uint64_t iova;
+	uint64_t len;
+	uint64_t delta;		/* host address - iova, modulo 2^64 */
+};
+
+/* The translation table: n translations sorted by iova, none overlapping,
+ * room for cap (always > n: see xlt_reserve()). */
+struct tally_model_xlt {
+	struct tally_model_ext *ext;
+	uint32_t n;
+	uint32_t cap;
+	uint64_t pages;		/* TALLY_XLT_PAGE pages mapped */
+};
+
+/* A TLB slot: a copy of the translation that last served its 2 MiB unit
+ * (len 0: empty). */
+struct tally_model_tlb {
 	uint64_t base;
-	uint64_t len;		/* 0: slot unused */
+	uint64_t len;
+	uint64_t delta;
+	uint64_t pad;
 };
 
 struct tally_model_queue {
@@ -140,6 +166,8 @@ struct tally_model_queue {
 	uint32_t mask;
 	void *ring;		/* host pointer of the descriptor ring */
 	void *cq;		/* host pointer of the completion ring */
+	uint64_t ring_iova;	/* the IOVAs they translate, sampled at enable */
+	uint64_t cq_iova;
 	uint32_t prod;		/* last doorbell value */
 	uint32_t head;		/* device consumer index, free running */
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
@@ -181,8 +209,8 @@ struct tally_model {
 	uint32_t ccnt_off;
 	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
 
-	struct tally_model_region dma[TALLY_DMA_REGION_MAX];
-	uint32_t dma_last;		/* region of the last translation, tried first */
+	struct tally_model_tlb tlb[1u << TALLY_MODEL_TLB_LOG2];
+	struct tally_model_xlt xlt;	/* the translation table (tally_model_dma.c) */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
@@ -298,55 +326,46 @@ void tally_model_queue_reset(struct tally_model *m);
 void tally_model_cls_free(struct tally_model *m);
 void tally_model_cls_invalidate(struct tally_model *m);
 
-/* tally_model_dma.c */
+/* tally_model_queue.c: disable q (BAD_QUEUE fault) when its rings no
+ * longer translate to where they did at enable. */
+void tally_model_queue_revalidate(struct tally_model *m, struct tally_model_queue *q);
+
+/* tally_model_dma.c: the translation table. */
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
-void tally_model_dma_region_update(struct tally_model *m, unsigned int i);
+void tally_model_xlt_cmd(struct tally_model *m, uint32_t cmd);
+void tally_model_xlt_clear(struct tally_model *m);
+void tally_model_xlt_free(struct tally_model *m);
 
-/* The data path's translation: the region of the last hit checked inline
- * (a burst's buffers nearly always share it), the general lookup and its
- * fault otherwise. Same result as tally_model_dma(). */
-_Static_assert((TALLY_DMA_REGION_MAX & (TALLY_DMA_REGION_MAX - 1)) == 0,
-	       "region index masks");
-
-static inline void *
-tally_model_dma_hit(const struct tally_model *m, uint64_t iova, size_t len)
+static inline struct tally_model_tlb *
+tally_model_tlb_slot(struct tally_model *m, uint64_t iova)
 {
-	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
-	uint64_t off = iova - r->base;
-
-	/* off < r->len only when iova >= base: a region never wraps
-	 * (tally_model_dma_region_update); len - 1 wraps when len is 0 */
-	if (off < r->len && (uint64_t)len - 1 < r->len - off && m->cfg.xlate == NULL)
-		return (void *)(uintptr_t)iova;
-	return NULL;	/* not in that region: ask tally_model_dma() */
+	return &m->tlb[(iova >> TALLY_MODEL_TLB_SHIFT) & ((1u << TALLY_MODEL_TLB_LOG2) - 1)];
 }
 
-/* tally_model_dma_hit() with the region taken once for a burst: the last
- * hit's region as it was when the burst began (len 0, so nothing hits, under
- * a translation hook). A miss is for tally_model_dma_fast(), as above. */
-struct tally_model_dma_win {
-	uint64_t base, len;
-};
-
-static inline struct tally_model_dma_win
-tally_model_dma_window(const struct tally_model *m)
+static inline bool
+tally_model_tlb_has(const struct tally_model_tlb *t, uint64_t iova, size_t len)
 {
-	const struct tally_model_region *r = &m->dma[m->dma_last & (TALLY_DMA_REGION_MAX - 1)];
-	struct tally_model_dma_win w = { r->base, m->cfg.xlate == NULL ? r->len : 0 };
+	uint64_t off = iova - t->base;
 
-	return w;
+	/* off < len only when iova >= base (a translation never wraps);
+	 * len - 1 wraps when len is 0 */
+	return off < t->len && (uint64_t)len - 1 < t->len - off;
 }
 
+/* The data path's translation: the TLB alone, inline. NULL on a TLB miss
+ * (not a fault: tally_model_dma_fast() or tally_model_dma() decide). */
 static inline void *
-tally_model_dma_win_hit(struct tally_model_dma_win w, uint64_t iova, size_t len)
+tally_model_dma_hit(struct tally_model *m, uint64_t iova, size_t len)
 {
-	uint64_t off = iova - w.base;
+	const struct tally_model_tlb *t = tally_model_tlb_slot(m, iova);
 
-	if (off < w.len && (uint64_t)len - 1 < w.len - off)
-		return (void *)(uintptr_t)iova;
+	if (tally_model_tlb_has(t, iova, len))
+		return (void *)(uintptr_t)(iova + t->delta);
 	return NULL;
 }
 
+/* Same result as tally_model_dma(): the TLB inline, the table and its
+ * fault otherwise. */
 static inline void *
 tally_model_dma_fast(struct tally_model *m, uint64_t iova, size_t len)
 {

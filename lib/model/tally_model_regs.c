@@ -57,26 +57,32 @@ tally_model_global_acc(uint32_t off)
 	case TALLY_REG_CCNT_IDX:
 	case TALLY_REG_CCNT_VAL_LO:
 	case TALLY_REG_CCNT_VAL_HI:
+	case TALLY_REG_XLT_IOVA_LO:
+	case TALLY_REG_XLT_IOVA_HI:
+	case TALLY_REG_XLT_BUS_LO:
+	case TALLY_REG_XLT_BUS_HI:
+	case TALLY_REG_XLT_LEN_LO:
+	case TALLY_REG_XLT_LEN_HI:
 		return TALLY_MODEL_ACC_RW;
 	case TALLY_REG_STATUS:
 	case TALLY_REG_FAULT_CNT:
 	case TALLY_REG_FAULT_ADDR_LO:
 	case TALLY_REG_FAULT_ADDR_HI:
 	case TALLY_REG_FENCE_DONE:
+	case TALLY_REG_XLT_STATUS:
+	case TALLY_REG_XLT_COUNT:
 		return TALLY_MODEL_ACC_RO;
 	case TALLY_REG_FAULT_CAUSE:
 		return TALLY_MODEL_ACC_W1C;
 	case TALLY_REG_FENCE:
 	case TALLY_REG_CCNT_CMD:
+	case TALLY_REG_XLT_CMD:
 		return TALLY_MODEL_ACC_WO;
 	default:
 		break;
 	}
 	if (off <= TALLY_REG_MAC_HI)
 		return TALLY_MODEL_ACC_RO;
-	if (off >= TALLY_REG_DMA_BASE &&
-	    off < TALLY_REG_DMA_BASE + TALLY_DMA_REGION_MAX * TALLY_DMA_STRIDE)
-		return TALLY_MODEL_ACC_RW;
 	if (off >= TALLY_REG_RSS_KEY(0) &&
 	    off < TALLY_REG_RSS_KEY(TALLY_RSS_KEY_LEN / 4))
 		return TALLY_MODEL_ACC_RW;
@@ -146,7 +152,7 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_CCNT_NUM, m->cfg.comp_counters);
 	tally_model_bar_wr(m, TALLY_REG_CCNT_OFF, m->ccnt_off);
 	tally_model_bar_wr(m, TALLY_REG_MAX_FRAME, m->cfg.max_frame);
-	tally_model_bar_wr(m, TALLY_REG_DMA_REGIONS, TALLY_DMA_REGION_MAX);
+	tally_model_bar_wr(m, TALLY_REG_XLT_MAX, TALLY_MODEL_XLT_MAX);
 	tally_model_bar_wr(m, TALLY_REG_MAC_LO, (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
 			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
 	tally_model_bar_wr(m, TALLY_REG_MAC_HI, (uint32_t)mac[4] | (uint32_t)mac[5] << 8);
@@ -165,9 +171,8 @@ tally_model_reset(struct tally_model *m)
 	       m->bar_len - TALLY_MBOX_OFF - TALLY_MBOX_LEN);
 	memset(&m->wr[TALLY_REG_RESET / 4], 0,
 	       sizeof(m->wr) - TALLY_REG_RESET / 4 * sizeof(m->wr[0]));
-	memset(m->dma, 0, sizeof(m->dma));
-	tally_model_cls_invalidate(m);
 	tally_model_queue_reset(m);
+	tally_model_xlt_clear(m);	/* empties the TLB and the classification cache */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_model_bar_wr(m, TALLY_REG_MTU, TALLY_MODEL_MTU_DEFAULT);
 	m->wr[TALLY_REG_MTU / 4] = TALLY_MODEL_MTU_DEFAULT;
@@ -200,11 +205,8 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		tally_model_ccnt_cmd(m, val);
 		return;
 	}
-	if (off >= TALLY_REG_DMA_BASE &&
-	    off < TALLY_REG_DMA_BASE + TALLY_DMA_REGION_MAX * TALLY_DMA_STRIDE &&
-	    (off - TALLY_REG_DMA_BASE) % TALLY_DMA_STRIDE == 0xc)
-		tally_model_dma_region_update(m, (off - TALLY_REG_DMA_BASE) /
-						 TALLY_DMA_STRIDE);
+	if (off == TALLY_REG_XLT_CMD)
+		tally_model_xlt_cmd(m, val);
 }
 
 static void

@@ -378,7 +378,7 @@ tally_model_rx_cqe_store(uint8_t *c, uint64_t hi)
 /*
  * The common burst: no classification, no RSS, no isolation, so every frame
  * goes to queue qi. Frames that fit the next posted descriptor whose buffer
- * lies in the DMA region of the last hit are written here, in order; the
+ * translates through the TLB are written here, in order; the
  * index of the first one that does not is returned, and the general path
  * takes it and the rest (it records whatever fault or miss there is).
  */
@@ -386,7 +386,6 @@ static unsigned int
 tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
 		    unsigned int np, struct tally_model_rx_acc *acc)
 {
-	struct tally_model_dma_win win = tally_model_dma_window(m);
 	const volatile struct tally_rx_desc *ring, *d;
 	struct tally_model_queue *q;
 	uint32_t avail, len, i, head, mask, log2;
@@ -409,7 +408,7 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 		len = pkt[i].len;
 		d = ring + (head & mask);
 		addr = d->addr;
-		p = tally_model_dma_win_hit(win, addr, len);
+		p = tally_model_dma_hit(m, addr, len);
 		if (d->buf_len < len || p == NULL)
 			break;
 		tally_model_copy(p, pkt[i].frame, len);
@@ -552,7 +551,6 @@ static unsigned int
 tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		      unsigned int n, const struct tally_model_rx_ctx *cx)
 {
-	struct tally_model_dma_win win = tally_model_dma_window(m);
 	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
 	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
 	const volatile struct tally_rx_desc *ring, *d;
@@ -584,7 +582,7 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		    (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
 			break;	/* counted as a drop by the general path */
 		d = ring + (head & mask);
-		p = tally_model_dma_win_hit(win, d->addr, len);
+		p = tally_model_dma_hit(m, d->addr, len);
 		if (d->buf_len < len || p == NULL)
 			break;
 		l4t = tally_model_parse_l4t(f, len);

@@ -252,8 +252,8 @@ tally_model_tx_extent(const struct tally_model_queue *q, uint32_t avail,
 }
 
 /*
- * The common frame: one descriptor (EOP), a valid length, the buffer in the
- * DMA region of the last hit and room on the wire. Sent and completed here;
+ * The common frame: one descriptor (EOP), a valid length, the buffer
+ * translated by the TLB and room on the wire. Sent and completed here;
  * false leaves everything as it was for the general path (which records any
  * fault and handles a busy wire).
  */
@@ -307,7 +307,6 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
-	struct tally_model_dma_win win = tally_model_dma_window(m);
 	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
@@ -328,7 +327,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		dl = d->len;
 		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
-		f[n].frame = tally_model_dma_win_hit(win, d->addr, dl);
+		f[n].frame = tally_model_dma_hit(m, d->addr, dl);
 		if (f[n].frame == NULL)
 			break;
 		f[n].len = dl;

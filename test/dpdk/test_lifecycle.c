@@ -82,7 +82,7 @@ test_dev_info(void)
 	TEST_ASSERT_EQ(rte_eth_macaddr_get(port, &mac), 0, "");
 	TEST_ASSERT(memcmp(mac.addr_bytes, "\x02\x11\x22\x33\x44\x55", 6) == 0, "mac");
 	TEST_ASSERT_EQ(rte_eth_dev_fw_version_get(port, fw, sizeof(fw)), 0, "");
-	TEST_ASSERT(strncmp(fw, "tally-spec 1.", 13) == 0, "%s", fw);
+	TEST_ASSERT(strncmp(fw, "tally-spec 2.", 13) == 0, "%s", fw);
 	/* more queues than the device has */
 	TEST_ASSERT(rte_eth_dev_configure(port, 3, 1, &(struct rte_eth_conf){ 0 }) < 0, "");
 	/* descriptor counts must be powers of two in range */

@@ -3,7 +3,7 @@
  * Fuzz target: the device model driven by a hostile driver.
  *
  * Every input starts from the same valid set-up built the way the PMD builds
- * it, through lib/hal and lib/steer: one DMA region (an arena), two Rx and
+ * it, through lib/hal and lib/steer: one translation (an arena), two Rx and
  * two Tx queues on a loop wire, RSS, and steering tables 0 and 1 with three
  * matchers and rules of every fate (QUEUE+MARK+COUNT, JUMP, DROP, PASSTHRU,
  * RSS, FLAG). The input is then a list of operations: register writes with
@@ -11,14 +11,16 @@
  * arena (rings, descriptors, completion rings, buffers, and every steering
  * structure), a STEER_ROOT anywhere in the arena, random and valid
  * doorbells, valid Tx frames, injected frames (random or steered), queue
- * re-enables, device steps, resets, and steering API calls.
+ * re-enables, device steps, resets, steering API calls, and translation
+ * commands (map any IOVA to pages of the arena, unmap, clear).
  *
  * Invariants, checked after every operation (abort() on violation): the
  * signature and version registers never change, and FAULT_CNT never
  * decreases except across a reset. ASan/UBSan check that nothing reads or
- * writes outside what it owns. The DMA region registers are not written
- * at random: a region is the driver's statement of which memory exists, so
- * a region over unmapped memory makes any access a legitimate crash.
+ * writes outside what it owns. The translation registers are not written
+ * at random: a translation is the driver's statement of which memory
+ * exists, so one to memory that does not makes any access a legitimate
+ * crash; translation commands only ever name bus pages of the arena.
  *
  * lib/steer trusts its own memory: once an operation may have changed it
  * (any hostile operation), the arena is snapshotted first, no further
@@ -124,7 +126,7 @@ in_bytes(struct fd_in *in, uint8_t *dst, size_t len)
 	in->n -= n;
 }
 
-/* ---- arena: DMA region 0; also the steering memory ops ------------------ */
+/* ---- arena: mapped IOVA = VA; also the steering memory ops -------------- */
 static void *
 fd_alloc(struct fd *f, size_t size, size_t align)
 {
@@ -214,7 +216,7 @@ fd_program(struct fd *f)
 	uint8_t key[TALLY_RSS_KEY_LEN], reta[TALLY_RSS_RETA_SIZE];
 	unsigned int q, i;
 
-	tally_hal_dma_region_set(&f->hal, 0, fd_iova(fd_arena), FD_ARENA_LEN);
+	tally_hal_xlt_map(&f->hal, fd_iova(fd_arena), fd_iova(fd_arena), FD_ARENA_LEN);
 	for (q = 0; q < FD_NQ; q++) {
 		memset(f->rxc[q], 0, FD_QSIZE * sizeof(struct tally_rx_cqe));
 		memset(f->txc[q], 0, FD_QSIZE * sizeof(struct tally_tx_cqe));
@@ -458,8 +460,7 @@ fd_reg_write(struct fd *f, struct fd_in *in)
 
 	if (!(in_u8(in) & 1))
 		off &= ~3u;
-	if ((off >= TALLY_REG_DMA_BASE &&
-	     off < TALLY_REG_DMA_BASE + TALLY_DMA_REGION_MAX * TALLY_DMA_STRIDE) ||
+	if ((off >= TALLY_REG_XLT_IOVA_LO && off <= TALLY_REG_XLT_COUNT) ||
 	    off == TALLY_REG_RESET)
 		return;
 	fd_taint(f);
@@ -608,10 +609,40 @@ fd_requeue(struct fd *f, struct fd_in *in)
 	}
 }
 
+/* A translation command naming only bus pages of the arena: any IOVA near
+ * it (so rings, buffers and steering structures may move or vanish). */
+static void
+fd_xlt(struct fd *f, struct fd_in *in)
+{
+	const uint64_t pages = FD_ARENA_LEN / TALLY_XLT_PAGE;
+	uint64_t bp = in_u16(in) % pages, np = 1 + in_u16(in) % pages;
+	int64_t shift = (int16_t)in_u16(in);
+	uint64_t iova = fd_iova(fd_arena) + (uint64_t)(shift * (int64_t)TALLY_XLT_PAGE);
+	uint8_t how = in_u8(in);
+
+	fd_taint(f);
+	if (bp + np > pages)
+		np = pages - bp;
+	iova += bp * TALLY_XLT_PAGE;
+	switch (how % 4) {
+	case 0:
+	case 1:
+		(void)tally_hal_xlt_map(&f->hal, iova, fd_iova(fd_arena + bp * TALLY_XLT_PAGE),
+					np * TALLY_XLT_PAGE);
+		break;
+	case 2:
+		(void)tally_hal_xlt_unmap(&f->hal, iova, np * TALLY_XLT_PAGE);
+		break;
+	default:
+		(void)tally_hal_xlt_clear(&f->hal);
+		break;
+	}
+}
+
 static bool
 fd_op(struct fd *f, struct fd_in *in)
 {
-	switch (in_u8(in) % 12) {
+	switch (in_u8(in) % 13) {
 	case 0: fd_reg_write(f, in); break;
 	case 1: fd_patch(f, in); break;
 	case 2: fd_rx_doorbell(f, in); break;
@@ -623,6 +654,7 @@ fd_op(struct fd *f, struct fd_in *in)
 	case 8: fd_steer_op(f, in); break;
 	case 9: fd_steer_root(f, in); break;
 	case 10: fd_requeue(f, in); break;
+	case 11: fd_xlt(f, in); break;
 	default:
 		fd_taint(f);
 		tally_hal_reset(&f->hal);

@@ -3,8 +3,10 @@
  * The device process (tally-nic) driven without DPDK, through lib/hal's
  * host transport and posted writes: attach, a second driver refused, a
  * hostile driver's bogus DMA addresses counted as faults while the device
- * keeps serving, detach and re-attach, the device killed (the driver sees
- * it gone, nothing hangs), refused settings, the statistics query.
+ * keeps serving, memory shared and taken back (a translation into memory
+ * no longer shared is gone, a range past its file refused), detach and
+ * re-attach, the device killed (the driver sees it gone, nothing hangs),
+ * refused settings, the statistics query.
  *
  * argv[1]: the tally-nic executable.
  */
@@ -95,11 +97,11 @@ drv_attach(struct drv *d)
 		fprintf(stderr, "  %s\n", err);
 		return rc;
 	}
-	/* IOVA = our virtual address, as DPDK's VA mode does */
+	/* bus = our virtual address, as the PMD does */
 	rc = tally_hostif_add_mem(&d->conn, d->memfd, (uint64_t)(uintptr_t)d->mem,
 				  MEM_LEN, 0);
 	if (rc == 0)
-		rc = tally_hostif_mem_done(&d->conn, err, sizeof(err));
+		rc = tally_hostif_sync(&d->conn, err, sizeof(err));
 	if (rc != 0)
 		return rc;
 	d->bar_len = d->conn.bar_len;
@@ -133,7 +135,7 @@ drv_txq(struct drv *d)
 	int rc;
 
 	memset(d->mem, 0, 4096);
-	rc = tally_hal_dma_region_set(&d->hal, 0, base, MEM_LEN);
+	rc = tally_hal_xlt_map(&d->hal, base, base, MEM_LEN);
 	if (rc == 0)
 		rc = tally_hal_txq_create(&d->hal, 0, base, base + 1024, RING_LOG2);
 	if (rc == 0)
@@ -213,11 +215,14 @@ test_hostile_dma(void)
 	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
 	base = (uint64_t)(uintptr_t)d.mem;
 	faults0 = tally_hal_port_stat(&d.hal, TALLY_STAT_DMA_FAULTS);
-	/* an address in no DMA region */
+	/* an address no translation maps */
 	TEST_ASSERT_EQ(drv_tx_one(&d, 0, 0xdead0000ull, 60), TALLY_TXC_ERR_DMA, "");
-	/* inside the DMA region the driver programmed, but beyond the memory
-	 * it handed to the device: the device cannot reach it either */
-	TEST_ASSERT_EQ(tally_hal_dma_region_set(&d.hal, 0, base, 2ull * MEM_LEN), 0, "");
+	/* a translation to bus addresses beyond the memory shared: refused,
+	 * and the device cannot reach them */
+	TEST_ASSERT_EQ(tally_hal_xlt_map(&d.hal, base + MEM_LEN, base + MEM_LEN, MEM_LEN),
+		       -EFAULT, "");
+	TEST_ASSERT_EQ(tally_hal_xlt_map(&d.hal, 0x10000000ull, base + MEM_LEN / 2, MEM_LEN),
+		       -EFAULT, "half outside");
 	TEST_ASSERT_EQ(drv_tx_one(&d, 1, base + MEM_LEN + 4096, 60), TALLY_TXC_ERR_DMA, "");
 	TEST_ASSERT_U64_EQ(tally_hal_port_stat(&d.hal, TALLY_STAT_DMA_FAULTS), faults0 + 2, "");
 	TEST_ASSERT_EQ(tally_hal_read32(&d.hal, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_DMA, "");
@@ -228,6 +233,64 @@ test_hostile_dma(void)
 	TEST_ASSERT_EQ(drv_tx_one(&d, 2, base + 8192, 60), TALLY_TXC_OK, "");
 	TEST_ASSERT_U64_EQ(tally_hal_port_stat(&d.hal, TALLY_STAT_TX_PKTS), 1, "");
 	TEST_ASSERT(!tally_hal_gone(&d.hal), "");
+	drv_detach(&d);
+	nic_stop(pid, SIGTERM);
+	return TEST_SUCCESS;
+}
+
+/* Memory shared and taken back while attached (what EAL's memory events
+ * do): a range past the end of its file is refused (a mapping there would
+ * SIGBUS the device); a translation into a range taken back is gone. */
+static int
+test_memory_events(void)
+{
+	pid_t pid = nic_start((const char *const[]){ "wire=none", NULL });
+	uint64_t extra_va, base;
+	char err[256] = "";
+	uint8_t *extra;
+	struct drv d;
+	int fd;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	base = (uint64_t)(uintptr_t)d.mem;
+	fd = memfd_create("tally-test-extra", MFD_CLOEXEC);
+	TEST_ASSERT(fd >= 0 && ftruncate(fd, 2 * 4096) == 0, "");
+	extra = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	TEST_ASSERT(extra != MAP_FAILED, "");
+	extra_va = (uint64_t)(uintptr_t)extra;
+	/* a range longer than its file */
+	TEST_ASSERT_EQ(tally_hostif_add_mem(&d.conn, fd, extra_va, 4 * 4096, 0), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_sync(&d.conn, err, sizeof(err)), -EINVAL, "%s", err);
+	TEST_ASSERT_EQ(tally_hal_xlt_map(&d.hal, extra_va, extra_va, 2 * 4096), -EFAULT,
+		       "nothing shared there");
+	/* the right size: shared, mapped, used */
+	TEST_ASSERT_EQ(tally_hostif_add_mem(&d.conn, fd, extra_va, 2 * 4096, 0), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_sync(&d.conn, err, sizeof(err)), 0, "%s", err);
+	TEST_ASSERT_EQ(tally_hal_xlt_map(&d.hal, extra_va, extra_va, 2 * 4096), 0, "");
+	memset(extra, 0xcd, 60);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 0, extra_va, 60), TALLY_TXC_OK, "");
+	/* taken back without an unmap first: the device drops the
+	 * translation itself */
+	TEST_ASSERT_EQ(tally_hostif_del_mem(&d.conn, extra_va, 2 * 4096), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_sync(&d.conn, err, sizeof(err)), 0, "%s", err);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 1, extra_va, 60), TALLY_TXC_ERR_DMA, "");
+	TEST_ASSERT_EQ(tally_hal_xlt_unmap(&d.hal, extra_va, 2 * 4096), -ENOENT,
+		       "already gone");
+	/* taking back what was never shared */
+	TEST_ASSERT_EQ(tally_hostif_del_mem(&d.conn, extra_va, 4096), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_sync(&d.conn, err, sizeof(err)), -ENOENT, "%s", err);
+	/* half of the first range back: its other half still works */
+	TEST_ASSERT_EQ(tally_hal_xlt_unmap(&d.hal, base + MEM_LEN / 2, MEM_LEN / 2), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_del_mem(&d.conn, base + MEM_LEN / 2, MEM_LEN / 2), 0, "");
+	TEST_ASSERT_EQ(tally_hostif_sync(&d.conn, err, sizeof(err)), 0, "%s", err);
+	memset(d.mem + 8192, 0xab, 60);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 2, base + 8192, 60), TALLY_TXC_OK, "");
+	TEST_ASSERT_EQ(drv_tx_one(&d, 3, base + MEM_LEN / 2 + 8192, 60), TALLY_TXC_ERR_DMA, "");
+	TEST_ASSERT(!tally_hal_gone(&d.hal), "");
+	munmap(extra, 2 * 4096);
+	close(fd);
 	drv_detach(&d);
 	nic_stop(pid, SIGTERM);
 	return TEST_SUCCESS;
@@ -322,6 +385,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_attach),
 	TEST_CASE(test_second_driver_refused),
 	TEST_CASE(test_hostile_dma),
+	TEST_CASE(test_memory_events),
 	TEST_CASE(test_reattach),
 	TEST_CASE(test_device_killed),
 	TEST_CASE(test_refused_settings),

@@ -25,15 +25,15 @@ BDF = "0000:00:03.0"
 
 GOOD_TEXT = """\
   signature      0x594c4154 (TALY)
-  version        1.0
-  capabilities   0x000000bf rss rx-scatter tx-gather steer cnt ccnt dma-check
+  version        2.0
+  capabilities   0x000000bf rss rx-scatter tx-gather steer cnt ccnt xlt
   bar size       2097152
   queues         rx 8, tx 8
   rings          16..32768 entries
   counters       65536 at 0x10000
   comp counters  1024 at 0x110000
   max frame      9216
-  dma regions    32
+  translations   1048576
   mac            02:11:22:33:44:55
   status         0x00000003 ready link-up
 """
@@ -139,9 +139,9 @@ def case_bar_json(w):
     j = json.loads(out)
     idn = j["identity"]
     assert j["file"] == w + "/b" and j["size"] == 262144, j
-    assert idn["signature"] == "0x594c4154" and idn["version"] == "1.0", idn
+    assert idn["signature"] == "0x594c4154" and idn["version"] == "2.0", idn
     assert idn["capabilities"] == ["rss", "rx-scatter", "tx-gather", "steer",
-                                   "cnt", "ccnt", "dma-check"], idn
+                                   "cnt", "ccnt", "xlt"], idn
     assert (idn["rx_queues"], idn["tx_queues"]) == (4, 2), idn
     assert (idn["counters"], idn["counters_offset"]) == (4096, 0x10000), idn
     assert (idn["comp_counters"], idn["comp_counters_offset"]) == (16, 0x20000), idn
@@ -202,8 +202,8 @@ def case_problem_comp_bank(w):
 
 
 def case_problem_version(w):
-    expect_problem(w, "spec version 2.3, this tool and the driver know 1.x",
-                   set={mkbar.VERSION: 2 << 16 | 3})
+    expect_problem(w, "spec version 3.1, this tool and the driver know 2.x",
+                   set={mkbar.VERSION: 3 << 16 | 1})
 
 
 def case_problem_bar_size(w):
@@ -232,7 +232,7 @@ def case_problem_misaligned(w):
 def case_bar_unknown_bits(w):
     rc, out, _ = run("--bar", bar(w + "/b", set={mkbar.CAPS: 0x1FF}))
     assert rc == 0 and "  capabilities   0x000001ff rss rx-scatter tx-gather steer " \
-        "cnt ccnt cnt-mirror dma-check posted\n" in out, out
+        "cnt ccnt cnt-mirror xlt posted\n" in out, out
     rc, out, _ = run("--bar", bar(w + "/b", set={mkbar.CAPS: 0x201,
                                                  mkbar.STATUS: 0x80000005}))
     assert rc == 0, out

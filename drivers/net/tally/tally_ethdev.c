@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal_memconfig.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
 #include "tally_hal_io.h"
 #include "tally_compat.h"
+#include "tally_dma.h"
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
@@ -115,141 +115,6 @@ tally_dev_configure(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* Host memory ranges (IOVA) the device may reach, collected from EAL. */
-struct tally_dma_walk {
-	struct { uint64_t iova, len; } r[RTE_MAX_MEMSEG_LISTS * 2];
-	unsigned int n;
-	bool only_populated;
-	bool overflow;		/* more disjoint ranges than r[] holds */
-};
-
-static void tally_dma_merge(struct tally_dma_walk *w);
-
-static void
-tally_dma_collect(struct tally_dma_walk *w, uint64_t iova, uint64_t len)
-{
-	if (len == 0)
-		return;
-	if (w->n >= RTE_DIM(w->r))
-		tally_dma_merge(w);
-	if (w->n >= RTE_DIM(w->r)) {
-		w->overflow = true;
-		return;
-	}
-	w->r[w->n].iova = iova;
-	w->r[w->n].len = len;
-	w->n++;
-}
-
-/* IOVA as VA: every memseg list is one range, its whole VA reservation
- * (the heap may grow into it later). */
-static int
-tally_dma_msl_cb(const struct rte_memseg_list *msl, void *arg)
-{
-	struct tally_dma_walk *w = arg;
-
-	if (msl->base_va == NULL ||
-	    (w->only_populated && msl->memseg_arr.count == 0))
-		return 0;
-	tally_dma_collect(w, (uint64_t)(uintptr_t)msl->base_va, msl->len);
-	return 0;
-}
-
-/* IOVA as PA: one range per segment. Segments next to each other in VA
- * (what rte_memseg_contig_walk joins) need not be in IOVA; the merge joins
- * those that are. */
-static int
-tally_dma_seg_cb(const struct rte_memseg_list *msl,
-		 const struct rte_memseg *ms, void *arg)
-{
-	RTE_SET_USED(msl);
-	if (ms->iova != RTE_BAD_IOVA)
-		tally_dma_collect(arg, ms->iova, ms->len);
-	return 0;
-}
-
-static int
-tally_dma_range_cmp(const void *a, const void *b)
-{
-	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sort by address and merge touching or overlapping ranges. */
-static void
-tally_dma_merge(struct tally_dma_walk *w)
-{
-	unsigned int i, k = 0;
-
-	if (w->n == 0)
-		return;
-	qsort(w->r, w->n, sizeof(w->r[0]), tally_dma_range_cmp);
-	for (i = 1; i < w->n; i++) {
-		uint64_t end = w->r[k].iova + w->r[k].len;
-
-		if (w->r[i].iova <= end) {
-			uint64_t e2 = w->r[i].iova + w->r[i].len;
-
-			if (e2 > end)
-				w->r[k].len = e2 - w->r[k].iova;
-		} else {
-			w->r[++k] = w->r[i];
-		}
-	}
-	w->n = k + 1;
-}
-
-static void
-tally_dma_walk(struct tally_dma_walk *w)
-{
-	w->n = 0;
-	w->overflow = false;
-	if (rte_eal_iova_mode() == RTE_IOVA_VA)
-		rte_memseg_list_walk(tally_dma_msl_cb, w);
-	else
-		rte_memseg_walk(tally_dma_seg_cb, w);
-	tally_dma_merge(w);
-}
-
-/* Register every EAL memory area as a device DMA region. */
-static int
-tally_dma_program(struct tally_adapter *ad)
-{
-	uint64_t wiova = 0, wlen = 0;
-	struct tally_dma_walk *w;
-	unsigned int i, win;
-	int rc = 0;
-
-	w = rte_zmalloc("tally_dma_walk", sizeof(*w), 0);
-	if (w == NULL)
-		return -ENOMEM;
-	tally_dma_walk(w);
-	win = tally_flow_mem_window(ad->flow, &wiova, &wlen) ? 1 : 0;
-	if (w->n + win > ad->hal.dma_regions) {
-		w->only_populated = true;
-		tally_dma_walk(w);
-		TALLY_DRV_LOG(WARNING, "more memory lists than DMA regions: registering the %u populated ones only",
-			      w->n);
-	}
-	if (win != 0)	/* the steering engine's host window (tally_flow_mem.c) */
-		tally_dma_collect(w, wiova, wlen);
-	if (w->n > ad->hal.dma_regions || w->overflow) {
-		TALLY_DRV_LOG(ERR, "%u%s memory areas, device has %u DMA regions",
-			      w->n, w->overflow ? "+" : "", ad->hal.dma_regions);
-		rc = -ENOSPC;
-		goto out;
-	}
-	tally_hal_dma_region_clear_all(&ad->hal);
-	for (i = 0; i < w->n && rc == 0; i++)
-		rc = tally_hal_dma_region_set(&ad->hal, i, w->r[i].iova,
-					      w->r[i].len);
-	ad->dma_regions_used = w->n;
-out:
-	rte_free(w);
-	return rc;
-}
-
 static int
 tally_rss_program(struct rte_eth_dev *dev)
 {
@@ -311,9 +176,6 @@ tally_dev_start(struct rte_eth_dev *dev)
 				      dev->data->port_id, i);
 			return -EINVAL;
 		}
-	rc = tally_dma_program(ad);
-	if (rc != 0)
-		goto err;
 	tally_hal_set_mtu(&ad->hal, dev->data->mtu);
 	if (!ad->reta_user)
 		tally_reta_default(ad, dev->data->nb_rx_queues);
@@ -349,7 +211,6 @@ tally_dev_start(struct rte_eth_dev *dev)
 err_queues:
 	tally_queues_stop_all(dev);
 err:
-	tally_hal_dma_region_clear_all(&ad->hal);
 	return rc;
 }
 
@@ -360,8 +221,6 @@ tally_dev_stop(struct rte_eth_dev *dev)
 
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_ENABLE);
 	tally_queues_stop_all(dev);
-	tally_hal_dma_region_clear_all(&ad->hal);
-	ad->dma_regions_used = 0;
 	ad->started = false;
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
 	return 0;
@@ -381,6 +240,7 @@ tally_dev_close(struct rte_eth_dev *dev)
 		tally_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		tally_tx_queue_release(dev, i);
+	tally_dma_fini(ad);
 	tally_flow_fini(ad);
 	if (ad->hal_open)
 		tally_hal_close(&ad->hal);
@@ -725,6 +585,11 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	rc = tally_flow_init(ad);
 	if (rc != 0)
 		goto err;
+	rc = tally_dma_init(ad, ad->dma_bus, ad->dma_share, ad->transport_priv);
+	if (rc != 0) {
+		tally_flow_fini(ad);
+		goto err;
+	}
 	dev->dev_ops = &tally_eth_dev_ops;
 	tally_flow_async_attach(dev);
 	dev->data->dev_flags |= RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE;

@@ -26,9 +26,11 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "tally_dma.h"
 #include "tally_hal.h"
 
 struct tally_model;
+struct tally_dma;
 struct tally_flow_ctx;
 
 #define TALLY_PMD_MAX_QUEUES		8	/* per direction */
@@ -135,7 +137,11 @@ struct tally_adapter {
 	uint8_t reta[TALLY_RSS_RETA_SIZE];
 	uint64_t rss_hf;		/* RTE_ETH_RSS_* */
 	bool reta_user;			/* reta set by reta_update */
-	unsigned int dma_regions_used;
+	/* the device's view of host memory (tally_dma.c); the probe sets
+	 * the bus (and, for a device process, how to share memory) */
+	struct tally_dma *dma;
+	enum tally_dma_bus dma_bus;
+	const struct tally_dma_share_ops *dma_share;	/* ctx: transport_priv */
 	bool steer_mem_eal;		/* devarg steer_mem=eal (tally_flow_mem.c) */
 	uint32_t steer_stage;		/* devarg steer_stage: staging from arrays of
 					 * 2^this slots, 0 = lib/steer's default */
@@ -143,6 +149,20 @@ struct tally_adapter {
 	struct tally_stats_retired retired;
 	char fw_version[32];
 };
+
+/* The address the device is given for an mbuf's data: its virtual address
+ * (IOVA = VA, tally_dma.c), at the default headroom for an Rx buffer. */
+static inline uint64_t
+tally_mbuf_rx_iova(const struct rte_mbuf *m)
+{
+	return (uint64_t)(uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM;
+}
+
+static inline uint64_t
+tally_mbuf_data_iova(const struct rte_mbuf *m)
+{
+	return (uint64_t)(uintptr_t)m->buf_addr + m->data_off;
+}
 
 static inline struct tally_adapter *
 tally_adapter(const struct rte_eth_dev *dev)

@@ -7,11 +7,11 @@
  * random, one entry per lookup or insert: on 4 KiB pages nearly every one
  * of those reads misses the TLB. When EAL runs without huge pages
  * (--no-huge, where its memory is shared memory that gets no transparent
- * huge pages) and the device is the in-process model, which reaches host
- * memory by virtual address (IOVA as VA), large blocks come instead from a
- * host window: one anonymous mapping, reserved once (no memory until
- * touched), advised for transparent huge pages and registered with the
- * device as one more DMA region at start. Blocks are whole 2 MiB units,
+ * huge pages) and the device is the in-process model, whose bus is this
+ * process's address space, large blocks come instead from a host window:
+ * one anonymous mapping, reserved once (no memory until touched), advised
+ * for transparent huge pages and mapped whole in the device's translation
+ * table at probe (tally_dma.c). Blocks are whole 2 MiB units,
  * first fit. The window is reserved inaccessible (PROT_NONE, like EAL's own
  * reservations), so an application's mlockall() - testpmd's - populates
  * nothing; a block is made accessible when allocated (populated then if the
@@ -120,8 +120,7 @@ tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
 	pthread_mutex_init(&fm->lock, NULL);
 	fm->socket = fc->dev->data->numa_node;
 	fc->mem = fm;
-	if (ad->model == NULL || ad->steer_mem_eal || rte_eal_has_hugepages() ||
-	    rte_eal_iova_mode() != RTE_IOVA_VA)
+	if (ad->model == NULL || ad->steer_mem_eal || rte_eal_has_hugepages())
 		return 0;
 	fm->map_len = FLOW_MEM_WINDOW + FLOW_MEM_UNIT;
 	fm->map = mmap(NULL, fm->map_len, PROT_NONE,
@@ -232,7 +231,7 @@ tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova)
 	}
 	p = rte_zmalloc_socket("tally_steer", size, align, fm->socket);
 	if (p != NULL)
-		*iova = rte_malloc_virt2iova(p);
+		*iova = (uintptr_t)p;	/* IOVA = VA (tally_dma.c) */
 	return p;
 }
 

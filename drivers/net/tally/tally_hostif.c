@@ -2,15 +2,16 @@
 /*
  * vdev "net_tally,dev=<socket>": the device is the process `tally-nic`.
  *
- * Probe: connect to its socket (lib/hal/tally_hal_hostif.h), hand it every
- * EAL memory segment as (fd, offset, IOVA) so it can reach rings, buffers
- * and steering memory by DMA, map the BAR it sends, then drive it through
- * the posted-write transport (lib/hal/tally_hal_posted.h) like any BAR.
- * The connection stays open for the port's life: closing it detaches.
+ * Probe: connect to its socket (lib/hal/tally_hal_hostif.h), map the BAR it
+ * sends, then drive it through the posted-write transport
+ * (lib/hal/tally_hal_posted.h) like any BAR. The connection stays open for
+ * the port's life: closing it detaches.
  *
- * Memory: only the segments present at probe are handed over (with
- * --no-huge all EAL memory is one file and exists from the start).
+ * Memory: tally_dma.c shares EAL memory with the device as (fd, offset,
+ * bus address) through the ops below, at probe and whenever EAL allocates
+ * or frees, before it maps or after it unmaps the device's translations.
  */
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,80 +27,58 @@
 
 struct tally_hostif_priv {
 	struct tally_hostif_conn conn;
+	pthread_mutex_t lock;		/* one message exchange at a time */
 	struct tally_posted posted;
 	void *bar;
 	size_t bar_len;
 };
 
-struct tally_hostif_walk {
-	struct tally_hostif_conn *conn;
-	int fd;				/* range being built */
-	uint64_t iova, len, off;
-	unsigned int sent;
-	int rc;
-};
-
+/* Memory shared with the device as EAL grows and shrinks (tally_dma.c):
+ * the control thread and memory events both send, one at a time. */
 static int
-tally_hostif_flush_range(struct tally_hostif_walk *w)
+tally_hostif_share_add(void *ctx, int fd, uint64_t bus, uint64_t len, uint64_t off)
 {
+	struct tally_hostif_priv *priv = ctx;
 	int rc;
 
-	if (w->len == 0)
-		return 0;
-	if (w->sent == TALLY_HOSTIF_MAX_MEM)
-		return -ENOSPC;
-	rc = tally_hostif_add_mem(w->conn, w->fd, w->iova, w->len, w->off);
-	if (rc == 0)
-		w->sent++;
-	w->len = 0;
+	pthread_mutex_lock(&priv->lock);
+	rc = tally_hostif_add_mem(&priv->conn, fd, bus, len, off);
+	pthread_mutex_unlock(&priv->lock);
 	return rc;
 }
 
-/* Coalesce segments that are contiguous in IOVA and in the same file. */
 static int
-tally_hostif_seg_cb(const struct rte_memseg_list *msl,
-		    const struct rte_memseg *ms, void *arg)
+tally_hostif_share_del(void *ctx, uint64_t bus, uint64_t len)
 {
-	struct tally_hostif_walk *w = arg;
-	uint64_t iova = ms->iova;
-	size_t off;
-	int fd;
+	struct tally_hostif_priv *priv = ctx;
+	int rc;
 
-	if (msl->external)
-		return 0;
-	if (iova == RTE_BAD_IOVA)
-		iova = (uint64_t)(uintptr_t)ms->addr;
-	fd = rte_memseg_get_fd_thread_unsafe(ms);
-	if (fd < 0 || rte_memseg_get_fd_offset_thread_unsafe(ms, &off) != 0) {
-		TALLY_INIT_LOG(ERR, "EAL memory at %p has no file descriptor: the device process cannot reach it",
-			       ms->addr);
-		w->rc = -ENOTSUP;
-		return -1;
-	}
-	if (w->len != 0 && fd == w->fd && w->iova + w->len == iova &&
-	    w->off + w->len == off) {
-		w->len += ms->len;
-		return 0;
-	}
-	w->rc = tally_hostif_flush_range(w);
-	if (w->rc != 0)
-		return -1;
-	w->fd = fd;
-	w->iova = iova;
-	w->len = ms->len;
-	w->off = off;
-	return 0;
+	pthread_mutex_lock(&priv->lock);
+	rc = tally_hostif_del_mem(&priv->conn, bus, len);
+	pthread_mutex_unlock(&priv->lock);
+	return rc;
 }
 
 static int
-tally_hostif_send_memory(struct tally_hostif_conn *conn)
+tally_hostif_share_sync(void *ctx)
 {
-	struct tally_hostif_walk w = { .conn = conn, .fd = -1 };
+	struct tally_hostif_priv *priv = ctx;
+	char err[256] = "";
+	int rc;
 
-	if (rte_memseg_walk(tally_hostif_seg_cb, &w) != 0 || w.rc != 0)
-		return w.rc != 0 ? w.rc : -EIO;
-	return tally_hostif_flush_range(&w);
+	pthread_mutex_lock(&priv->lock);
+	rc = tally_hostif_sync(&priv->conn, err, sizeof(err));
+	pthread_mutex_unlock(&priv->lock);
+	if (rc != 0)
+		TALLY_DRV_LOG(ERR, "device process: %s", err[0] ? err : strerror(-rc));
+	return rc;
 }
+
+static const struct tally_dma_share_ops tally_hostif_share_ops = {
+	.add = tally_hostif_share_add,
+	.del = tally_hostif_share_del,
+	.sync = tally_hostif_share_sync,
+};
 
 static void
 tally_hostif_fini(struct tally_adapter *ad)
@@ -125,10 +104,6 @@ tally_hostif_attach(struct tally_hostif_priv *priv, const char *name,
 	int rc;
 
 	rc = tally_hostif_connect(path, &priv->conn, err, sizeof(err));
-	if (rc == 0)
-		rc = tally_hostif_send_memory(&priv->conn);
-	if (rc == 0)
-		rc = tally_hostif_mem_done(&priv->conn, err, sizeof(err));
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: %s", name, err[0] ? err : strerror(-rc));
 		return rc;
@@ -165,6 +140,7 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 		return -ENOMEM;
 	priv->conn.sock = -1;
 	priv->conn.bar_fd = -1;
+	pthread_mutex_init(&priv->lock, NULL);
 	dev = rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
 	if (dev == NULL) {
 		rte_free(priv);
@@ -173,6 +149,8 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 	ad = tally_adapter(dev);
 	ad->transport_priv = priv;
 	ad->transport_fini = tally_hostif_fini;
+	ad->dma_bus = TALLY_DMA_BUS_HOST;
+	ad->dma_share = &tally_hostif_share_ops;
 	rc = tally_hostif_attach(priv, name, path, &io);
 	if (rc == 0)
 		rc = tally_ethdev_init(dev, &io, NULL);

@@ -9,6 +9,7 @@
 #include <ethdev_pci.h>
 #include <rte_io.h>
 #include <rte_malloc.h>
+#include <rte_vfio.h>
 
 #include <tally/tally_pci_ids.h>
 #include <tally/tally_regs.h>
@@ -132,6 +133,10 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	dev = rte_eth_dev_pci_allocate(pdev, sizeof(struct tally_adapter));
 	if (dev == NULL)
 		return -ENOMEM;
+	/* behind the IOMMU, the device sees EAL's IOVAs; the software device
+	 * behind ivshmem reads guest RAM by guest-physical address */
+	tally_adapter(dev)->dma_bus = tally_pci_is_ivshmem(pdev) ?
+				      TALLY_DMA_BUS_GPA : TALLY_DMA_BUS_IOVA;
 	rc = tally_pci_transport(pdev, tally_adapter(dev), res, &io);
 	if (rc == 0)
 		rc = tally_ethdev_init(dev, &io, NULL);
@@ -159,11 +164,52 @@ tally_pci_remove(struct rte_pci_device *pdev)
 	return rte_eth_dev_pci_generic_remove(pdev, tally_pci_uninit);
 }
 
+/*
+ * rte_dev_dma_map(): external memory the application brings. With a
+ * dma_map of the driver's own the bus no longer maps the IOMMU itself, so a
+ * function behind VFIO gets that first; then the device's table.
+ */
+static int
+tally_pci_dma_map(struct rte_pci_device *pdev, void *addr, uint64_t iova, size_t len)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(pdev->device.name);
+	int rc;
+
+	if (dev == NULL)
+		return -ENODEV;
+	if (!tally_pci_is_ivshmem(pdev) && pdev->kdrv == RTE_PCI_KDRV_VFIO &&
+	    rte_vfio_container_dma_map(RTE_VFIO_DEFAULT_CONTAINER_FD,
+				       (uintptr_t)addr, iova, len) != 0)
+		return -rte_errno;
+	rc = tally_dma_map(tally_adapter(dev), addr, iova, len);
+	if (rc != 0 && !tally_pci_is_ivshmem(pdev) && pdev->kdrv == RTE_PCI_KDRV_VFIO)
+		(void)rte_vfio_container_dma_unmap(RTE_VFIO_DEFAULT_CONTAINER_FD,
+						   (uintptr_t)addr, iova, len);
+	return rc;
+}
+
+static int
+tally_pci_dma_unmap(struct rte_pci_device *pdev, void *addr, uint64_t iova, size_t len)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(pdev->device.name);
+	int rc;
+
+	if (dev == NULL)
+		return -ENODEV;
+	rc = tally_dma_unmap(tally_adapter(dev), addr, iova, len);
+	if (!tally_pci_is_ivshmem(pdev) && pdev->kdrv == RTE_PCI_KDRV_VFIO)
+		(void)rte_vfio_container_dma_unmap(RTE_VFIO_DEFAULT_CONTAINER_FD,
+						   (uintptr_t)addr, iova, len);
+	return rc;
+}
+
 static struct rte_pci_driver tally_pci_driver = {
 	.id_table = tally_pci_id_table,
 	.drv_flags = RTE_PCI_DRV_NEED_MAPPING,
 	.probe = tally_pci_probe,
 	.remove = tally_pci_remove,
+	.dma_map = tally_pci_dma_map,
+	.dma_unmap = tally_pci_dma_unmap,
 };
 
 RTE_PMD_REGISTER_PCI(net_tally_pci, tally_pci_driver);

@@ -74,6 +74,7 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 	struct tally_adapter *ad = tally_adapter_from_port(port_id);
 	struct tally_hal_dev *hal;
 	struct tally_hal_fault flt;
+	struct tally_dma_stats ds;
 	uint64_t st[TALLY_STAT_NUM], wiova, wlen;
 	unsigned int i;
 
@@ -88,9 +89,13 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 	fprintf(f, "  caps 0x%08x queues rx %u tx %u rings 2^%u..2^%u max_frame %u\n",
 		hal->caps, hal->nb_rxq, hal->nb_txq, hal->ring_min_log2,
 		hal->ring_max_log2, hal->max_frame);
-	fprintf(f, "  counters %u @0x%x comp_counters %u @0x%x dma regions %u/%u\n",
-		hal->cnt_num, hal->cnt_off, hal->ccnt_num, hal->ccnt_off,
-		ad->dma_regions_used, hal->dma_regions);
+	fprintf(f, "  counters %u @0x%x comp_counters %u @0x%x\n",
+		hal->cnt_num, hal->cnt_off, hal->ccnt_num, hal->ccnt_off);
+	tally_dma_stats(ad, &ds);
+	fprintf(f, "  dma: %u/%u translations, %" PRIu64 " MiB mapped, %" PRIu64
+		" maps, %" PRIu64 " unmaps, %" PRIu64 " map errors\n",
+		ds.translations, hal->xlt_max, ds.mapped_bytes >> 20, ds.maps,
+		ds.unmaps, ds.map_errors);
 	if (tally_flow_mem_window(ad->flow, &wiova, &wlen))
 		fprintf(f, "  steering memory: host window 0x%" PRIx64 "+0x%" PRIx64
 			", %zu bytes in use, %zu populated at probe\n", wiova, wlen,

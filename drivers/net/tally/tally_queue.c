@@ -3,9 +3,9 @@
  * Rx/Tx queue control: setup, release, start, stop.
  *
  * Memory: one rte_zmalloc block per queue holds the descriptor ring followed
- * by the completion ring (4 KiB aligned); its IOVA comes from
- * rte_malloc_virt2iova() and lies inside the DMA regions programmed at
- * dev_start. The software ring of mbuf pointers is separate.
+ * by the completion ring (4 KiB aligned); the device is given its virtual
+ * address, which its translation table maps (tally_dma.c). The software
+ * ring of mbuf pointers is separate.
  */
 #include <string.h>
 
@@ -43,11 +43,7 @@ tally_ring_alloc(const char *what, size_t size, unsigned int socket,
 					 SOCKET_ID_ANY);
 	if (mem == NULL)
 		return NULL;
-	*iova = rte_malloc_virt2iova(mem);
-	if (*iova == RTE_BAD_IOVA) {
-		rte_free(mem);
-		return NULL;
-	}
+	*iova = (uint64_t)(uintptr_t)mem;
 	return mem;
 }
 
@@ -168,7 +164,7 @@ tally_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
 		return -ENOMEM;
 	}
 	for (i = 0; i < rxq->nb_desc; i++) {
-		rxq->ring[i].addr = rte_mbuf_data_iova_default(rxq->sw_ring[i]);
+		rxq->ring[i].addr = tally_mbuf_rx_iova(rxq->sw_ring[i]);
 		rxq->ring[i].buf_len = rxq->buf_len;
 	}
 	rxq->cons = 0;

@@ -295,7 +295,7 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			c = &cq[idx];
 			m = sw_ring[idx];
 			sw_ring[idx] = nms[k];
-			ring[idx].addr = rte_mbuf_data_iova_default(nms[k]);
+			ring[idx].addr = tally_mbuf_rx_iova(nms[k]);
 			ring[idx].buf_len = buf_len;
 			/* len, flags, ptype, err, rsvd, phase in one load (the
 			 * acquire load of the phase in tally_rx_ready() came first) */
@@ -482,7 +482,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			uint32_t idx = prod & mask;
 			struct tally_tx_desc *d = &ring[idx];
 
-			d->addr = rte_mbuf_data_iova(m);
+			d->addr = tally_mbuf_data_iova(m);
 			d->len = m->data_len;
 			d->flags = TALLY_TXD_F_EOP;
 			sw_ring[idx] = m;
@@ -508,7 +508,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			uint32_t idx = prod & mask;
 			struct tally_tx_desc *d = &ring[idx];
 
-			d->addr = rte_mbuf_data_iova(m);
+			d->addr = tally_mbuf_data_iova(m);
 			d->len = m->data_len;
 			d->flags = m->next == NULL ? TALLY_TXD_F_EOP : 0;
 			sw_ring[idx] = m;

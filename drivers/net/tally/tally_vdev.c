@@ -141,15 +141,6 @@ tally_vdev_parse(struct tally_vdev_args *a, const char *params)
 	return rc;
 }
 
-/* IOVA as PA: translate through EAL's memseg tables. */
-static void *
-tally_vdev_xlate(void *arg, uint64_t iova, size_t len)
-{
-	RTE_SET_USED(arg);
-	RTE_SET_USED(len);
-	return rte_mem_iova2virt(iova);
-}
-
 static void
 tally_vdev_fini(struct tally_adapter *ad)
 {
@@ -192,10 +183,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 		return tally_hostif_probe(vdev, a.dev);
 	}
 	cfg = &a.priv->args.cfg;
-	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
-		cfg->xlate = tally_vdev_xlate;
-		cfg->xlate_arg = NULL;
-	}
+	/* no bus hook: the model's bus is this process's address space */
 	/* the Tx burst steps the device after its doorbell (tally_rxtx.c) */
 	cfg->defer_tx = 1;
 	rc = tally_model_create(cfg, &a.priv->model, err, sizeof(err));
@@ -215,6 +203,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	ad->transport_fini = tally_vdev_fini;
 	ad->steer_mem_eal = a.steer_mem_eal;
 	ad->steer_stage = a.steer_stage;
+	ad->dma_bus = TALLY_DMA_BUS_VA;
 	tally_model_io(a.priv->model, &io);
 	rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
@@ -246,9 +235,34 @@ tally_vdev_remove(struct rte_vdev_device *vdev)
 	return rte_eth_dev_release_port(dev);
 }
 
+/* rte_dev_dma_map(): external memory the application brings. */
+static int
+tally_vdev_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
+		   size_t len)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return -ENODEV;
+	return tally_dma_map(tally_adapter(dev), addr, iova, len);
+}
+
+static int
+tally_vdev_dma_unmap(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
+		     size_t len)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return -ENODEV;
+	return tally_dma_unmap(tally_adapter(dev), addr, iova, len);
+}
+
 static struct rte_vdev_driver tally_vdev_driver = {
 	.probe = tally_vdev_probe,
 	.remove = tally_vdev_remove,
+	.dma_map = tally_vdev_dma_map,
+	.dma_unmap = tally_vdev_dma_unmap,
 };
 
 RTE_PMD_REGISTER_VDEV(net_tally, tally_vdev_driver);

@@ -103,11 +103,40 @@ mt_open(struct mt_dev *d, const struct tally_model_config *cfg)
 		return -ENOMEM;
 	}
 	base = (uint64_t)(uintptr_t)d->arena;
-	mt_wr(d, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	mt_wr(d, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	mt_wr(d, TALLY_REG_DMA_LEN_LO(0), MT_ARENA_LEN);
-	mt_wr(d, TALLY_REG_DMA_LEN_HI(0), 0);
+	if (mt_map(d, base, base, MT_ARENA_LEN) != TALLY_XLT_OK) {
+		mt_close(d);
+		return -EIO;
+	}
 	return 0;
+}
+
+static void
+mt_wr64(struct mt_dev *d, uint32_t lo, uint64_t v)
+{
+	mt_wr(d, lo, (uint32_t)v);
+	mt_wr(d, lo + 4, (uint32_t)(v >> 32));
+}
+
+uint32_t
+mt_xlt(struct mt_dev *d, uint32_t cmd, uint64_t iova, uint64_t bus, uint64_t len)
+{
+	mt_wr64(d, TALLY_REG_XLT_IOVA_LO, iova);
+	mt_wr64(d, TALLY_REG_XLT_BUS_LO, bus);
+	mt_wr64(d, TALLY_REG_XLT_LEN_LO, len);
+	mt_wr(d, TALLY_REG_XLT_CMD, cmd);
+	return mt_rd(d, TALLY_REG_XLT_STATUS);
+}
+
+uint32_t
+mt_map(struct mt_dev *d, uint64_t iova, uint64_t bus, uint64_t len)
+{
+	return mt_xlt(d, TALLY_XLT_CMD_MAP, iova, bus, len);
+}
+
+uint32_t
+mt_unmap(struct mt_dev *d, uint64_t iova, uint64_t len)
+{
+	return mt_xlt(d, TALLY_XLT_CMD_UNMAP, iova, 0, len);
 }
 
 void

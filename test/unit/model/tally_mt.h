@@ -18,7 +18,7 @@
 #include "tally_model.h"
 #include "tally_plat.h"
 
-#define MT_ARENA_LEN	(64u << 20)	/* DMA region 0 */
+#define MT_ARENA_LEN	(64u << 20)	/* mapped IOVA = VA at open */
 #define MT_TX_SLOT	2048		/* bytes per Tx descriptor buffer */
 #define MT_FRAME_MAX	16384
 
@@ -57,8 +57,12 @@ struct mt_rx_info {
 
 /* Small-bank defaults (4096 counters, 64 completion counters, loop wire). */
 void mt_config(struct tally_model_config *cfg);
-/* Create the model (cfg NULL: mt_config), map the arena as DMA region 0. */
+/* Create the model (cfg NULL: mt_config), map the arena (IOVA = bus = VA). */
 int mt_open(struct mt_dev *d, const struct tally_model_config *cfg);
+/* A translation command (enum tally_xlt_cmd); returns XLT_STATUS. */
+uint32_t mt_xlt(struct mt_dev *d, uint32_t cmd, uint64_t iova, uint64_t bus, uint64_t len);
+uint32_t mt_map(struct mt_dev *d, uint64_t iova, uint64_t bus, uint64_t len);
+uint32_t mt_unmap(struct mt_dev *d, uint64_t iova, uint64_t len);
 void mt_close(struct mt_dev *d);
 uint32_t mt_rd(struct mt_dev *d, uint32_t off);
 void mt_wr(struct mt_dev *d, uint32_t off, uint32_t val);

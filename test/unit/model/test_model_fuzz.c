@@ -38,7 +38,7 @@ fz_off(void)
 
 	do {
 		off = (uint32_t)(fz_next() % 0x2400) & ~3u;
-	} while ((off >= TALLY_REG_DMA_BASE && off < TALLY_REG_RSS_KEY(0)) ||
+	} while ((off >= TALLY_REG_XLT_IOVA_LO && off < TALLY_REG_RSS_KEY(0)) ||
 		 off == TALLY_REG_RESET);
 	return off;
 }

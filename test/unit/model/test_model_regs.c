@@ -20,11 +20,11 @@ test_identity(void)
 	cfg.mac[5] = 0x42;
 	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00010000, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020000, "");
 	caps = mt_rd(&d, TALLY_REG_CAPS);
 	TEST_ASSERT_EQ(caps, TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | TALLY_CAP_TX_GATHER |
 		       TALLY_CAP_STEER | TALLY_CAP_CNT | TALLY_CAP_CCNT |
-		       TALLY_CAP_DMA_CHECK, "");
+		       TALLY_CAP_XLT, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_BAR_SIZE), d.io.bar_len, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_QUEUES), 3 | 5 << 8, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RING_LIMITS), 4 | 15 << 8, "");
@@ -35,7 +35,8 @@ test_identity(void)
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CCNT_OFF) % 4096, 0, "4K aligned");
 	TEST_ASSERT(mt_rd(&d, TALLY_REG_CCNT_OFF) + 64 * 16 <= d.io.bar_len, "fits");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAX_FRAME), 2000, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_DMA_REGIONS), 32, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_MAX), 1u << 20, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), 1, "the arena");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_LO), 0x02, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_HI), 0x4200, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS),
@@ -148,7 +149,7 @@ test_reset(void)
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MTU), 1500, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RSS_KEY(3)), 0, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_DMA_LEN_LO(0)), 0, "regions cleared");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), 0, "translations cleared");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_RXQ_REG(0, TALLY_Q_CTRL)), 0, "queue off");
 	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_RX_PKTS), 0, "");
 	TEST_ASSERT_U64_EQ(mt_rd64(&d, TALLY_RXQ_REG(0, TALLY_Q_STAT_PKTS)), 0, "");

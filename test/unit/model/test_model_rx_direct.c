@@ -132,10 +132,7 @@ region1(struct mt_dev *d, uint8_t *base)
 {
 	uint64_t b = (uint64_t)(uintptr_t)base;
 
-	mt_wr(d, TALLY_REG_DMA_ADDR_LO(1), (uint32_t)b);
-	mt_wr(d, TALLY_REG_DMA_ADDR_HI(1), (uint32_t)(b >> 32));
-	mt_wr(d, TALLY_REG_DMA_LEN_LO(1), REGION1_LEN);
-	mt_wr(d, TALLY_REG_DMA_LEN_HI(1), 0);
+	(void)mt_map(d, b, b, REGION1_LEN);
 }
 
 /* The next posted descriptor (the one the device takes next) made bad. */

@@ -53,13 +53,10 @@ test_matcher_after_idle_bursts(void)
 	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
 	TEST_ASSERT_EQ(mt_rxq_start(&d, &q0, 0, 6, 2048, false), 0, "rxq 0");
 	TEST_ASSERT_EQ(mt_rxq_start(&d, &q1, 1, 6, 2048, false), 0, "rxq 1");
-	/* the steering arena as DMA region 1 (the rings are in region 0) */
+	/* the steering arena mapped too (the rings are in the mt arena) */
 	TEST_ASSERT_EQ(arena_init(&a, 16u << 20), 0, "");
 	base = (uint64_t)(uintptr_t)a.base;
-	mt_wr(&d, TALLY_REG_DMA_ADDR_LO(1), (uint32_t)base);
-	mt_wr(&d, TALLY_REG_DMA_ADDR_HI(1), (uint32_t)(base >> 32));
-	mt_wr(&d, TALLY_REG_DMA_LEN_LO(1), (uint32_t)a.len);
-	mt_wr(&d, TALLY_REG_DMA_LEN_HI(1), (uint32_t)((uint64_t)a.len >> 32));
+	TEST_ASSERT_EQ(mt_map(&d, base, base, a.len), TALLY_XLT_OK, "");
 	mt_port(&d, TALLY_CTRL_STEER | TALLY_CTRL_PROMISC);
 	tally_fence_init(&fence, &d.io);
 	pc.io = &d.io;

@@ -52,17 +52,20 @@ arena_init(struct arena *a, size_t len)
 	return 0;
 }
 
-/* The arena as DMA region 0 of a software device, with steering on. */
+/* The arena mapped (IOVA = bus = VA) in a software device, steering on. */
 static inline void
 arena_map_steer(const struct arena *a, const struct tally_io *io)
 {
 	uint64_t base = (uint64_t)(uintptr_t)a->base;
 	uint64_t len = (uint64_t)a->len;
 
-	io->ops->write32(io->ctx, TALLY_REG_DMA_ADDR_LO(0), (uint32_t)base);
-	io->ops->write32(io->ctx, TALLY_REG_DMA_ADDR_HI(0), (uint32_t)(base >> 32));
-	io->ops->write32(io->ctx, TALLY_REG_DMA_LEN_LO(0), (uint32_t)len);
-	io->ops->write32(io->ctx, TALLY_REG_DMA_LEN_HI(0), (uint32_t)(len >> 32));
+	io->ops->write32(io->ctx, TALLY_REG_XLT_IOVA_LO, (uint32_t)base);
+	io->ops->write32(io->ctx, TALLY_REG_XLT_IOVA_HI, (uint32_t)(base >> 32));
+	io->ops->write32(io->ctx, TALLY_REG_XLT_BUS_LO, (uint32_t)base);
+	io->ops->write32(io->ctx, TALLY_REG_XLT_BUS_HI, (uint32_t)(base >> 32));
+	io->ops->write32(io->ctx, TALLY_REG_XLT_LEN_LO, (uint32_t)len);
+	io->ops->write32(io->ctx, TALLY_REG_XLT_LEN_HI, (uint32_t)(len >> 32));
+	io->ops->write32(io->ctx, TALLY_REG_XLT_CMD, TALLY_XLT_CMD_MAP);
 	io->ops->write32(io->ctx, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_STEER);
 }
 
