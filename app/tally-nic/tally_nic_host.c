@@ -104,7 +104,24 @@ nic_detach(struct nic *n, const char *why)
 	n->mem_err = 0;
 }
 
-/* A new connection: the HELLO decides (attach, busy, or statistics). */
+/* A secondary process of the attached driver: the BAR only. */
+static void
+nic_join(struct nic *n, int s, uint32_t pid)
+{
+	struct tally_hostif_msg m;
+
+	if (n->drv_fd < 0 || !n->drv_ready) {
+		nic_reply(s, TALLY_HOSTIF_BUSY, -ENODEV, "no driver attached to join");
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = TALLY_HOSTIF_BAR;
+	m.len = n->bar_len;
+	if (tally_hostif_send(s, &m, n->bar_fd, true) == 0)
+		TALLY_LOG(NOTICE, "pid %u joined driver pid %u", pid, n->drv_pid);
+}
+
+/* A new connection: the HELLO decides (attach, join, busy, or statistics). */
 static void
 nic_accept(struct nic *n)
 {
@@ -132,6 +149,11 @@ nic_accept(struct nic *n)
 	pid = m.pid;
 	if (m.mode == TALLY_HOSTIF_GET_STATS) {
 		nic_send_stats(n, s);
+		close(s);
+		return;
+	}
+	if (m.mode == TALLY_HOSTIF_JOIN) {
+		nic_join(n, s, pid);
 		close(s);
 		return;
 	}

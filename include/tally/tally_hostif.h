@@ -6,10 +6,14 @@
  * A UNIX SOCK_SEQPACKET socket carries fixed-size messages (struct
  * tally_hostif_msg); file descriptors travel as SCM_RIGHTS ancillary data.
  *
- *   driver -> device  HELLO  {version, pid, mode}            mode ATTACH or STATS
+ *   driver -> device  HELLO  {version, pid, mode}            mode ATTACH, STATS or JOIN
  *   device -> driver  BAR    {status 0, len = BAR bytes} + the BAR's fd
  *                     BUSY   {status -EBUSY, text}          another driver is attached
  *                     STATS  {text}, repeated, then END      mode STATS only
+ *   JOIN (a secondary process of the attached driver): the device answers
+ *   BAR + fd as for ATTACH, or BUSY {-ENODEV} when no driver is attached,
+ *   and closes the connection: the joiner posts into the attached
+ *   driver's mailbox session (tally_mbox.h) and shares no memory itself.
  *   driver -> device  MEM    {bus, len, offset} + a memory fd   share a bus range
  *   driver -> device  MEM_DEL {bus, len}                       stop sharing ranges
  *   driver -> device  SYNC
@@ -54,6 +58,8 @@ enum tally_hostif_type {
 enum tally_hostif_mode {
 	TALLY_HOSTIF_ATTACH = 1,	/* become the device's driver */
 	TALLY_HOSTIF_GET_STATS = 2,	/* read the device's statistics text */
+	TALLY_HOSTIF_JOIN = 3,		/* the BAR, to post into the attached
+					 * driver's session */
 };
 
 struct tally_hostif_msg {

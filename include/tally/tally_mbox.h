@@ -16,15 +16,21 @@
  * one side writes sits on its own cache line.
  *
  * Protocol
- *  - Attach: the driver stores a new non-zero `session` (release). The
- *    device then drops every posted entry, resets itself as a write of
- *    TALLY_RESET_MAGIC would, sets `cons` to 0 and finally stores
- *    `session_ack` = `session` (release). The driver posts nothing until it
- *    has loaded that value (acquire, pairs with the device's store).
- *  - Post write number n (n = 0, 1, ... within a session): wait until
- *    n - cons < TALLY_MBOX_ENTRIES, fill entries[n % ENTRIES].off/val, then
- *    store its `seq` = n + 1 (release). Several driver threads may post at
- *    once; each reserves its n first (the driver keeps that counter).
+ *  - Attach: the driver stores 0 to `reserve`, then a new non-zero
+ *    `session` (release). The device then drops every posted entry, resets
+ *    itself as a write of TALLY_RESET_MAGIC would, sets `cons` to 0 and
+ *    finally stores `session_ack` = `session` (release). The driver posts
+ *    nothing until it has loaded that value (acquire, pairs with the
+ *    device's store).
+ *  - Post write number n (n = 0, 1, ... within a session): reserve n with
+ *    one atomic add on `reserve`, wait until n - cons < TALLY_MBOX_ENTRIES,
+ *    fill entries[n % ENTRIES].off/val, then store its `seq` = n + 1
+ *    (release). Several driver threads, in one process or several, may post
+ *    at once: the counter lives here, in the shared memory.
+ *  - Join: another process of the same driver (a DPDK secondary process)
+ *    posts into the running session without attaching: it checks that
+ *    `session_ack` equals `session` and is not 0, then posts as above.
+ *    Joining resets nothing; the session's owner alone attaches and ends it.
  *  - The device loads entries[cons % ENTRIES].seq (acquire, pairs with the
  *    driver's release store); when it equals cons + 1 it applies the write,
  *    then stores cons + 1 to `cons` (release). An entry whose write is not
@@ -67,7 +73,8 @@ struct tally_mbox {
 	uint8_t pad0[56];
 	/* driver-written */
 	uint64_t session;		/* driver: attach with a new non-zero value */
-	uint8_t pad1[56];
+	uint64_t reserve;		/* drivers: writes reserved this session */
+	uint8_t pad1[48];
 	/* device-written */
 	uint64_t session_ack;		/* device: session it serves */
 	uint64_t cons;			/* device: writes applied in this session */

@@ -117,9 +117,9 @@ hostif_hello(struct tally_hostif_msg *m, uint32_t mode)
 	m->mode = mode;
 }
 
-int
-tally_hostif_connect(const char *path, struct tally_hostif_conn *c, char *err,
-		     size_t errlen)
+static int
+hostif_open(const char *path, struct tally_hostif_conn *c, char *err,
+	    size_t errlen, uint32_t mode)
 {
 	struct tally_hostif_msg m;
 	int fd, rc;
@@ -133,7 +133,7 @@ tally_hostif_connect(const char *path, struct tally_hostif_conn *c, char *err,
 		return rc;
 	}
 	c->sock = rc;
-	hostif_hello(&m, TALLY_HOSTIF_ATTACH);
+	hostif_hello(&m, mode);
 	rc = tally_hostif_send(c->sock, &m, -1, false);
 	if (rc == 0)
 		rc = tally_hostif_recv(c->sock, &m, &fd, false);
@@ -161,6 +161,26 @@ fail_fd:
 		close(fd);
 fail:
 	tally_hostif_close(c);
+	return rc;
+}
+
+int
+tally_hostif_connect(const char *path, struct tally_hostif_conn *c, char *err,
+		     size_t errlen)
+{
+	return hostif_open(path, c, err, errlen, TALLY_HOSTIF_ATTACH);
+}
+
+int
+tally_hostif_join(const char *path, struct tally_hostif_conn *c, char *err,
+		  size_t errlen)
+{
+	int rc = hostif_open(path, c, err, errlen, TALLY_HOSTIF_JOIN);
+
+	if (rc == 0 && c->sock >= 0) {
+		close(c->sock);	/* a joiner keeps only the BAR */
+		c->sock = -1;
+	}
 	return rc;
 }
 

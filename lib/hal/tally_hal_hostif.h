@@ -37,6 +37,13 @@ struct tally_hostif_conn {
  */
 int tally_hostif_connect(const char *path, struct tally_hostif_conn *c,
 			 char *err, size_t errlen);
+/*
+ * A secondary process of the attached driver: c->bar_fd and c->bar_len of
+ * the device's BAR (no connection is kept; map the BAR and join the
+ * driver's session with tally_posted_join()). -ENODEV no driver attached.
+ */
+int tally_hostif_join(const char *path, struct tally_hostif_conn *c,
+		      char *err, size_t errlen);
 /* Share [bus, bus + len) backed by fd at offset (no answer: see sync). */
 int tally_hostif_add_mem(struct tally_hostif_conn *c, int fd, uint64_t bus,
 			 uint64_t len, uint64_t offset);

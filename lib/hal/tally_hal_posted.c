@@ -88,7 +88,7 @@ posted_write32(void *ctx, uint32_t off, uint32_t val)
 
 	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
 		return;
-	n = __atomic_fetch_add(&p->prod, 1, __ATOMIC_RELAXED);
+	n = __atomic_fetch_add(&p->mb->reserve, 1, __ATOMIC_RELAXED);
 	if (!posted_wait(p, POSTED_WAIT_SPACE, n))
 		return;
 	e = &p->mb->entries[n & (TALLY_MBOX_ENTRIES - 1)];
@@ -108,7 +108,7 @@ posted_read32(void *ctx, uint32_t off)
 		return 0;
 	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE) ||
 	    !posted_wait(p, POSTED_WAIT_APPLIED,
-			 __atomic_load_n(&p->prod, __ATOMIC_RELAXED)))
+			 __atomic_load_n(&p->mb->reserve, __ATOMIC_RELAXED)))
 		return UINT32_MAX;
 	return __atomic_load_n((const uint32_t *)(uintptr_t)(p->bar + off),
 			       __ATOMIC_ACQUIRE);
@@ -147,47 +147,89 @@ static const struct tally_io_ops tally_posted_ops = {
 	.state = posted_state,
 };
 
-int
-tally_posted_attach(struct tally_posted *p, volatile uint8_t *bar,
-		    size_t bar_len, const char *name, struct tally_io *io)
+/* The BAR's mailbox, checked; -errno as tally_posted_attach() says. */
+static int
+posted_open(struct tally_posted *p, volatile uint8_t *bar, size_t bar_len,
+	    const char *name, bool need_caps)
 {
 	const volatile uint32_t *r = (const volatile uint32_t *)bar;
-	uint64_t session;
 
 	memset(p, 0, sizeof(*p));
 	if (bar == NULL || bar_len < TALLY_MBOX_OFF + TALLY_MBOX_LEN)
 		return -EINVAL;
 	if (r[TALLY_REG_SIG / 4] != TALLY_SIGNATURE)
 		return -ENODEV;
-	if (!(r[TALLY_REG_CAPS / 4] & TALLY_CAP_POSTED))
+	if (need_caps && !(r[TALLY_REG_CAPS / 4] & TALLY_CAP_POSTED))
 		return -ENOTSUP;
 	p->bar = bar;
 	p->bar_len = bar_len;
 	p->mb = (struct tally_mbox *)(uintptr_t)(bar + TALLY_MBOX_OFF);
 	if (__atomic_load_n(&p->mb->magic, __ATOMIC_ACQUIRE) != TALLY_MBOX_MAGIC ||
 	    p->mb->entries_log2 != TALLY_MBOX_LOG2) {
-		TALLY_LOG(ERR, "%s: CAPS.POSTED without a mailbox", name);
+		TALLY_LOG(ERR, "%s: no mailbox in the BAR", name);
+		p->mb = NULL;
 		return -ENOTSUP;
 	}
+	return 0;
+}
+
+static void
+posted_fill_io(struct tally_posted *p, struct tally_io *io)
+{
+	p->hb_seen = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+	p->hb_time_ns = tally_time_ns();
+	memset(io, 0, sizeof(*io));
+	io->ops = &tally_posted_ops;
+	io->ctx = p;
+	io->bar = p->bar;
+	io->bar_len = p->bar_len;
+}
+
+int
+tally_posted_attach(struct tally_posted *p, volatile uint8_t *bar,
+		    size_t bar_len, const char *name, struct tally_io *io)
+{
+	uint64_t session;
+	int rc = posted_open(p, bar, bar_len, name, true);
+
+	if (rc != 0)
+		return rc;
 	/* a session id no earlier driver used: time and pid */
 	session = (tally_time_ns() << 16) ^ (uint64_t)getpid();
 	if (session == 0 ||
 	    session == __atomic_load_n(&p->mb->session_ack, __ATOMIC_ACQUIRE))
 		session++;
-	/* release: pairs with the device's acquire load of session */
+	__atomic_store_n(&p->mb->reserve, 0, __ATOMIC_RELAXED);
+	/* release: pairs with the device's acquire load of session; the
+	 * zeroed reservation counter comes first */
 	__atomic_store_n(&p->mb->session, session, __ATOMIC_RELEASE);
 	if (!posted_wait(p, POSTED_WAIT_ACK, session)) {
 		TALLY_LOG(ERR, "%s: the device did not take the session (not running?)",
 			  name);
 		return -ETIMEDOUT;
 	}
-	p->hb_seen = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
-	p->hb_time_ns = tally_time_ns();
-	memset(io, 0, sizeof(*io));
-	io->ops = &tally_posted_ops;
-	io->ctx = p;
-	io->bar = bar;
-	io->bar_len = bar_len;
+	posted_fill_io(p, io);
+	return 0;
+}
+
+int
+tally_posted_join(struct tally_posted *p, volatile uint8_t *bar,
+		  size_t bar_len, const char *name, struct tally_io *io)
+{
+	uint64_t session;
+	int rc = posted_open(p, bar, bar_len, name, false);
+
+	if (rc != 0)
+		return rc;
+	/* acquire: pairs with the device's release store of session_ack */
+	session = __atomic_load_n(&p->mb->session_ack, __ATOMIC_ACQUIRE);
+	if (session == 0 || session != __atomic_load_n(&p->mb->session, __ATOMIC_RELAXED)) {
+		TALLY_LOG(ERR, "%s: no driver session to join", name);
+		p->mb = NULL;
+		return -ENODEV;
+	}
+	p->joined = true;
+	posted_fill_io(p, io);
 	return 0;
 }
 
@@ -198,8 +240,9 @@ tally_posted_detach(struct tally_posted *p)
 		return;
 	if (!__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
 		(void)posted_wait(p, POSTED_WAIT_APPLIED,
-				  __atomic_load_n(&p->prod, __ATOMIC_RELAXED));
-	__atomic_store_n(&p->mb->session, 0, __ATOMIC_RELEASE);
+				  __atomic_load_n(&p->mb->reserve, __ATOMIC_RELAXED));
+	if (!p->joined)
+		__atomic_store_n(&p->mb->session, 0, __ATOMIC_RELEASE);
 	p->mb = NULL;
 }
 

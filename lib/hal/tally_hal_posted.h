@@ -5,7 +5,8 @@
  * through the mailbox of tally_mbox.h.
  *
  * What: tally_posted_attach() checks that the BAR advertises CAPS.POSTED and
- * carries a mailbox, starts a driver session and fills a struct tally_io
+ * carries a mailbox, starts a driver session (tally_posted_join() posts
+ * into a running one instead) and fills a struct tally_io
  * whose write32 posts to the mailbox and whose read32 first waits for every
  * earlier posted write to be applied (reads flush, as on PCIe). Memory-like
  * blocks (statistics, counter banks) stay plain loads from the BAR.
@@ -33,7 +34,7 @@ struct tally_posted {
 	struct tally_mbox *mb;		/* inside the BAR */
 	volatile uint8_t *bar;
 	size_t bar_len;
-	uint64_t prod;			/* atomic: writes reserved this session */
+	bool joined;			/* posting into another driver's session */
 	int lost;			/* atomic: the device stopped answering */
 	uint64_t hb_seen;		/* atomic: last heartbeat state() saw */
 	uint64_t hb_time_ns;		/* atomic: when it changed */
@@ -47,7 +48,16 @@ struct tally_posted {
  */
 int tally_posted_attach(struct tally_posted *p, volatile uint8_t *bar,
 			size_t bar_len, const char *name, struct tally_io *io);
-/* End the session (the device stops applying writes from it). */
+/*
+ * Post into the session another process of the driver runs on the device
+ * behind bar (a DPDK secondary process): no reset, no new session. The
+ * device need not advertise CAPS.POSTED (an in-process device keeps a
+ * mailbox for other processes). -ENODEV no signature or no session.
+ */
+int tally_posted_join(struct tally_posted *p, volatile uint8_t *bar,
+		      size_t bar_len, const char *name, struct tally_io *io);
+/* End the session (the device stops applying writes from it); after a join
+ * only stop posting. */
 void tally_posted_detach(struct tally_posted *p);
 /* True once the device was found gone. */
 bool tally_posted_lost(const struct tally_posted *p);

@@ -101,9 +101,11 @@ tally_model_step_locked(struct tally_model *m)
 	const bool rx = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) &&
 			!__atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE);
 
+	if (m->cfg.mbox)	/* other processes' doorbells first */
+		frames += tally_model_mbox_poll_locked(m);
 	m->tx_ref = rx && m->wire->tx_settle != NULL;
 	if (m->tx_pending != 0)
-		frames = tally_model_step_tx(m);
+		frames += tally_model_step_tx(m);
 	m->tx_next = m->tx_next + 1 < m->cfg.tx_queues ? m->tx_next + 1 : 0;
 	if (!rx)
 		return frames;
@@ -435,6 +437,20 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 	return 0;
 fail:
 	tally_model_free(m);
+	return rc;
+}
+
+int
+tally_model_run_thread(struct tally_model *m)
+{
+	int rc = 0;
+
+	tally_model_lock(m);
+	if (!m->thread_started) {
+		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
+		m->thread_started = rc == 0;
+	}
+	tally_model_unlock(m);
 	return rc;
 }
 

@@ -101,6 +101,14 @@ struct tally_model_config {
 	 * processes a Tx doorbell inside write32.
 	 */
 	int defer_tx;
+	/*
+	 * In-process device that other processes (DPDK secondaries) also
+	 * drive: keep a mailbox (tally_mbox.h) with one running session in
+	 * the BAR (which should then be shared memory, bar_mem), and apply
+	 * what is posted there at every step. CAPS.POSTED is not advertised:
+	 * the creator writes registers directly.
+	 */
+	int mbox;
 };
 
 /* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,
@@ -141,6 +149,11 @@ int tally_model_args_set(struct tally_model_args *a, const char *key,
 
 /* Fill the transport the driver uses to reach this model. */
 void tally_model_io(struct tally_model *m, struct tally_io *io);
+
+/* Start the device's own thread if it has none (an inline device that
+ * other processes now drive too: their doorbells must not wait for the
+ * creator's next burst). 0 or -errno. Any thread. */
+int tally_model_run_thread(struct tally_model *m);
 
 /* Run one device step now (inline mode): process pending doorbells, take up
  * to a burst of frames from the wire. Returns frames moved. */

@@ -25,6 +25,12 @@ tally_model_mbox_init(struct tally_model *m)
 
 	memset(mb, 0, sizeof(*mb));
 	mb->entries_log2 = TALLY_MBOX_LOG2;
+	if (!m->cfg.posted) {
+		/* in-process (cfg.mbox): the driver that created the device
+		 * owns it; other processes join this one session */
+		mb->session = 1;
+		mb->session_ack = 1;
+	}
 	/* release: the magic is the last thing a driver checks */
 	__atomic_store_n(&mb->magic, TALLY_MBOX_MAGIC, __ATOMIC_RELEASE);
 }
@@ -85,6 +91,32 @@ tally_model_mbox_poll(struct tally_model *m)
 		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != cons + 1)
 			break;
 		tally_model_write32(m, e->off, e->val);
+		cons++;
+		/* release: the write's effects are visible before cons says so */
+		__atomic_store_n(&mb->cons, cons, __ATOMIC_RELEASE);
+		n++;
+	}
+	return n;
+}
+
+/* The posted writes of processes that joined the in-process device's
+ * session: applied in order, under the lock the caller holds. */
+unsigned int
+tally_model_mbox_poll_locked(struct tally_model *m)
+{
+	struct tally_mbox *mb = tally_model_mbox(m);
+	struct tally_mbox_entry *e;
+	uint64_t cons = __atomic_load_n(&mb->cons, __ATOMIC_RELAXED);
+	unsigned int n = 0;
+
+	__atomic_store_n(&mb->heartbeat, __atomic_load_n(&mb->heartbeat, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	while (n < TALLY_MBOX_ENTRIES) {
+		e = &mb->entries[cons & (TALLY_MBOX_ENTRIES - 1)];
+		/* acquire: pairs with the poster's release store of seq */
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != cons + 1)
+			break;
+		tally_model_write32_locked(m, e->off, e->val);
 		cons++;
 		/* release: the write's effects are visible before cons says so */
 		__atomic_store_n(&mb->cons, cons, __ATOMIC_RELEASE);

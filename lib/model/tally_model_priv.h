@@ -313,9 +313,12 @@ void tally_model_regs_init(struct tally_model *m);
 void tally_model_reset(struct tally_model *m);
 uint32_t tally_model_read32(void *ctx, uint32_t off);
 void tally_model_write32(void *ctx, uint32_t off, uint32_t val);
+void tally_model_write32_locked(struct tally_model *m, uint32_t off, uint32_t val);
 
 /* tally_model_mbox.c */
 void tally_model_mbox_init(struct tally_model *m);
+/* cfg.mbox: apply what other processes posted (lock held). */
+unsigned int tally_model_mbox_poll_locked(struct tally_model *m);
 
 /* tally_model_queue.c: queue register writes, called by the decoder. */
 void tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,

@@ -156,7 +156,7 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_MAC_LO, (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
 			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
 	tally_model_bar_wr(m, TALLY_REG_MAC_HI, (uint32_t)mac[4] | (uint32_t)mac[5] << 8);
-	if (m->cfg.posted)
+	if (m->cfg.posted || m->cfg.mbox)
 		tally_model_mbox_init(m);
 	tally_model_reset(m);
 }
@@ -225,11 +225,19 @@ void
 tally_model_write32(void *ctx, uint32_t off, uint32_t val)
 {
 	struct tally_model *m = ctx;
+
+	tally_model_lock(m);
+	tally_model_write32_locked(m, off, val);
+	tally_model_unlock(m);
+}
+
+void
+tally_model_write32_locked(struct tally_model *m, uint32_t off, uint32_t val)
+{
 	struct tally_model_queue *q;
 	enum tally_model_acc acc;
 	uint32_t r;
 
-	tally_model_lock(m);
 	acc = tally_model_acc(m, off);
 	switch (acc) {
 	case TALLY_MODEL_ACC_NONE:
@@ -251,7 +259,6 @@ tally_model_write32(void *ctx, uint32_t off, uint32_t val)
 			tally_model_global_write(m, off, val);
 		break;
 	}
-	tally_model_unlock(m);
 }
 
 uint32_t

@@ -14,6 +14,7 @@
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 #include "tally_rxtx.h"
 
 /* The Toeplitz key most NICs ship as default (Microsoft RSS verification). */
@@ -248,6 +249,7 @@ tally_dev_close(struct rte_eth_dev *dev)
 	if (ad->transport_fini != NULL)
 		ad->transport_fini(ad);
 	ad->transport_fini = NULL;
+	tally_mp_proc_free(dev);
 	ad->closed = true;
 	return 0;
 }
@@ -256,6 +258,7 @@ static int
 tally_link_update(struct rte_eth_dev *dev, int wait)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_hal_dev *hal = tally_proc_hal(dev);
 	struct rte_eth_link link = {
 		.link_speed = RTE_ETH_SPEED_NUM_100G,
 		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
@@ -264,9 +267,9 @@ tally_link_update(struct rte_eth_dev *dev, int wait)
 	};
 
 	RTE_SET_USED(wait);
-	if (ad->started && !tally_hal_link_up(&ad->hal))
+	if (ad->started && !tally_hal_link_up(hal))
 		link.link_status = RTE_ETH_LINK_DOWN;
-	if (ad->hal_open && tally_hal_gone(&ad->hal)) {
+	if (ad->hal_open && tally_hal_gone(hal)) {
 		link.link_status = RTE_ETH_LINK_DOWN;
 		if (!ad->gone) {
 			/* the device process exited / the function is gone */
@@ -582,6 +585,9 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	else
 		memcpy(dev->data->mac_addrs[0].addr_bytes, ad->hal.mac,
 		       RTE_ETHER_ADDR_LEN);
+	rc = tally_mp_primary_init(dev);
+	if (rc != 0)
+		goto err;
 	rc = tally_flow_init(ad);
 	if (rc != 0)
 		goto err;
@@ -606,7 +612,151 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 		       ad->max_txq, ad->max_frame);
 	return 0;
 err:
+	tally_mp_proc_free(dev);
 	tally_hal_close(&ad->hal);
 	ad->hal_open = false;
 	return rc;
 }
+
+/* ---- secondary processes (tally_mp.c) ------------------------------------ */
+
+static int
+tally_primary_only(struct rte_eth_dev *dev, const char *what)
+{
+	TALLY_DRV_LOG(ERR, "port %u: %s: only the primary process may do this",
+		      dev->data->port_id, what);
+	return -EPERM;
+}
+
+static int
+tally_sec_configure(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "configure");
+}
+
+static int
+tally_sec_start(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "start");
+}
+
+static int
+tally_sec_stop(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "stop");
+}
+
+static int
+tally_sec_promisc(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "promiscuous mode");
+}
+
+static int
+tally_sec_allmulti(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "all-multicast mode");
+}
+
+static int
+tally_sec_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+{
+	RTE_SET_USED(mtu);
+	return tally_primary_only(dev, "MTU");
+}
+
+static int
+tally_sec_rxq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		    unsigned int socket_id, const struct rte_eth_rxconf *conf,
+		    struct rte_mempool *mp)
+{
+	RTE_SET_USED(qid);
+	RTE_SET_USED(nb_desc);
+	RTE_SET_USED(socket_id);
+	RTE_SET_USED(conf);
+	RTE_SET_USED(mp);
+	return tally_primary_only(dev, "Rx queue setup");
+}
+
+static int
+tally_sec_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		    unsigned int socket_id, const struct rte_eth_txconf *conf)
+{
+	RTE_SET_USED(qid);
+	RTE_SET_USED(nb_desc);
+	RTE_SET_USED(socket_id);
+	RTE_SET_USED(conf);
+	return tally_primary_only(dev, "Tx queue setup");
+}
+
+static int
+tally_sec_queue_ctl(struct rte_eth_dev *dev, uint16_t qid)
+{
+	RTE_SET_USED(qid);
+	return tally_primary_only(dev, "queue start/stop");
+}
+
+static int
+tally_sec_rss_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	RTE_SET_USED(conf);
+	return tally_primary_only(dev, "RSS hash update");
+}
+
+static int
+tally_sec_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		      uint16_t size)
+{
+	RTE_SET_USED(reta);
+	RTE_SET_USED(size);
+	return tally_primary_only(dev, "RETA update");
+}
+
+static int
+tally_sec_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
+{
+	*ops = NULL;
+	return tally_primary_only(dev, "rte_flow");
+}
+
+static int
+tally_sec_close(struct rte_eth_dev *dev)
+{
+	return tally_mp_secondary_close(dev);
+}
+
+/* What a secondary may do: read, poll its queues, reset statistics (the
+ * baselines are shared); the rest is refused by name. */
+const struct eth_dev_ops tally_eth_dev_ops_secondary = {
+	.dev_configure = tally_sec_configure,
+	.dev_start = tally_sec_start,
+	.dev_stop = tally_sec_stop,
+	.dev_close = tally_sec_close,
+	.link_update = tally_link_update,
+	.promiscuous_enable = tally_sec_promisc,
+	.promiscuous_disable = tally_sec_promisc,
+	.allmulticast_enable = tally_sec_allmulti,
+	.allmulticast_disable = tally_sec_allmulti,
+	.mtu_set = tally_sec_mtu_set,
+	.stats_get = tally_stats_get,
+	.stats_reset = tally_stats_reset,
+	.xstats_get = tally_xstats_get,
+	.xstats_reset = tally_xstats_reset,
+	.xstats_get_names = tally_xstats_get_names,
+	.dev_infos_get = tally_dev_infos_get,
+	.rxq_info_get = tally_rxq_info_get,
+	.txq_info_get = tally_txq_info_get,
+	.fw_version_get = tally_fw_version_get,
+	.dev_supported_ptypes_get = tally_supported_ptypes_get,
+	.rx_queue_start = tally_sec_queue_ctl,
+	.rx_queue_stop = tally_sec_queue_ctl,
+	.tx_queue_start = tally_sec_queue_ctl,
+	.tx_queue_stop = tally_sec_queue_ctl,
+	.rx_queue_setup = tally_sec_rxq_setup,
+	.tx_queue_setup = tally_sec_txq_setup,
+	.rss_hash_update = tally_sec_rss_update,
+	.rss_hash_conf_get = tally_rss_hash_conf_get,
+	.reta_update = tally_sec_reta_update,
+	.reta_query = tally_reta_query,
+	.flow_ops_get = tally_sec_flow_ops_get,
+};

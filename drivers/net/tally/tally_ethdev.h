@@ -47,7 +47,6 @@ struct tally_adapter;
 
 struct tally_rxq {
 	/* hot: burst state */
-	struct tally_hal_dev *hal;
 	struct tally_rx_desc *ring;
 	struct tally_rx_cqe *cq;
 	struct rte_mbuf **sw_ring;	/* mbuf posted in each slot */
@@ -78,7 +77,6 @@ struct tally_rxq {
 };
 
 struct tally_txq {
-	struct tally_hal_dev *hal;
 	struct tally_tx_desc *ring;
 	struct tally_tx_cqe *cq;
 	struct rte_mbuf **sw_ring;	/* segment mbuf of each descriptor */
@@ -87,6 +85,7 @@ struct tally_txq {
 	uint32_t mask;
 	uint32_t max_frame;
 	uint16_t qid;
+	uint16_t port_id;
 	uint8_t phase;
 	uint64_t sw_rejected;		/* frames the burst refused */
 	uint64_t sw_cq_errors;		/* frames completed in error */
@@ -170,6 +169,35 @@ tally_adapter(const struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/*
+ * What one process reaches the device through (dev->process_private; the
+ * adapter, queues and rings are shared memory, this is not): the HAL with
+ * this process's transport (function pointers and the BAR mapping are
+ * addresses of this process). The primary's is a copy of the adapter's;
+ * a secondary's posts into the primary's session (tally_mp.c). Burst
+ * functions, statistics and link reads go through it, so they work in
+ * every process.
+ */
+struct tally_proc {
+	struct tally_hal_dev hal;
+	/* secondary only */
+	struct tally_posted *posted;	/* joined session, or NULL (MMIO) */
+	void *bar_map;			/* a BAR this process mapped itself */
+	size_t bar_map_len;
+};
+
+static inline struct tally_hal_dev *
+tally_proc_hal(const struct rte_eth_dev *dev)
+{
+	return &((struct tally_proc *)dev->process_private)->hal;
+}
+
+static inline struct tally_hal_dev *
+tally_port_hal(uint16_t port_id)
+{
+	return tally_proc_hal(&rte_eth_devices[port_id]);
+}
+
 /* tally_ethdev.c */
 extern const struct eth_dev_ops tally_eth_dev_ops;
 int tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
@@ -183,6 +211,7 @@ const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 /* tally_hostif.c: vdev dev=<socket>, the device process on the host. */
 struct rte_vdev_device;
 int tally_hostif_probe(struct rte_vdev_device *vdev, const char *path);
+int tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path);
 
 /* tally_queue.c */
 int tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,

@@ -11,7 +11,9 @@
  * bus address) through the ops below, at probe and whenever EAL allocates
  * or frees, before it maps or after it unmaps the device's translations.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include "tally_hal_hostif.h"
 #include "tally_hal_posted.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 
 struct tally_hostif_priv {
 	struct tally_hostif_conn conn;
@@ -164,4 +167,43 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 	TALLY_INIT_LOG(INFO, "%s: port %u on the device at %s", name,
 		       dev->data->port_id, path);
 	return 0;
+}
+
+/* A secondary process: the BAR from the device, posting into the
+ * primary's session. */
+int
+tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct tally_hostif_conn conn;
+	struct tally_posted *p;
+	char err[256] = "";
+	struct tally_io io;
+	void *bar;
+	size_t len;
+	int rc;
+
+	rc = tally_hostif_join(path, &conn, err, sizeof(err));
+	if (rc != 0) {
+		TALLY_INIT_LOG(ERR, "%s: %s", name, err[0] ? err : strerror(-rc));
+		return rc;
+	}
+	len = conn.bar_len;
+	bar = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, conn.bar_fd, 0);
+	tally_hostif_close(&conn);
+	if (bar == MAP_FAILED) {
+		rc = -errno;
+		TALLY_INIT_LOG(ERR, "%s: cannot map the BAR: %s", name, strerror(errno));
+		return rc;
+	}
+	p = calloc(1, sizeof(*p));
+	rc = p == NULL ? -ENOMEM : tally_posted_join(p, bar, len, name, &io);
+	if (rc != 0) {
+		free(p);
+		munmap(bar, len);
+		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's session: %s", name,
+			       strerror(-rc));
+		return rc;
+	}
+	return tally_mp_secondary_attach(&vdev->device, name, &io, p, bar, len);
 }

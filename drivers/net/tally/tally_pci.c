@@ -4,6 +4,7 @@
  * BAR 2 carries the software device's register file. The transport is plain
  * MMIO on the mapped BAR; the device runs by itself (no service hook).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <ethdev_pci.h>
@@ -17,6 +18,7 @@
 #include "tally_ethdev.h"
 #include "tally_hal_posted.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 
 static uint32_t
 tally_mmio_read32(void *ctx, uint32_t off)
@@ -105,6 +107,34 @@ tally_pci_transport(struct rte_pci_device *pdev, struct tally_adapter *ad,
 	return 0;
 }
 
+/* A secondary process: EAL mapped the BAR here too; post into the
+ * primary's session when the BAR is shared memory. */
+static int
+tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_resource *res)
+{
+	struct tally_posted *p = NULL;
+	struct tally_io io;
+	int rc;
+
+	memset(&io, 0, sizeof(io));
+	if (rte_read32(RTE_PTR_ADD(res->addr, TALLY_REG_CAPS)) & TALLY_CAP_POSTED) {
+		p = calloc(1, sizeof(*p));
+		rc = p == NULL ? -ENOMEM :
+		     tally_posted_join(p, res->addr, res->len, pdev->device.name, &io);
+		if (rc != 0) {
+			free(p);
+			return rc;
+		}
+	} else {
+		io.ops = &tally_mmio_ops;
+		io.ctx = res->addr;
+		io.bar = res->addr;
+		io.bar_len = res->len;
+	}
+	return tally_mp_secondary_attach(&pdev->device, pdev->device.name, &io, p,
+					 NULL, 0);
+}
+
 static int
 tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 {
@@ -115,8 +145,6 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	int rc;
 
 	RTE_SET_USED(drv);
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-		return -ENOTSUP;
 	res = &pdev->mem_resource[bar];
 	if (res->addr == NULL || res->len < TALLY_STATS_OFF ||
 	    rte_read32(res->addr) != TALLY_SIGNATURE) {
@@ -130,6 +158,8 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 			       pdev->device.name, bar);
 		return -ENODEV;
 	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return tally_pci_probe_secondary(pdev, res);
 	dev = rte_eth_dev_pci_allocate(pdev, sizeof(struct tally_adapter));
 	if (dev == NULL)
 		return -ENOMEM;
@@ -155,6 +185,8 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 static int
 tally_pci_uninit(struct rte_eth_dev *dev)
 {
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return tally_mp_secondary_close(dev);
 	return tally_dev_close(dev);
 }
 

@@ -20,6 +20,7 @@
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 #include "rte_pmd_tally.h"
 
 struct rte_pmd_tally_rule {
@@ -197,6 +198,10 @@ rte_pmd_tally_counter_read(uint16_t port_id, uint32_t id, uint64_t *packets,
 {
 	struct tally_cnt_pool *pool = port_pool(port_id);
 
+	if (packets == NULL || bytes == NULL)
+		return -EINVAL;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return tally_mp_counter_read(port_id, id, packets, bytes);
 	if (pool == NULL)
 		return -ENODEV;
 	return tally_cnt_read(pool, id, packets, bytes);
@@ -362,6 +367,15 @@ rte_pmd_tally_ccnt_read(uint16_t port_id, uint32_t id, uint64_t *completions,
 {
 	struct tally_adapter *ad = tally_adapter_from_port(port_id);
 
+	if (completions == NULL || errors == NULL)
+		return -EINVAL;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		/* the bank is in the BAR: this process reads its own mapping */
+		if (!rte_eth_dev_is_valid_port(port_id) ||
+		    rte_eth_devices[port_id].dev_ops != &tally_eth_dev_ops_secondary)
+			return -ENODEV;
+		return tally_hal_ccnt_read(tally_port_hal(port_id), id, completions, errors);
+	}
 	if (ad == NULL || ad->closed)
 		return -ENODEV;
 	return tally_hal_ccnt_read(&ad->hal, id, completions, errors);

@@ -124,7 +124,6 @@ tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->ring = rxq->mem;
 	rxq->cq = (struct tally_rx_cqe *)(rxq->ring + nb_desc);
 	rxq->cq_iova = rxq->ring_iova + sizeof(struct tally_rx_desc) * nb_desc;
-	rxq->hal = &ad->hal;
 	rxq->mp = mp;
 	rxq->alloc_failed = &dev->data->rx_mbuf_alloc_failed;
 	rxq->nb_desc = nb_desc;
@@ -281,7 +280,7 @@ tally_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->ring = txq->mem;
 	txq->cq = (struct tally_tx_cqe *)(txq->ring + nb_desc);
 	txq->cq_iova = txq->ring_iova + sizeof(struct tally_tx_desc) * nb_desc;
-	txq->hal = &ad->hal;
+	txq->port_id = dev->data->port_id;
 	txq->nb_desc = nb_desc;
 	txq->mask = nb_desc - 1;
 	txq->max_frame = ad->max_frame;

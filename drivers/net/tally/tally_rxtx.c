@@ -261,6 +261,8 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct rte_mbuf *nms[TALLY_RX_BULK];
 	struct tally_rxq *rxq = queue;
+	/* this process's way to the device (the queue is shared memory) */
+	const struct tally_hal_dev *hal = tally_port_hal(rxq->port_id);
 	const uint64_t rearm = tally_rx_rearm_value(rxq);
 	const uint16_t more = TALLY_RXC_F_MORE | TALLY_RXC_F_ERR;
 	uint32_t cons = rxq->cons, start = cons;
@@ -277,7 +279,7 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct rte_mbuf *m;
 	uint16_t nb_rx = 0;
 
-	tally_hal_service(rxq->hal);
+	tally_hal_service(hal);
 	while (nb_rx < nb_pkts) {
 		n = tally_rx_ready(rxq, cons,
 				   RTE_MIN((uint32_t)(nb_pkts - nb_rx), (uint32_t)TALLY_RX_BULK));
@@ -325,7 +327,7 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (cons != start) {
 		rxq->cons = cons;
 		rxq->prod += cons - start;
-		tally_hal_rxq_doorbell(rxq->hal, rxq->qid, rxq->prod);
+		tally_hal_rxq_doorbell(hal, rxq->qid, rxq->prod);
 		rxq->idle = 0;
 	} else if (unlikely(++rxq->idle > TALLY_RX_IDLE_POLLS)) {
 		unsigned int i;
@@ -447,13 +449,13 @@ tally_tx_frame_ok(const struct tally_txq *txq, const struct rte_mbuf *m)
 
 /* Ring full: publish what is posted, let the device run, harvest. */
 static inline uint32_t
-tally_tx_make_room(struct tally_txq *txq, uint32_t prod)
+tally_tx_make_room(const struct tally_hal_dev *hal, struct tally_txq *txq, uint32_t prod)
 {
 	if (prod != txq->prod) {
 		txq->prod = prod;
-		tally_hal_txq_doorbell(txq->hal, txq->qid, prod);
+		tally_hal_txq_doorbell(hal, txq->qid, prod);
 	}
-	tally_hal_service(txq->hal);
+	tally_hal_service(hal);
 	tally_tx_reclaim(txq);
 	return txq->nb_desc - (prod - txq->cons);
 }
@@ -462,6 +464,7 @@ uint16_t
 tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct tally_txq *txq = queue;
+	const struct tally_hal_dev *hal = tally_port_hal(txq->port_id);
 	struct tally_tx_desc *const ring = txq->ring;
 	struct rte_mbuf **const sw_ring = txq->sw_ring;
 	const uint32_t mask = txq->mask, max_frame = txq->max_frame;
@@ -497,7 +500,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			break;
 		}
 		if (unlikely(room < m->nb_segs) && !retried) {
-			room = tally_tx_make_room(txq, prod);
+			room = tally_tx_make_room(hal, txq, prod);
 			retried = true;
 		}
 		if (room < m->nb_segs)
@@ -517,9 +520,9 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 	if (prod != txq->prod) {
 		txq->prod = prod;
-		tally_hal_txq_doorbell(txq->hal, txq->qid, prod);
+		tally_hal_txq_doorbell(hal, txq->qid, prod);
 	}
-	tally_hal_service(txq->hal);
+	tally_hal_service(hal);
 	return nb_tx;
 }
 

@@ -31,6 +31,7 @@
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 
 static const char *const tally_q_stat_names[] = {
 	"packets", "bytes", "drops", "errors",
@@ -71,15 +72,16 @@ static void
 tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_hal_dev *hal = tally_proc_hal(dev);
 	struct tally_hal_fault flt;
 	uint16_t i;
 
 	memset(n, 0, sizeof(*n));
-	tally_hal_port_stats(&ad->hal, n->c.port);
+	tally_hal_port_stats(hal, n->c.port);
 	for (i = 0; i < tally_nb_rxq(dev); i++) {
 		struct tally_rxq *rxq = dev->data->rx_queues[i];
 
-		tally_hal_rxq_stats(&ad->hal, i, &n->c.rxq[i]);
+		tally_hal_rxq_stats(hal, i, &n->c.rxq[i]);
 		n->c.rxq[i].errors += ad->retired.rx_errors[i];
 		if (rxq != NULL)
 			n->c.rxq[i].errors += rxq->sw_errors;
@@ -87,13 +89,13 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 	for (i = 0; i < RTE_MIN(ad->max_txq, TALLY_PMD_MAX_QUEUES); i++) {
 		struct tally_hal_qstats q;
 
-		if (tally_hal_txq_stats(&ad->hal, i, &q) == 0)
+		if (tally_hal_txq_stats(hal, i, &q) == 0)
 			n->c.tx_bad_frames += q.errors;
 	}
 	for (i = 0; i < tally_nb_txq(dev); i++) {
 		struct tally_txq *txq = dev->data->tx_queues[i];
 
-		tally_hal_txq_stats(&ad->hal, i, &n->c.txq[i]);
+		tally_hal_txq_stats(hal, i, &n->c.txq[i]);
 		n->c.txq[i].errors += ad->retired.tx_rejected[i];
 		n->c.tx_rejected += ad->retired.tx_rejected[i];
 		if (txq != NULL) {
@@ -102,15 +104,9 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 		}
 	}
 	n->c.rx_nombuf = dev->data->rx_mbuf_alloc_failed;
-	tally_hal_fault_read(&ad->hal, &flt, false);
+	tally_hal_fault_read(hal, &flt, false);
 	n->c.dev_faults = flt.count;
-	if (tally_flow_cnt_pool(ad) != NULL) {
-		uint32_t in_use, free_now, pending;
-
-		tally_cnt_pool_stats(tally_flow_cnt_pool(ad), &in_use, &free_now,
-				     &pending);
-		n->cnt_in_use = in_use;
-	}
+	n->cnt_in_use = tally_mp_cnt_in_use(dev);
 }
 
 static void

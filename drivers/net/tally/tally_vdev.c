@@ -42,17 +42,21 @@
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
+#include <rte_memzone.h>
 
 #include <tally/tally_steer_fmt.h>
 
 #include "tally_model.h"
 #include "tally_ethdev.h"
+#include "tally_hal_posted.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 
 
 /* Per-port vdev state, freed with the model. */
 struct tally_vdev_priv {
 	struct tally_model *model;
+	const struct rte_memzone *bar_mz;	/* the BAR, when shared */
 	struct tally_model_args args;	/* owns the strings cfg points to */
 };
 
@@ -141,6 +145,81 @@ tally_vdev_parse(struct tally_vdev_args *a, const char *params)
 	return rc;
 }
 
+/* The memzone that holds the BAR of port `name` (secondaries look it up). */
+static int
+tally_vdev_bar_mz_name(const char *name, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "tally_bar_%s", name) >= len) {
+		TALLY_INIT_LOG(ERR, "%s: name too long for the BAR's memzone", name);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/*
+ * With huge pages (where secondary processes can exist) the model's BAR is
+ * a memzone, with a mailbox for the writes of other processes
+ * (tally_mp.c); without, plain memory of this process.
+ */
+static int
+tally_vdev_shared_bar(const char *name, struct tally_vdev_priv *priv)
+{
+	struct tally_model_config *cfg = &priv->args.cfg;
+	char mz[RTE_MEMZONE_NAMESIZE];
+	size_t len;
+	int rc;
+
+	if (!rte_eal_has_hugepages())
+		return 0;
+	rc = tally_vdev_bar_mz_name(name, mz, sizeof(mz));
+	if (rc != 0)
+		return rc;
+	len = RTE_ALIGN_CEIL(tally_model_bar_size(cfg), 4096);
+	priv->bar_mz = rte_memzone_reserve_aligned(mz, len, rte_socket_id(), 0, 4096);
+	if (priv->bar_mz == NULL) {
+		TALLY_INIT_LOG(ERR, "%s: no memory for a %zu-byte BAR: %s", name, len,
+			       rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	cfg->bar_mem = priv->bar_mz->addr;
+	cfg->bar_mem_len = priv->bar_mz->len;
+	cfg->mbox = 1;
+	return 0;
+}
+
+/* A secondary process: the primary's model, through its BAR memzone. */
+static int
+tally_vdev_probe_secondary(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	const struct rte_memzone *mz;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+	struct tally_posted *p;
+	struct tally_io io;
+	int rc;
+
+	rc = tally_vdev_bar_mz_name(name, mzname, sizeof(mzname));
+	if (rc != 0)
+		return rc;
+	mz = rte_memzone_lookup(mzname);
+	if (mz == NULL) {
+		TALLY_INIT_LOG(ERR, "%s: the primary's device has no shared BAR (it runs without huge pages?)",
+			       name);
+		return -ENODEV;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	rc = tally_posted_join(p, mz->addr, mz->len, name, &io);
+	if (rc != 0) {
+		free(p);
+		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's device: %s", name,
+			       strerror(-rc));
+		return rc;
+	}
+	return tally_mp_secondary_attach(&vdev->device, name, &io, p, NULL, 0);
+}
+
 static void
 tally_vdev_fini(struct tally_adapter *ad)
 {
@@ -149,6 +228,8 @@ tally_vdev_fini(struct tally_adapter *ad)
 	if (priv == NULL)
 		return;
 	tally_model_destroy(priv->model);
+	if (priv->bar_mz != NULL)
+		rte_memzone_free(priv->bar_mz);
 	rte_free(priv);
 	ad->transport_priv = NULL;
 	ad->model = NULL;
@@ -166,11 +247,6 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	char err[256] = "";
 	int rc;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		TALLY_INIT_LOG(ERR, "%s: secondary processes are not supported",
-			       name);
-		return -ENOTSUP;
-	}
 	a.priv = rte_zmalloc("tally_vdev", sizeof(*a.priv), 0);
 	if (a.priv == NULL)
 		return -ENOMEM;
@@ -180,12 +256,21 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 		goto err_priv;
 	if (a.dev[0] != '\0') {
 		rte_free(a.priv);
+		if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+			return tally_hostif_probe_secondary(vdev, a.dev);
 		return tally_hostif_probe(vdev, a.dev);
+	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		rte_free(a.priv);
+		return tally_vdev_probe_secondary(vdev);
 	}
 	cfg = &a.priv->args.cfg;
 	/* no bus hook: the model's bus is this process's address space */
 	/* the Tx burst steps the device after its doorbell (tally_rxtx.c) */
 	cfg->defer_tx = 1;
+	rc = tally_vdev_shared_bar(name, a.priv);
+	if (rc != 0)
+		goto err_priv;
 	rc = tally_model_create(cfg, &a.priv->model, err, sizeof(err));
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: cannot create the device model: %s",
@@ -219,6 +304,8 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 err_model:
 	tally_model_destroy(a.priv->model);
 err_priv:
+	if (a.priv->bar_mz != NULL)
+		rte_memzone_free(a.priv->bar_mz);
 	rte_free(a.priv);
 	return rc;
 }
@@ -231,7 +318,10 @@ tally_vdev_remove(struct rte_vdev_device *vdev)
 	dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
 	if (dev == NULL)
 		return 0;	/* already closed */
-	tally_dev_close(dev);
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		tally_mp_secondary_close(dev);
+	else
+		tally_dev_close(dev);
 	return rte_eth_dev_release_port(dev);
 }
 
