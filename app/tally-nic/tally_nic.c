@@ -76,7 +76,7 @@ nic_usage(FILE *f)
 		"                 [key=value[,key=value...] ...]\n"
 		"  --bar FILE        BAR shared-memory file (created anew; e.g. /dev/shm/tally0.bar)\n"
 		"  --socket PATH     host transport: drivers attach with --vdev net_tally0,dev=PATH\n"
-		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (IOVA = guest-physical)\n"
+		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (bus = guest-physical)\n"
 		"  --stats PATH      print the statistics of the device serving socket PATH and exit\n"
 		"  --hold-wire       frames from the wire wait until SIGUSR2 (the cable is plugged in)\n"
 		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"

@@ -50,6 +50,7 @@ struct nic {
 	int drv_fd;		/* the attached driver; -1 when none */
 	uint32_t drv_pid;
 	bool drv_ready;		/* memory received, ACK sent */
+	bool proto_err;		/* the driver sent what the protocol has not */
 	int mem_err;		/* first error since the last SYNC */
 	struct nic_range *ranges;	/* sorted by bus, none overlapping */
 	unsigned int nb_ranges;

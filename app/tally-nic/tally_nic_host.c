@@ -101,6 +101,7 @@ nic_detach(struct nic *n, const char *why)
 	n->drv_fd = -1;
 	n->drv_pid = 0;
 	n->drv_ready = false;
+	n->proto_err = false;
 	n->mem_err = 0;
 }
 
@@ -208,7 +209,8 @@ nic_serve_msg(struct nic *n, const struct tally_hostif_msg *m, int fd)
 		n->mem_err = 0;
 		return;
 	default:
-		nic_reply(n->drv_fd, TALLY_HOSTIF_ACK, -EPROTO, "unexpected message");
+		/* an answer here would be taken for the next SYNC's */
+		n->proto_err = true;
 		return;
 	}
 	if (rc != 0) {
@@ -233,6 +235,10 @@ nic_serve_driver(struct nic *n)
 		nic_serve_msg(n, &m, fd);
 		if (fd >= 0)
 			close(fd);
+		if (n->proto_err) {
+			nic_detach(n, "protocol error: unexpected message");
+			return work;
+		}
 	}
 	if (rc != -EAGAIN)
 		nic_detach(n, rc == -ECONNRESET ? "connection closed" : strerror(-rc));

@@ -236,7 +236,7 @@ int
 nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), end = bus + len;
-	unsigned int i, gone = 0;
+	unsigned int i, gone = 0, kept = 0;
 
 	if (len == 0 || end < bus || bus % pg != 0 || len % pg != 0)
 		return -EINVAL;
@@ -247,7 +247,8 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 		uint8_t *h = r->host + (lo - r->bus);
 
 		if (lo > r->bus && hi < r->bus + r->len && nic_range_room(n) != 0) {
-			i++;	/* cannot split: stays shared */
+			i++;	/* cannot split: stays shared, and the driver hears */
+			kept++;
 			continue;
 		}
 		r = &n->ranges[i];	/* the array may have moved */
@@ -281,6 +282,8 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 			i += 2;
 		}
 	}
+	if (kept != 0)
+		return -ENOSPC;
 	return gone != 0 ? 0 : -ENOENT;
 }
 

@@ -25,11 +25,13 @@
  * offset are multiples of the page size and offset + len lies inside the
  * file. Ranges may come and go at any time after the BAR (memory the
  * application allocates or frees): MEM and MEM_DEL are not answered, a SYNC
- * is. A MEM_DEL removes every range inside [bus, bus + len); translations
- * into them are removed first, so the device never touches memory it no
- * longer shares. After the first ACK the driver maps the BAR fd and programs
- * the device through it with posted writes (tally_mbox.h); anything a
- * translation does not reach is a DMA fault. The connection is the
+ * is. A MEM_DEL stops sharing every page of [bus, bus + len) that is shared
+ * (cutting ranges that are only partly inside; -ENOSPC when a cut is not
+ * possible); translations into those pages are removed first, so the device
+ * never touches memory it no longer shares. The driver maps the BAR fd
+ * when it arrives and programs the device through it with posted writes
+ * (tally_mbox.h); anything a translation does not reach is a DMA fault.
+ * Any other message is a protocol error: the device detaches the driver. The connection is the
  * attachment: when it closes (driver exit or crash) the device resets,
  * unmaps the ranges and accepts the next driver. One driver at a time.
  */

@@ -84,7 +84,7 @@ struct tally_hal_fault {
  * version (-ENOTSUP), reset the device (-ETIMEDOUT) and read the identity.
  */
 int tally_hal_open(struct tally_hal_dev *dev, const struct tally_io *io);
-/* Reset the device (queues off, DMA regions, RSS and stats cleared). */
+/* Reset the device (queues off, translations, RSS and stats cleared). */
 int tally_hal_reset(struct tally_hal_dev *dev);
 /* Quiesce the device (a reset); dev must not be used afterwards. */
 void tally_hal_close(struct tally_hal_dev *dev);

@@ -3,11 +3,12 @@
  * Driver side of the host transport (tally_hostif.h): connect to a device
  * process, receive its BAR, share with it the memory it may reach by DMA.
  *
- * Life cycle: tally_hostif_connect() -> tally_hostif_add_mem() for the
- * memory there is -> tally_hostif_sync() -> map conn.bar_fd and attach with
- * tally_posted_attach() -> ... tally_hostif_add_mem() / tally_hostif_del_mem()
- * and tally_hostif_sync() as memory comes and goes ... ->
- * tally_hostif_close() (the device resets and forgets the ranges).
+ * Life cycle: tally_hostif_connect() -> map conn.bar_fd and attach with
+ * tally_posted_attach() -> tally_hostif_add_mem() for the memory there is
+ * and tally_hostif_sync() -> translations (tally_hal.h) -> ...
+ * tally_hostif_add_mem() / tally_hostif_del_mem() and tally_hostif_sync()
+ * as memory comes and goes ... -> tally_hostif_close() (the device resets
+ * and forgets the ranges).
  *
  * Every call is bounded in time (socket timeouts); none returns before the
  * device has answered or TALLY_HOSTIF_TIMEOUT_MS passed (-ETIMEDOUT).

@@ -47,19 +47,21 @@ xlt_find(const struct tally_model_xlt *x, uint64_t iova)
 	return lo;
 }
 
-/* Room for one more translation beyond n (UNMAP may split one, MAP may
- * insert one): kept at all times, so UNMAP never fails for memory. */
+/* Room for `need` translations (a MAP that inserts, an UNMAP that splits
+ * one in two): -ENOSPC beyond XLT_MAX or without memory. */
 static int
-xlt_reserve(struct tally_model_xlt *x, uint32_t n)
+xlt_reserve(struct tally_model_xlt *x, uint32_t need)
 {
 	struct tally_model_ext *ne;
 	uint32_t cap;
 
-	if (n + 1 <= x->cap)
+	if (need <= x->cap)
 		return 0;
-	if (n + 1 > TALLY_MODEL_XLT_MAX)
+	if (need > TALLY_MODEL_XLT_MAX)
 		return -ENOSPC;
 	cap = x->cap ? x->cap * 2 : 64;
+	while (cap < need)
+		cap *= 2;
 	if (cap > TALLY_MODEL_XLT_MAX)
 		cap = TALLY_MODEL_XLT_MAX;
 	ne = tally_zmalloc(sizeof(*ne) * cap);
@@ -123,8 +125,6 @@ xlt_map(struct tally_model *m, uint64_t iova, uint64_t bus, uint64_t len)
 	i = xlt_find(x, iova);
 	if (i < x->n && x->ext[i].iova < iova + len)
 		return TALLY_XLT_EEXIST;
-	if (xlt_reserve(x, x->n + 1) != 0)
-		return TALLY_XLT_ENOSPC;
 	if (m->cfg.bus_map != NULL)
 		host = m->cfg.bus_map(m->cfg.bus_arg, iova, bus, len);
 	else
@@ -134,6 +134,13 @@ xlt_map(struct tally_model *m, uint64_t iova, uint64_t bus, uint64_t len)
 	e.iova = iova;
 	e.len = len;
 	e.delta = (uint64_t)(uintptr_t)host - iova;
+	/* a MAP that joins a neighbour takes no room; an insert does */
+	if (!(i > 0 && xlt_joins(&x->ext[i - 1], &e)) &&
+	    !(i < x->n && xlt_joins(&e, &x->ext[i])) && xlt_reserve(x, x->n + 1) != 0) {
+		if (m->cfg.bus_unmap != NULL)
+			m->cfg.bus_unmap(m->cfg.bus_arg, host, len);
+		return TALLY_XLT_ENOSPC;
+	}
 	if (i > 0 && xlt_joins(&x->ext[i - 1], &e)) {
 		x->ext[i - 1].len += len;
 		if (i < x->n && xlt_joins(&x->ext[i - 1], &x->ext[i])) {
@@ -174,6 +181,11 @@ xlt_unmap(struct tally_model *m, uint64_t iova, uint64_t len)
 	if (!xlt_range_ok(iova, len))
 		return TALLY_XLT_EINVAL;
 	i = xlt_find(x, iova);
+	/* only a range strictly inside one translation splits it: room for
+	 * that first, or nothing changes */
+	if (i < x->n && x->ext[i].iova < iova && x->ext[i].iova + x->ext[i].len > end &&
+	    xlt_reserve(x, x->n + 1) != 0)
+		return TALLY_XLT_ENOSPC;
 	while (i < x->n && x->ext[i].iova < end) {
 		struct tally_model_ext *e = &x->ext[i];
 		uint64_t lo = TALLY_MAX(e->iova, iova);
@@ -182,7 +194,7 @@ xlt_unmap(struct tally_model *m, uint64_t iova, uint64_t len)
 		xlt_release(m, e, lo - e->iova, hi - lo);
 		removed += hi - lo;
 		if (lo > e->iova && hi < e->iova + e->len) {
-			/* the middle goes: split (xlt_reserve kept the room) */
+			/* the middle goes: split (room reserved above) */
 			struct tally_model_ext tail = *e;
 
 			tail.iova = hi;
@@ -205,7 +217,6 @@ xlt_unmap(struct tally_model *m, uint64_t iova, uint64_t len)
 	if (removed == 0)
 		return TALLY_XLT_ENOENT;
 	x->pages -= removed / TALLY_XLT_PAGE;
-	(void)xlt_reserve(x, x->n);	/* keep the spare slot after a split */
 	xlt_forget(m);
 	return TALLY_XLT_OK;
 }
@@ -215,6 +226,7 @@ tally_model_xlt_forget_host(struct tally_model *m, const void *host, size_t len)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)host, hi = lo + len;
 	struct tally_model_xlt *x = &m->xlt;
+	enum tally_xlt_status st;
 	uint32_t i;
 
 	tally_model_lock(m);
@@ -229,11 +241,17 @@ tally_model_xlt_forget_host(struct tally_model *m, const void *host, size_t len)
 		}
 		TALLY_LOG(WARNING, "IOVA 0x%llx: its memory is going away: unmapped",
 			  (unsigned long long)(e->iova + (a - h)));
-		/* the array changes: look at this index again (a failure can
-		 * only be a misaligned host range: then leave it) */
-		if (xlt_unmap(m, e->iova + (a - h), b - a) != TALLY_XLT_OK)
+		/* the array changes: look at this index again (what stays
+		 * of it no longer meets the range). No room to split (a full
+		 * table): the whole translation goes. A misaligned host
+		 * range cannot come from a MAP: left as it is. */
+		st = xlt_unmap(m, e->iova + (a - h), b - a);
+		if (st == TALLY_XLT_ENOSPC)
+			st = xlt_unmap(m, e->iova, e->len);
+		if (st != TALLY_XLT_OK)
 			i++;
 	}
+	tally_model_bar_wr(m, TALLY_REG_XLT_COUNT, x->n);
 	tally_model_unlock(m);
 }
 

@@ -59,7 +59,7 @@ _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 				 TALLY_CAP_TX_GATHER | TALLY_CAP_STEER | \
 				 TALLY_CAP_CNT | TALLY_CAP_CCNT | \
 				 TALLY_CAP_XLT)
-/* Translations the table holds (XLT_MAX): 32 bytes each when all used. */
+/* Translations the table holds (XLT_MAX): 24 bytes each when all used. */
 #define TALLY_MODEL_XLT_MAX	(1u << 20)
 /* TLB: slots by 2 MiB unit of the IOVA (a huge page, or 512 small ones). */
 #define TALLY_MODEL_TLB_LOG2	8

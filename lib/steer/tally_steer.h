@@ -106,7 +106,7 @@ struct tally_steer_rule;
 
 /*
  * Device-visible memory. In the PMD this is DMA-able memory (DPDK malloc and
- * its IOVA); in tests an arena registered as a DMA region. alloc returns
+ * its IOVA); in tests an arena the device's translation table maps. alloc returns
  * zeroed memory aligned to `align` and its IOVA, or NULL. free receives the
  * size given to alloc.
  */

@@ -3,7 +3,7 @@
  * Where the steering engine keeps its large arrays (tally_flow_mem.c, devarg
  * steer_mem): with the in-process device on an EAL without huge pages, a
  * pre-sized hash array lives in the port's host window, which the device
- * reads through a DMA region of its own; steer_mem=eal keeps it in DPDK
+ * reads through a translation of its own; steer_mem=eal keeps it in DPDK
  * memory. Either way rules classify real frames with exact counters, rules
  * of a flushed round never match again, a freed array's memory goes back to
  * the kernel (so it reads zero when reused: the engine relies on zeroed

@@ -218,7 +218,8 @@ dma_unmap_range(struct tally_dma *d, uint64_t va, uint64_t len, uint64_t bus)
 			      d->ad->eth_dev->data->port_id, va, len, strerror(-rc));
 		d->st.map_errors++;
 	}
-	if (d->share != NULL) {
+	/* memory never mapped (its map failed) was never shared either */
+	if (d->share != NULL && rc != -ENOENT) {
 		(void)d->share->del(d->share_ctx, bus, len);
 		(void)d->share->sync(d->share_ctx);
 	}

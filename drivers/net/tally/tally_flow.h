@@ -79,7 +79,7 @@ struct rte_eth_dev;
 int tally_flow_init(struct tally_adapter *ad);
 void tally_flow_fini(struct tally_adapter *ad);
 /* The host window the steering engine keeps its large arrays in, to be
- * registered with the device as a DMA region (tally_flow_mem.c); false when
+ * mapped whole in the device's translation table (tally_flow_mem.c); false when
  * the port keeps them in DPDK memory. */
 bool tally_flow_mem_window(const struct tally_flow_ctx *fc, uint64_t *iova,
 			   uint64_t *len);

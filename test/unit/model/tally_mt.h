@@ -2,7 +2,7 @@
 /*
  * Model test helpers: a tiny driver-like poster. It reaches the model only
  * the way a driver does: tally_io read32/write32, plain loads from the BAR,
- * and descriptor/completion rings in host memory inside one DMA region.
+ * and descriptor/completion rings in host memory one translation maps.
  */
 #ifndef TALLY_MT_H
 #define TALLY_MT_H

@@ -320,6 +320,42 @@ test_xlt_bus_hook(void)
 	return TEST_SUCCESS;
 }
 
+/* A full table: XLT_MAX translations that cannot join. One more insert is
+ * ENOSPC, a MAP that joins two of them still works, an UNMAP that would
+ * split one is ENOSPC and changes nothing, one that takes a translation
+ * whole works. Never an access past the table (ASan runs this). */
+static int
+test_xlt_full(void)
+{
+	struct mt_dev d;
+	uint32_t max, i;
+	const uint64_t io = 0x100000000000ull;	/* pages at io + 2 i PG */
+
+	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
+	max = mt_rd(&d, TALLY_REG_XLT_MAX);
+	TEST_ASSERT_EQ(mt_xlt(&d, TALLY_XLT_CMD_CLEAR, 0, 0, 0), TALLY_XLT_OK, "");
+	for (i = 0; i < max; i++)
+		if (mt_map(&d, io + 2ull * i * PG, io + 2ull * i * PG, PG) != TALLY_XLT_OK)
+			break;
+	TEST_ASSERT_EQ(i, max, "the table holds XLT_MAX");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), max, "");
+	TEST_ASSERT_EQ(mt_map(&d, io + 2ull * max * PG + PG, io, PG), TALLY_XLT_ENOSPC,
+		       "one more");
+	/* the gap between translations 0 and 1, continuing both: they join */
+	TEST_ASSERT_EQ(mt_map(&d, io + PG, io + PG, PG), TALLY_XLT_OK, "a join takes no room");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), max - 1, "");
+	TEST_ASSERT_EQ(mt_map(&d, io + 2ull * max * PG + PG, io, PG), TALLY_XLT_OK,
+		       "room again");
+	TEST_ASSERT_EQ(mt_unmap(&d, io + PG, PG), TALLY_XLT_ENOSPC, "a split needs room");
+	TEST_ASSERT(tally_model_dma(d.m, io, 3 * PG) != NULL, "unchanged");
+	TEST_ASSERT_EQ(mt_unmap(&d, io, 3 * PG), TALLY_XLT_OK, "whole");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), max - 1, "");
+	TEST_ASSERT_EQ(mt_unmap(&d, io + 2ull * 5 * PG, PG), TALLY_XLT_OK, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_XLT_COUNT), max - 2, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 /* Random MAP / UNMAP / CLEAR against a page-by-page reference: every page's
  * translation and every access within a joined run agree. */
 #define RND_PAGES	256
@@ -423,6 +459,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_xlt_commands),
 	TEST_CASE(test_xlt_unmap_in_use),
 	TEST_CASE(test_xlt_bus_hook),
+	TEST_CASE(test_xlt_full),
 	TEST_CASE(test_xlt_random),
 };
 

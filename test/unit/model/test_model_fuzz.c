@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Robustness: random register writes, descriptors, doorbells and frames
- * never crash the model, and it keeps its identity. DMA region registers are
- * left alone: the regions are the driver's trusted statement of its memory. */
+ * never crash the model, and it keeps its identity. Translation registers
+ * are left alone: translations are the driver's trusted statement of its
+ * memory. */
 #include "tally_mt.h"
 #include "tally_test.h"
 

@@ -9,7 +9,7 @@
  * every way a frame can leave the short path: runts, oversize and truncated
  * frames, frames the MAC filter drops, frames larger than the buffer,
  * tagged, IPv6, ARP and VXLAN frames, a full ring, a descriptor outside the
- * DMA regions, an empty descriptor and a buffer in a second DMA region.
+ * translations, an empty descriptor and a buffer in a second translation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +148,7 @@ spoil_next(struct mt_rxq *rq, uint32_t how, uint8_t *r1)
 	else if (how == 1)
 		d->buf_len = 0;			/* empty */
 	else
-		d->addr = (uint64_t)(uintptr_t)(r1 + 4096);	/* region 1 */
+		d->addr = (uint64_t)(uintptr_t)(r1 + 4096);	/* the second translation */
 }
 
 static int
@@ -165,7 +165,7 @@ run(bool general, struct outcome *o)
 	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
 	r1 = mmap(NULL, REGION1_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		  -1, 0);
-	TEST_ASSERT(r1 != MAP_FAILED, "region 1");
+	TEST_ASSERT(r1 != MAP_FAILED, "second translation");
 	region1(&d, r1);
 	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, RING_LOG2, BUF_LEN, false), 0, "rxq");
 	mt_wr(&d, TALLY_RXQ_REG(0, TALLY_Q_CCNT), TALLY_Q_CCNT_EN | 3);

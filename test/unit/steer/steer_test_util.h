@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers of the steering tests: an arena allocator standing in for DMA-able
- * memory (one DMA region covers it), and a fake device transport whose fence
+ * memory (one translation maps it), and a fake device transport whose fence
  * completes only when the test says so.
  */
 #ifndef STEER_TEST_UTIL_H
