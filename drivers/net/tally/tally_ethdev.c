@@ -713,13 +713,6 @@ tally_sec_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *
 }
 
 static int
-tally_sec_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
-{
-	*ops = NULL;
-	return tally_primary_only(dev, "rte_flow");
-}
-
-static int
 tally_sec_close(struct rte_eth_dev *dev)
 {
 	return tally_mp_secondary_close(dev);
@@ -758,5 +751,5 @@ const struct eth_dev_ops tally_eth_dev_ops_secondary = {
 	.rss_hash_conf_get = tally_rss_hash_conf_get,
 	.reta_update = tally_sec_reta_update,
 	.reta_query = tally_reta_query,
-	.flow_ops_get = tally_sec_flow_ops_get,
+	.flow_ops_get = tally_flow_ops_get_secondary,
 };

@@ -141,6 +141,8 @@ struct tally_adapter {
 	struct tally_dma *dma;
 	enum tally_dma_bus dma_bus;
 	const struct tally_dma_share_ops *dma_share;	/* ctx: transport_priv */
+	char dev_path[108];		/* the device process's socket (secondaries
+					 * join through it) */
 	bool steer_mem_eal;		/* devarg steer_mem=eal (tally_flow_mem.c) */
 	uint32_t steer_stage;		/* devarg steer_stage: staging from arrays of
 					 * 2^this slots, 0 = lib/steer's default */
@@ -211,7 +213,8 @@ const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 /* tally_hostif.c: vdev dev=<socket>, the device process on the host. */
 struct rte_vdev_device;
 int tally_hostif_probe(struct rte_vdev_device *vdev, const char *path);
-int tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path);
+int tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *dev,
+				 const char *path);
 
 /* tally_queue.c */
 int tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid,

@@ -89,6 +89,8 @@ size_t tally_flow_mem_window_used(const struct tally_flow_ctx *fc);
 size_t tally_flow_mem_window_populated(const struct tally_flow_ctx *fc);
 /* eth_dev_ops.flow_ops_get */
 int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
+/* tally_flow_refuse.c: a secondary process's, every operation EPERM. */
+int tally_flow_ops_get_secondary(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* The async/template callbacks (tally_flow_async.c). */
 void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
 /* Points a new port at the async fast-path callbacks (24.x: dev->flow_fp_ops). */

@@ -154,6 +154,7 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 	ad->transport_fini = tally_hostif_fini;
 	ad->dma_bus = TALLY_DMA_BUS_HOST;
 	ad->dma_share = &tally_hostif_share_ops;
+	snprintf(ad->dev_path, sizeof(ad->dev_path), "%s", path);
 	rc = tally_hostif_attach(priv, name, path, &io);
 	if (rc == 0)
 		rc = tally_ethdev_init(dev, &io, NULL);
@@ -172,7 +173,8 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 /* A secondary process: the BAR from the device, posting into the
  * primary's session. */
 int
-tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path)
+tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *dev,
+			     const char *path)
 {
 	const char *name = rte_vdev_device_name(vdev);
 	struct tally_hostif_conn conn;
@@ -186,6 +188,7 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path)
 	rc = tally_hostif_join(path, &conn, err, sizeof(err));
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: %s", name, err[0] ? err : strerror(-rc));
+		rte_eth_dev_release_port(dev);
 		return rc;
 	}
 	len = conn.bar_len;
@@ -194,6 +197,7 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path)
 	if (bar == MAP_FAILED) {
 		rc = -errno;
 		TALLY_INIT_LOG(ERR, "%s: cannot map the BAR: %s", name, strerror(errno));
+		rte_eth_dev_release_port(dev);
 		return rc;
 	}
 	p = calloc(1, sizeof(*p));
@@ -203,7 +207,8 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, const char *path)
 		munmap(bar, len);
 		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's session: %s", name,
 			       strerror(-rc));
+		rte_eth_dev_release_port(dev);
 		return rc;
 	}
-	return tally_mp_secondary_attach(&vdev->device, name, &io, p, bar, len);
+	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, bar, len);
 }

@@ -182,30 +182,37 @@ tally_mp_request(const char *name, uint32_t op, uint32_t id, struct tally_mp_rep
 	return rc;
 }
 
+struct rte_eth_dev *
+tally_mp_secondary_port(const char *name)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_attach_secondary(name);
+
+	if (dev == NULL)
+		TALLY_INIT_LOG(ERR, "%s: no such port in the primary process", name);
+	return dev;
+}
+
 int
-tally_mp_secondary_attach(struct rte_device *rdev, const char *name,
+tally_mp_secondary_attach(struct rte_eth_dev *dev, struct rte_device *rdev,
 			  const struct tally_io *io, struct tally_posted *posted,
 			  void *bar_map, size_t bar_map_len)
 {
+	const char *name = dev->data->name;
 	struct tally_mp_rep rep;
 	struct tally_proc *proc;
-	struct rte_eth_dev *dev;
 	int rc;
 
-	dev = rte_eth_dev_attach_secondary(name);
-	proc = dev != NULL ? calloc(1, sizeof(*proc)) : NULL;
+	proc = calloc(1, sizeof(*proc));
 	if (proc == NULL) {
-		TALLY_INIT_LOG(ERR, "%s: %s", name, dev == NULL ?
-			       "no such port in the primary process" : "out of memory");
-		if (dev != NULL)
-			rte_eth_dev_release_port(dev);
+		TALLY_INIT_LOG(ERR, "%s: out of memory", name);
+		rte_eth_dev_release_port(dev);
 		if (posted != NULL) {
 			tally_posted_detach(posted);
 			free(posted);
 		}
 		if (bar_map != NULL)
 			munmap(bar_map, bar_map_len);
-		return dev == NULL ? -ENODEV : -ENOMEM;
+		return -ENOMEM;
 	}
 	/* the identity the primary read; this process's transport */
 	proc->hal = tally_adapter(dev)->hal;

@@ -24,12 +24,15 @@ int tally_mp_primary_init(struct rte_eth_dev *dev);
 void tally_mp_proc_free(struct rte_eth_dev *dev);
 
 /*
- * Secondary probe: attach to the primary's port `name` reaching the device
- * through io (a joined posted session, or MMIO when posted is NULL). The
- * port owns posted (malloc'd) and bar_map (munmapped at close) from then
- * on, also on failure.
+ * Secondary probe: the primary's port `name` in this process (NULL when the
+ * primary has none; the adapter then tells the transport), then its
+ * set-up reaching the device through io (a joined posted session, or MMIO
+ * when posted is NULL). The port owns posted (malloc'd) and bar_map
+ * (munmapped at close) from then on, also on failure, which releases the
+ * port. A probe that fails between the two releases the port itself.
  */
-int tally_mp_secondary_attach(struct rte_device *rdev, const char *name,
+struct rte_eth_dev *tally_mp_secondary_port(const char *name);
+int tally_mp_secondary_attach(struct rte_eth_dev *dev, struct rte_device *rdev,
 			      const struct tally_io *io, struct tally_posted *posted,
 			      void *bar_map, size_t bar_map_len);
 int tally_mp_secondary_close(struct rte_eth_dev *dev);

@@ -112,10 +112,13 @@ tally_pci_transport(struct rte_pci_device *pdev, struct tally_adapter *ad,
 static int
 tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_resource *res)
 {
+	struct rte_eth_dev *dev = tally_mp_secondary_port(pdev->device.name);
 	struct tally_posted *p = NULL;
 	struct tally_io io;
 	int rc;
 
+	if (dev == NULL)
+		return -ENODEV;
 	memset(&io, 0, sizeof(io));
 	if (rte_read32(RTE_PTR_ADD(res->addr, TALLY_REG_CAPS)) & TALLY_CAP_POSTED) {
 		p = calloc(1, sizeof(*p));
@@ -123,6 +126,7 @@ tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_reso
 		     tally_posted_join(p, res->addr, res->len, pdev->device.name, &io);
 		if (rc != 0) {
 			free(p);
+			rte_eth_dev_release_port(dev);
 			return rc;
 		}
 	} else {
@@ -131,8 +135,7 @@ tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_reso
 		io.bar = res->addr;
 		io.bar_len = res->len;
 	}
-	return tally_mp_secondary_attach(&pdev->device, pdev->device.name, &io, p,
-					 NULL, 0);
+	return tally_mp_secondary_attach(dev, &pdev->device, &io, p, NULL, 0);
 }
 
 static int

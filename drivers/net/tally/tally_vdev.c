@@ -187,37 +187,47 @@ tally_vdev_shared_bar(const char *name, struct tally_vdev_priv *priv)
 	return 0;
 }
 
-/* A secondary process: the primary's model, through its BAR memzone. */
+/*
+ * A secondary process (EAL passes it the device's name only): the
+ * primary's port tells the transport; the in-process model is reached
+ * through its BAR memzone, the device process through its socket.
+ */
 static int
 tally_vdev_probe_secondary(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_vdev_device_name(vdev);
-	const struct rte_memzone *mz;
+	const struct rte_memzone *mz = NULL;
 	char mzname[RTE_MEMZONE_NAMESIZE];
-	struct tally_posted *p;
+	struct tally_posted *p = NULL;
+	struct rte_eth_dev *dev;
 	struct tally_io io;
 	int rc;
 
+	dev = tally_mp_secondary_port(name);
+	if (dev == NULL)
+		return -ENODEV;
+	if (tally_adapter(dev)->dma_bus == TALLY_DMA_BUS_HOST)
+		return tally_hostif_probe_secondary(vdev, dev, tally_adapter(dev)->dev_path);
 	rc = tally_vdev_bar_mz_name(name, mzname, sizeof(mzname));
-	if (rc != 0)
-		return rc;
-	mz = rte_memzone_lookup(mzname);
-	if (mz == NULL) {
+	if (rc == 0 && (mz = rte_memzone_lookup(mzname)) == NULL) {
 		TALLY_INIT_LOG(ERR, "%s: the primary's device has no shared BAR (it runs without huge pages?)",
 			       name);
-		return -ENODEV;
+		rc = -ENODEV;
 	}
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return -ENOMEM;
-	rc = tally_posted_join(p, mz->addr, mz->len, name, &io);
+	if (rc == 0 && (p = calloc(1, sizeof(*p))) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		rc = tally_posted_join(p, mz->addr, mz->len, name, &io);
+		if (rc != 0)
+			TALLY_INIT_LOG(ERR, "%s: cannot join the primary's device: %s", name,
+				       strerror(-rc));
+	}
 	if (rc != 0) {
 		free(p);
-		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's device: %s", name,
-			       strerror(-rc));
+		rte_eth_dev_release_port(dev);
 		return rc;
 	}
-	return tally_mp_secondary_attach(&vdev->device, name, &io, p, NULL, 0);
+	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, NULL, 0);
 }
 
 static void
@@ -247,6 +257,8 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	char err[256] = "";
 	int rc;
 
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return tally_vdev_probe_secondary(vdev);
 	a.priv = rte_zmalloc("tally_vdev", sizeof(*a.priv), 0);
 	if (a.priv == NULL)
 		return -ENOMEM;
@@ -256,13 +268,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 		goto err_priv;
 	if (a.dev[0] != '\0') {
 		rte_free(a.priv);
-		if (rte_eal_process_type() != RTE_PROC_PRIMARY)
-			return tally_hostif_probe_secondary(vdev, a.dev);
 		return tally_hostif_probe(vdev, a.dev);
-	}
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		rte_free(a.priv);
-		return tally_vdev_probe_secondary(vdev);
 	}
 	cfg = &a.priv->args.cfg;
 	/* no bus hook: the model's bus is this process's address space */
