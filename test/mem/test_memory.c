@@ -343,6 +343,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	snprintf(tdt_run_dir, sizeof(tdt_run_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(tdt_run_dir_remove);
 	rte_mem_event_callback_register("tally_test_mem", test_mem_event, NULL);
 	rte_memseg_walk(seg_cb, c);
 	printf("EAL: %s, %lu segments in %lu IOVA-contiguous runs\n", iova, c[0], c[1] + 1);
