@@ -103,7 +103,10 @@ if ! grep -q hugetlbfs /proc/mounts || [ "$free" -lt 512 ]; then
 	echo "SKIP: ${free} MiB of huge pages free or no hugetlbfs mounted; 512 MiB needed (devtools/setup.sh reserves them as root)"
 	exit 77
 fi
-if ldd "$build/drivers/net/tally/librte_net_tally.so" | grep -q 'lib\(asan\|ubsan\)\.so'; then
+# (the list whole first: grep -q would end the pipe early, and pipefail
+# would take ldd's SIGPIPE for a no)
+libs=$(ldd "$build/drivers/net/tally/librte_net_tally.so")
+if echo "$libs" | grep -q 'lib\(asan\|ubsan\)\.so'; then
 	echo "SKIP: sanitizer build (stock tools load the PMD without the sanitizer runtime)"
 	exit 77
 fi
