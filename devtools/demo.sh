@@ -28,8 +28,11 @@ pcap=$PWD/test/data/demo.pcap
 work=$(mktemp -d)
 nic_pid=""
 cleanup() {
+	local rc=$?
 	[ -z "$nic_pid" ] || { kill "$nic_pid" 2>/dev/null; wait "$nic_pid" 2>/dev/null || true; }
 	rm -rf "$work" "/var/run/dpdk/tally-demo-$$"
+	# every way out but success and skip says so
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] || echo "demo: failed (exit status $rc)" >&2
 }
 trap cleanup EXIT
 

@@ -45,11 +45,36 @@ tp_env=()
 	-- -i --total-num-mbufs=4096 --no-flush-rx <"$work/in" >>"$work/out" 2>&1 &
 tp_pid=$!
 exec 3>"$work/in"
+# testpmd reads commands once it is up; if it stops first (EAL refused its
+# arguments, a plugin, its memory), say so with its output
+for _ in $(seq 1200); do
+	grep -q 'testpmd> ' "$work/out" && break
+	kill -0 "$tp_pid" 2>/dev/null || break
+	sleep 0.05
+done
+if ! grep -q 'testpmd> ' "$work/out"; then
+	st=0
+	if kill -0 "$tp_pid" 2>/dev/null; then
+		echo "with-testpmd: dpdk-testpmd gave no prompt in 60 s; its output:" >&2
+	else
+		wait "$tp_pid" || st=$?
+		tp_pid=""
+		echo "with-testpmd: dpdk-testpmd exited (status $st) before its prompt; its output:" >&2
+	fi
+	sed 's/^/  | /' "$work/out" >&2
+	exit 1
+fi
 TALLY_TESTPMD_OUT=$work/out
 export TALLY_TESTPMD_OUT
+# A command to a testpmd that is gone fails with a message: the write runs
+# in a subshell, which a broken pipe (SIGPIPE) ends instead of this shell.
 testpmd-cmd() {
 	printf '\n## %s\n' "$*" >>"$TALLY_TESTPMD_OUT"
-	echo "$*" >&3
+	if ! (echo "$*" >&3) 2>/dev/null; then
+		echo "testpmd-cmd: dpdk-testpmd is gone, '$*' not sent; its last output:" >&2
+		tail -n 20 "$TALLY_TESTPMD_OUT" | sed 's/^/  | /' >&2
+		return 1
+	fi
 	sleep 0.3
 }
 export -f testpmd-cmd
