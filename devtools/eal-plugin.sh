@@ -32,7 +32,7 @@ tally_world_writable() {
 
 tally_plugin() {
 	local so=$1 real ww base dir key tmp
-	real=$(realpath -e -- "$so") || { echo "eal-plugin: no plugin $so" >&2; return 1; }
+	real=$(realpath -e -- "$so" 2>/dev/null) || { echo "eal-plugin: no plugin $so" >&2; return 1; }
 	ww=$(tally_world_writable "$real") || { echo "$real"; return 0; }
 	base="${XDG_CACHE_HOME:-$HOME/.cache}/tally/plugins"
 	key=$(dirname "$real" | md5sum | cut -c1-12)
@@ -51,9 +51,13 @@ tally_plugin() {
 	# a changed plugin replaces the copy in one rename: a process loading
 	# it meanwhile sees the old or the new file, never half of one
 	if ! cmp -s "$real" "$dir/${real##*/}"; then
-		tmp=$(mktemp "$dir/.copy.XXXXXX") && cp "$real" "$tmp" && chmod 0755 "$tmp" &&
-			mv -f "$tmp" "$dir/${real##*/}" ||
-			{ rm -f "$tmp"; echo "eal-plugin: cannot copy $real to $dir" >&2; return 1; }
+		tmp=$(mktemp "$dir/.copy.XXXXXX") || tmp=""
+		if [ -z "$tmp" ] || ! cp "$real" "$tmp" || ! chmod 0755 "$tmp" ||
+		   ! mv -f "$tmp" "$dir/${real##*/}"; then
+			[ -z "$tmp" ] || rm -f "$tmp"
+			echo "eal-plugin: cannot copy $real to $dir" >&2
+			return 1
+		fi
 	fi
 	echo "$dir/${real##*/}"
 }

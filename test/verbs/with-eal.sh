@@ -16,5 +16,6 @@ vdev=$1
 shift
 prefix="tally-verbs-$$-$RANDOM"
 trap 'rm -rf "/var/run/dpdk/$prefix"' EXIT
-export TALLY_VERBS_EAL_ARGS="-l 0 $(tally_eal_mem 512) --no-pci --file-prefix=$prefix --vdev $vdev --log-level=pmd.net.tally*:notice"
+mem=$(tally_eal_mem 512) || exit
+export TALLY_VERBS_EAL_ARGS="-l 0 $mem --no-pci --file-prefix=$prefix --vdev $vdev --log-level=pmd.net.tally*:notice"
 "$@"
