@@ -6,8 +6,12 @@
 # insertion, classification against rte_hash and ACL. Prints each script's
 # table and the load average before and after each. A benchmark, not a
 # test: it needs the machine to itself for about ten minutes.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 run() {
 	echo "== $* (load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -18,9 +18,13 @@
 #
 # Environment: ROUNDS (5), SIZES ("1000 10000"), PACKETS (1000000), ITER
 # (passes per process, 3; a round's value is the median of its passes),
-# SEED (1), CPU (0: the core every process runs on), DPDK_TEST_ACL (path).
+# SEED (1), CPU (0: the core every process runs on), DPDK_TEST_ACL (path),
+# TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with IOVA as PA by default,
+# nohuge for --no-huge -m 1024).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 ROUNDS=${ROUNDS:-5}
 SIZES=${SIZES:-"1000 10000"}
@@ -41,10 +45,11 @@ if [ -z "$acl_tool" ] || [ ! -x "$acl_tool" ]; then
 	echo "bench-cls: dpdk-test-acl not found (set DPDK_TEST_ACL)" >&2
 	exit 1
 fi
-eal=(--no-huge -m 1024 --no-pci --no-shconf --no-telemetry -l "$CPU" --log-level=lib.eal:error
-     --force-max-simd-bitwidth=512)
+read -ra eal_mem <<<"$(tally_eal_mem 1024)"
+eal=("${eal_mem[@]}" --no-pci --no-telemetry --file-prefix="bench-cls-$$" -l "$CPU"
+     --log-level=lib.eal:error --force-max-simd-bitwidth=512)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-cls.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" "/var/run/dpdk/bench-cls-$$"' EXIT
 res=$work/results.txt
 : >"$res"
 gen=(--packets "$PACKETS" --seed "$SEED")

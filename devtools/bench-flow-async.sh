@@ -9,8 +9,12 @@
 # 1M-rule segment over the first ("flat" = 1.00).
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
 # A benchmark, not a test: it needs the machine to itself.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
 sizes=${3:-"1000000 4000000"}

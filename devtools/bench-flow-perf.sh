@@ -19,8 +19,14 @@
 # counters=<size rounded up to a power of two> (Tally pre-sizes its first
 # matcher from its counter bank). A benchmark, not a test: it needs the
 # machine to itself (2 lcores busy for minutes).
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge -m <1024 + 640
+# per million rules>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+. devtools/eal-plugin.sh
+tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
 sizes=${3:-"1000000 4000000"}
@@ -29,11 +35,14 @@ floor="$PWD/$build/test/perf/librte_net_flowfloor.so"
 for f in "$tally" "$floor"; do
 	[ -f "$f" ] || { echo "no $f: build first (devtools/build.sh $build)" >&2; exit 1; }
 done
+tally=$(tally_plugin "$tally")
+floor=$(tally_plugin "$floor")
 max=0
 for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
 mem=$(( 1024 + max / 1000000 * 640 ))
+read -ra eal_mem <<<"$(tally_eal_mem "$mem")"
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out" "/var/run/dpdk/flow-perf-$$"' EXIT
 
 # run PMD RULES -> "ins_krps del_krps hwm_kb" on stdout
 run() {
@@ -47,7 +56,7 @@ run() {
 	batch=$((n / 10))
 	[ "$batch" -ge 1 ] || batch=$n
 	log="$out/$pmd-$n.log"
-	cmd=(dpdk-test-flow-perf -l 0-1 --no-huge -m "$mem" --no-pci --no-shconf
+	cmd=(dpdk-test-flow-perf -l 0-1 "${eal_mem[@]}" --no-pci
 	     --file-prefix="flow-perf-$$" -d "$so" --vdev "$vdev" --
 	     --ingress --ether --ipv4 --udp --queue --count
 	     --rules-count="$n" --rules-batch="$batch" --deletion-rate)
@@ -98,7 +107,7 @@ med() { stats "$1" | cut -d' ' -f1; }
 lbl() { if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$(($1 / 1000))K"; fi; }
 
 echo
-echo "flow-perf COUNT+QUEUE ipv4 src, $rounds rounds, counters=<size up to 2^k>, -m $mem;" \
+echo "flow-perf COUNT+QUEUE ipv4 src, $rounds rounds, counters=<size up to 2^k>, ${eal_mem[*]};" \
      "median [min..max]; baseline HWM ${base} KB"
 printf '%-26s %-24s %-24s %s\n' "figure" "Tally" "floor" "ratio (medians)"
 for n in $sizes; do

@@ -14,8 +14,12 @@
 # OLD_PMD=path/librte_net_tally.so adds "old inline" and "old thread" rows
 # (an earlier build, measured in the same rounds) to compare versions.
 # A benchmark, not a test: other load on the machine widens the ranges.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
 secs=${3:-3}

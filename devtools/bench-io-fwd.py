@@ -15,16 +15,32 @@ back. After `start tx_first N`: RX-packets at --early seconds (the start-up
 check), then after --warm seconds two `show port stats 0` --secs apart.
 Prints one line of key=value pairs: pps (RX-packets delta / measured time),
 early (RX-packets at the early mark) and ready (seconds testpmd took to start).
+
+EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with IOVA
+as PA by default; nohuge gives --no-huge -m 1024); exit 77 where that mode
+cannot run. --pmd goes through devtools/eal-plugin.sh (a private copy when its
+path has a world-writable directory, which EAL refuses).
 """
 import argparse
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import time
 
 PROMPT = b"testpmd> "
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+
+
+def helper(script, *args, ok=(0,)):
+    """Output of a devtools/ shell helper; exits with its status unless in ok."""
+    r = subprocess.run(["bash", os.path.join(TOOLS, script)] + list(args),
+                       stdout=subprocess.PIPE, universal_newlines=True)
+    if r.returncode not in ok:
+        sys.exit(r.returncode)
+    return r.stdout.strip()
 
 
 class Testpmd:
@@ -85,11 +101,17 @@ def main():
     ap.add_argument("--bursts", type=int, default=4)
     ap.add_argument("--lcores", default="0-1")
     a = ap.parse_args()
+    why = helper("eal-mem.sh", "check", ok=(0, 1))
+    if why:
+        print("SKIP: memory mode %s (TALLY_TEST_MEM): %s" %
+              (os.environ.get("TALLY_TEST_MEM") or "pa", why), file=sys.stderr)
+        return 77
     prefix = "io-fwd-%d" % os.getpid()
-    cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", a.lcores, "--no-huge", "-m", "1024",
-           "--no-pci", "--no-shconf", "--file-prefix=" + prefix]
+    cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", a.lcores]
+    cmd += helper("eal-mem.sh", "args", "1024").split()
+    cmd += ["--no-pci", "--file-prefix=" + prefix]
     if a.pmd:
-        cmd += ["-d", a.pmd]
+        cmd += ["-d", helper("eal-plugin.sh", a.pmd)]
     cmd += ["--vdev", a.vdev, "--", "-i", "--nb-cores=1", "--rxq=1", "--txq=1",
             "--forward-mode=io", "--total-num-mbufs=8192", "--disable-link-check"]
     print("+ " + " ".join(cmd), file=sys.stderr)
@@ -108,6 +130,8 @@ def main():
         n2, t2 = t.rx_packets()
     finally:
         t.close()
+        # EAL's runtime directory (the telemetry socket)
+        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
     print("pps=%.0f early=%d early_at=%.3f ready=%.2f" %
           ((n2 - n1) / (t2 - t1), early, te - ts, ready))
     return 0

@@ -8,8 +8,12 @@
 # start when forwarding really started. Prints the RX-packets delta over the
 # measured window per second. A benchmark, not a test; for net_tally inline,
 # mode=thread and net_null side by side see devtools/bench-io-fwd-peer.sh.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 secs=${2:-10}
 bursts=${3:-4}

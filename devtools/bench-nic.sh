@@ -8,8 +8,12 @@
 #   - stock testpmd io forwarding Mpps over the loop wire
 #     (devtools/bench-io-fwd.sh, one forwarding core).
 # A benchmark, not a test: run it on an otherwise idle machine.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
+# IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
+tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
 secs=${3:-5}

@@ -15,21 +15,34 @@
 # process (tally-nic) holding its wire until the program's flow exists, so
 # the program sees the whole capture, as testpmd did.
 # Exits non-zero unless rule #0 and ibv_read_counters agree.
-# demo.sh --built DIR: use the build in DIR as it is (the test suite does).
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default). Where hugepages cannot be had and TALLY_TEST_MEM is
+# unset, the demo says why and runs with --no-huge.
+# demo.sh --built DIR: use the build in DIR as it is (the test suite does;
+# there a memory mode that cannot run is a skip, exit 77).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. devtools/eal-mem.sh
 if [ "${1:-}" = --built ]; then
 	b=$(cd "$2" && pwd)
+	tally_eal_mem_skip
 else
 	bash devtools/build.sh build
 	b=$PWD/build
+	if [ -z "${TALLY_TEST_MEM:-}" ] && ! why=$(tally_eal_mem_why_not); then
+		echo "demo: hugepages: $why; running with --no-huge" >&2
+		export TALLY_TEST_MEM=nohuge
+	fi
 fi
 pcap=$PWD/test/data/demo.pcap
 work=$(mktemp -d)
 nic_pid=""
 cleanup() {
+	local rc=$?
 	[ -z "$nic_pid" ] || { kill "$nic_pid" 2>/dev/null; wait "$nic_pid" 2>/dev/null || true; }
 	rm -rf "$work" "/var/run/dpdk/tally-demo-$$"
+	# every way out but success and skip says so
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] || echo "demo: failed (exit status $rc)" >&2
 }
 trap cleanup EXIT
 
@@ -52,7 +65,7 @@ TALLY_TOP=$b/app/tally-top/tally-top TALLY_TOP_OUT=$work/top TESTPMD_LOG=$work/t
 	"wire=pcap,rx_pcap=$pcap" >"$work/nic.log" 2>&1 &
 nic_pid=$!
 for _ in $(seq 100); do [ -S "$work/nic.sock" ] && break; sleep 0.05; done
-TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --file-prefix=tally-demo-$$ \
+TALLY_VERBS_EAL_ARGS="-l 0 $(tally_eal_mem 512) --no-pci --no-telemetry --file-prefix=tally-demo-$$ \
 --vdev net_tally0,dev=$work/nic.sock --log-level=pmd.net.tally*:notice" \
 	"$b/examples/verbs_counters/verbs_udp_count" 3 >"$work/verbs" 2>&1 &
 verbs_pid=$!

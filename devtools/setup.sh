@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Install what the build needs (idempotent, quiet when already done) and fetch
-# the DPDK driver-SDK headers from the Debian source package that matches the
-# installed libdpdk-dev, into a cache outside the repository.
+# Install what the build needs (idempotent, quiet when already done), reserve
+# the hugepages the tests run on (devtools/hugepages.sh: 3072 2 MiB pages and
+# a hugetlbfs mount, where it can; one line saying why where it cannot) and
+# fetch the DPDK driver-SDK headers from the Debian source package that
+# matches the installed libdpdk-dev, into a cache outside the repository.
 #
 # Where the mirror serves no source packages, TALLY_DPDK_SRC=<a DPDK source
 # tree of the same stable line> is where the headers are taken from instead.
@@ -68,6 +70,9 @@ if [ -n "$missing" ]; then
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $missing >/dev/null
 fi
+
+# never fails the set-up: without hugepages the tests skip what needs them
+bash "$(dirname "$0")/hugepages.sh" || true
 
 # take_headers SRC_TREE WHAT: copy the SDK headers out of a DPDK source tree.
 take_headers() {

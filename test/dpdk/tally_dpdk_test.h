@@ -4,9 +4,11 @@
  * creation on the vdev bus, port configuration, frame building, and a
  * send/receive loop over the loopback wire.
  *
- * Every test program initialises EAL once with --no-huge and a unique file
- * prefix, then each case creates its own net_tally<N> port with
- * tdt_port_create() and destroys it with tdt_port_destroy().
+ * Every test program initialises EAL once, in the memory mode of
+ * TALLY_TEST_MEM (test/tally_eal_mem.h: hugepages with IOVA as PA by
+ * default, or VA, or --no-huge; exit 77 where the mode cannot run) and with
+ * a unique file prefix, then each case creates its own net_tally<N> port
+ * with tdt_port_create() and destroys it with tdt_port_destroy().
  *
  * With TALLY_TEST_NIC=<path of tally-nic> in the environment every port's
  * device runs as its own tally-nic process on the host transport: the
@@ -44,6 +46,7 @@
 #include <rte_udp.h>
 
 #include "rte_pmd_tally.h"
+#include "tally_eal_mem.h"
 #include "tally_test.h"
 
 #define TDT_NB_MBUF	16384
@@ -165,9 +168,10 @@ tdt_nic_start(const char *name, const char *devargs, char *out, size_t len)
 	return -ETIMEDOUT;
 }
 
-/* EAL leaves its runtime directory behind (with --no-shconf it holds only
- * the telemetry socket, which telemetry's own exit handler, registered
- * before this one and so run after it, would unlink): remove both at exit. */
+/* EAL leaves its runtime directory behind (with --no-shconf or --in-memory
+ * it holds only the telemetry socket, which telemetry's own exit handler,
+ * registered before this one and so run after it, would unlink): remove
+ * both at exit. */
 static char tdt_run_dir[PATH_MAX];
 
 static inline void
@@ -182,24 +186,25 @@ tdt_run_dir_remove(void)
 	rmdir(tdt_run_dir);
 }
 
-/* EAL with --no-huge and one default port net_tally0. Exits on failure. */
+/* EAL in the memory mode of TALLY_TEST_MEM (512 MB with --no-huge) and one
+ * default port net_tally0. Exits on failure, 77 where the mode cannot run. */
 static inline void
 tdt_eal_init(const char *prefix)
 {
 	char fp[64], vdev[160] = "net_tally0", dev[140];
-	char *argv[] = {
+	char *argv[16] = {
 		(char *)"tally-test", (char *)"-l", (char *)"0",
-		(char *)"--no-huge", (char *)"-m", (char *)"512",
-		(char *)"--no-pci", (char *)"--no-shconf", fp,
+		(char *)"--no-pci", fp,
 		(char *)"--vdev", vdev,
 		(char *)"--log-level=pmd.net.tally*:notice",
 	};
-	int argc = (int)RTE_DIM(argv);
+	int argc = 8;
 
 	/* a reference into the PMD keeps it linked (its constructors register
 	 * the vdev driver before EAL parses --vdev) */
 	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
 		exit(1);
+	argc += tally_eal_mem_args(argv + argc, 512);
 	snprintf(fp, sizeof(fp), "--file-prefix=%s-%d", prefix, (int)getpid());
 	if (tdt_nic_path() != NULL) {
 		atexit(tdt_nic_stop_all);

@@ -7,9 +7,13 @@
 #  - a DPDK application (rte_flow COUNT + rte_pmd_tally_*), linked with the
 #    shared PMD, and again with the static one;
 #  - examples/verbs_counters.c, a legacy verbs program, with libtally_verbs.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default); exit 77 where that mode cannot run here.
 set -euo pipefail
 # what an outside user has: not meson test's paths into the build tree
 unset LD_LIBRARY_PATH
+. "$(dirname "$0")/../../devtools/eal-mem.sh"
+tally_eal_mem_skip
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 # a sanitizer build's libraries need the sanitizer runtime linked into the
 # program: programs built from the installed files alone cannot use them
@@ -59,7 +63,8 @@ grep -q "libtally_verbs.so.* => $stage/" ldd.verbs ||
 	{ echo "FAIL: verbs does not load the staged libtally_verbs"; cat ldd.verbs; exit 1; }
 echo "ok: built app, app-static and verbs outside the tree"
 
-eal=(-l 0 --no-huge -m 256 --no-pci --no-shconf --no-telemetry --file-prefix="$prefix"
+read -ra mem <<<"$(tally_eal_mem 256)"
+eal=(-l 0 "${mem[@]}" --no-pci --no-telemetry --file-prefix="$prefix"
      "--vdev=net_tally0,wire=pcap,rx_pcap=$src/test/data/demo.pcap"
      --log-level=pmd.net.tally*:notice)
 # demo.pcap: 16 IPv4/UDP frames, 4912 bytes
@@ -69,7 +74,7 @@ for a in app app-static; do
 		{ echo "FAIL: $a: $out"; exit 1; }
 	echo "ok: $a: $(echo "$out" | tail -1)"
 done
-out=$(TALLY_VERBS_EAL_ARGS="-l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --file-prefix=$prefix --vdev net_tally0" ./verbs 2>&1) ||
+out=$(TALLY_VERBS_EAL_ARGS="-l 0 $(tally_eal_mem 512) --no-pci --no-telemetry --file-prefix=$prefix --vdev net_tally0" ./verbs 2>&1) ||
 	{ echo "FAIL: verbs: $out"; exit 1; }
 echo "$out" | grep -q '^PACKETS = 32, BYTES = 2048 ' || { echo "FAIL: verbs: $out"; exit 1; }
 echo "ok: verbs: $(echo "$out" | tail -1)"

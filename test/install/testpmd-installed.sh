@@ -10,18 +10,28 @@
 # real `meson install`, while the system and every other DPDK process (which
 # may load a build-tree PMD with -d) never see the installed copy, and there
 # is nothing to restore afterwards, even if the test is killed.
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default); exit 77 where that mode cannot run here.
 set -euo pipefail
 # what an outside user has: not meson test's paths into the build tree
 unset LD_LIBRARY_PATH
+. "$(dirname "$0")/../../devtools/eal-mem.sh"
 
 inside() {
-	local stage=$1 src=$2 sysdir
+	local stage=$1 src=$2 sysdir mem
 	sysdir=$(python3 "$src/devtools/dpdk-pmd-dir.py" / | sed -n 1p)
-	mkdir "$stage/sys" "$stage/merged"
-	mount --bind "$sysdir" "$stage/sys"
-	for f in "$stage/sys"/*; do ln -s "$f" "$stage/merged/"; done
+	read -ra mem <<<"$(tally_eal_mem 512)"
+	# the system's plugins stay reachable at sysdir/sys, inside the covered
+	# directory: EAL loads a plugin only when no directory of its real path
+	# is world-writable, which the build directory may be (a clone in /tmp)
+	mkdir -p "$stage/merged/sys"
+	mount --bind "$sysdir" "$stage/merged/sys"
+	for f in "$stage/merged/sys"/*; do
+		case ${f##*/} in librte_net_tally.so*) continue ;; esac
+		ln -s "sys/${f##*/}" "$stage/merged/"
+	done
 	cp -a "$stage$sysdir"/librte_net_tally.so* "$stage/merged/"
-	mount --bind "$stage/merged" "$sysdir"
+	mount --rbind "$stage/merged" "$sysdir"
 	{
 		for c in 'show port info 0' \
 			'flow create 0 ingress pattern eth / ipv4 / udp / end actions count / queue index 0 / end' \
@@ -30,7 +40,7 @@ inside() {
 		done
 		sleep 2
 		printf 'stop\nflow query 0 0 count\nquit\n'
-	} | timeout 60 dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
+	} | timeout 60 dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci \
 		--file-prefix="tally-installed-$$" --log-level=lib.eal:debug \
 		--vdev "net_tally0,wire=pcap,rx_pcap=$src/test/data/demo.pcap" \
 		-- -i --total-num-mbufs=4096 --no-flush-rx 2>&1 || true
@@ -41,6 +51,7 @@ if [ "$1" = --inside ]; then
 	inside "$2" "$3"
 	exit 0
 fi
+tally_eal_mem_skip
 if ! unshare --mount true 2>/dev/null; then
 	echo "SKIP: no private mount namespace (needs root / CAP_SYS_ADMIN)"
 	exit 77

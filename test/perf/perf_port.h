@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the rte_flow benchmarks on a net_tally port share: clocks, EAL
- * without hugepages or PCI under a file prefix of their own, and a port
- * with one rx and one tx queue, configured but not started (a benchmark
- * may configure flow queues before it starts the port).
+ * without PCI, in the memory mode of TALLY_TEST_MEM (test/tally_eal_mem.h:
+ * hugepages with IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge)
+ * under a file prefix of its own, and a port with one rx and one tx queue,
+ * configured but not started (a benchmark may configure flow queues before
+ * it starts the port).
  */
 #ifndef PERF_PORT_H
 #define PERF_PORT_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_pmd_tally.h"
+#include "tally_eal_mem.h"
 
 static inline double
 perf_clock_s(clockid_t id)
@@ -43,32 +48,49 @@ perf_cpu_s(void)
 	return perf_clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* rte_eal_init on lcores with mem MB and no hugepages, no PCI, no shared
- * config, file prefix <name>-<pid>, the port's --vdev devargs. 0 or -1
- * (said on stderr). */
+/* EAL leaves its runtime directory (the telemetry socket) behind: removed
+ * at exit. */
+static char perf_run_dir[PATH_MAX];
+
+static inline void
+perf_run_dir_remove(void)
+{
+	char sock[PATH_MAX + 32];
+
+	snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", perf_run_dir);
+	unlink(sock);
+	rmdir(perf_run_dir);
+}
+
+/* rte_eal_init on lcores in the memory mode of TALLY_TEST_MEM (mem MB with
+ * --no-huge; hugepages grow as needed), no PCI, file prefix <name>-<pid>,
+ * the port's --vdev devargs. 0 or -1 (said on stderr); exits 77 where the
+ * memory mode cannot run. */
 static inline int
 perf_eal_init(char *prog, const char *lcores, unsigned long mem, const char *name,
 	      const char *vdev)
 {
-	char lc[16], memarg[32], fp[64], dev[64];
-	char *eargv[] = {
-		prog, (char *)"-l", lc, (char *)"--no-huge",
-		(char *)"-m", memarg, (char *)"--no-pci", (char *)"--no-shconf",
-		fp, (char *)"--vdev", dev,
+	char lc[16], fp[64], dev[64];
+	char *eargv[8 + TALLY_EAL_MEM_MAX_ARGS] = {
+		prog, (char *)"-l", lc, (char *)"--no-pci", fp,
+		(char *)"--vdev", dev,
 		(char *)"--log-level=pmd.net.tally*:notice",
 	};
+	int eargc = 8;
 
 	/* a reference into the PMD keeps it linked */
 	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
 		return -1;
+	eargc += tally_eal_mem_args(eargv + eargc, (unsigned int)mem);
 	snprintf(lc, sizeof(lc), "%s", lcores);
-	snprintf(memarg, sizeof(memarg), "%lu", mem);
 	snprintf(fp, sizeof(fp), "--file-prefix=%s-%d", name, (int)getpid());
 	snprintf(dev, sizeof(dev), "%s", vdev);
-	if (rte_eal_init((int)RTE_DIM(eargv), eargv) < 0) {
+	if (rte_eal_init(eargc, eargv) < 0) {
 		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	snprintf(perf_run_dir, sizeof(perf_run_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(perf_run_dir_remove);
 	return 0;
 }
 

@@ -17,9 +17,20 @@
 #   #2 priority 1: eth            count              32 hits 14272 bytes
 #                                 (what #0 and #1 leave: IPv6, ICMP)
 #   #3 eth / ipv6 / tcp           queue only, matches nothing
+#
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default); exit 77 where that mode cannot run here. PMD_SO
+# goes through devtools/eal-plugin.sh (a private copy when its path has a
+# world-writable directory, which EAL refuses).
 set -euo pipefail
 pmd=$1 data=$2
 shift 2
+tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+. "$tools/eal-mem.sh"
+. "$tools/eal-plugin.sh"
+tally_eal_mem_skip
+read -ra mem <<<"$(tally_eal_mem 512)"
+pmd=$(tally_plugin "$pmd")
 work=$(mktemp -d)
 prefix="tally-tel-$$"
 tp_pid=""
@@ -39,17 +50,42 @@ san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
 tp_env=()
 [ -z "$san" ] || tp_env=(env "LD_PRELOAD=$san${LD_PRELOAD:-}"
 			 "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
-"${tp_env[@]}" stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix="$prefix" \
+"${tp_env[@]}" stdbuf -oL -eL dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci --file-prefix="$prefix" \
 	--log-level='pmd.net.tally.*:notice' -d "$pmd" \
 	--vdev "net_tally0,wire=pcap,rx_pcap=$data/demo.pcap" \
 	-- -i --total-num-mbufs=4096 --no-flush-rx <"$work/in" >>"$work/out" 2>&1 &
 tp_pid=$!
 exec 3>"$work/in"
+# testpmd reads commands once it is up; if it stops first (EAL refused its
+# arguments, a plugin, its memory), say so with its output
+for _ in $(seq 1200); do
+	grep -q 'testpmd> ' "$work/out" && break
+	kill -0 "$tp_pid" 2>/dev/null || break
+	sleep 0.05
+done
+if ! grep -q 'testpmd> ' "$work/out"; then
+	st=0
+	if kill -0 "$tp_pid" 2>/dev/null; then
+		echo "with-testpmd: dpdk-testpmd gave no prompt in 60 s; its output:" >&2
+	else
+		wait "$tp_pid" || st=$?
+		tp_pid=""
+		echo "with-testpmd: dpdk-testpmd exited (status $st) before its prompt; its output:" >&2
+	fi
+	sed 's/^/  | /' "$work/out" >&2
+	exit 1
+fi
 TALLY_TESTPMD_OUT=$work/out
 export TALLY_TESTPMD_OUT
+# A command to a testpmd that is gone fails with a message: the write runs
+# in a subshell, which a broken pipe (SIGPIPE) ends instead of this shell.
 testpmd-cmd() {
 	printf '\n## %s\n' "$*" >>"$TALLY_TESTPMD_OUT"
-	echo "$*" >&3
+	if ! (echo "$*" >&3) 2>/dev/null; then
+		echo "testpmd-cmd: dpdk-testpmd is gone, '$*' not sent; its last output:" >&2
+		tail -n 20 "$TALLY_TESTPMD_OUT" | sed 's/^/  | /' >&2
+		return 1
+	fi
 	sleep 0.3
 }
 export -f testpmd-cmd

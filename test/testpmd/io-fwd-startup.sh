@@ -5,10 +5,13 @@
 # tx_first 4` (timed from testpmd's answer to it, see devtools/bench-io-fwd.py)
 # must reach MIN. MIN is generous (a loaded 2-core machine forwards well over
 # ten times as many); forwarding at a few thousand packets/s during the first
-# second, as a start-up stall would, fails it.
+# second, as a start-up stall would, fails it. Exit 77 (skipped) where the
+# memory mode of TALLY_TEST_MEM cannot run (devtools/eal-mem.sh).
 set -euo pipefail
 pmd=$1 vdev=$2 min=$3
 tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+. "$tools/eal-mem.sh"
+tally_eal_mem_skip
 san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
 if [ -n "$san" ]; then
 	export LD_PRELOAD="$san${LD_PRELOAD:-}"

@@ -11,11 +11,16 @@
 #   absent:          then regexes that must match no line at all
 #   check:           then shell commands run after testpmd exits (@TOOLS@ =
 #                    devtools/); each must succeed
+#
+# Exit 77 (skipped) where the memory mode of TALLY_TEST_MEM cannot run
+# (devtools/eal-mem.sh).
 set -euo pipefail
 pmd=$1 data=$2 scen=$3
+tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+. "$tools/eal-mem.sh"
+tally_eal_mem_skip
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
 subst() { sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g" -e "s|@TOOLS@|$tools|g"; }
 vdev=$(sed -n 's/^vdev: *//p' "$scen" | subst)
 args=$(sed -n 's/^args: *//p' "$scen" | subst)

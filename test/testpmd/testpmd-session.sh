@@ -14,9 +14,20 @@
 # the device settings of VDEV_ARGS go to tally-nic, the port attaches with dev=<socket>,
 # and the wire is held until the script's first "start" (as the in-process
 # model only takes frames once forwarding polls it).
+#
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default); exit 77 where that mode cannot run here. PMD_SO
+# goes through devtools/eal-plugin.sh (a private copy when its path has a
+# world-writable directory, which EAL refuses).
 set -euo pipefail
 pmd=$1 vdev=$2 script=$3
 shift 3
+tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+. "$tools/eal-mem.sh"
+. "$tools/eal-plugin.sh"
+tally_eal_mem_skip
+read -ra mem <<<"$(tally_eal_mem 512)"
+pmd=$(tally_plugin "$pmd")
 prefix="tally-tp-$$-$RANDOM"
 nic_pid=""
 nic_dir=""
@@ -29,7 +40,7 @@ stop_nic() {
 	[ -z "$nic_dir" ] || rm -rf "$nic_dir"
 }
 sess_dir=""
-trap 'stop_nic; [ -z "$sess_dir" ] || rm -rf "$sess_dir"' EXIT
+trap 'stop_nic; [ -z "$sess_dir" ] || rm -rf "$sess_dir"; rm -rf "/var/run/dpdk/$prefix"' EXIT
 if [ -n "${TALLY_TEST_NIC:-}" ]; then
 	nic_dir=$(mktemp -d)
 	name=${vdev%%,*}
@@ -106,11 +117,11 @@ release_wire() {
 
 sess_dir=$(mktemp -d)
 out="$sess_dir/out"
-feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci \
+feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
 	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 |
 	tee "$out" || true
 stop_nic
 rm -rf "$sess_dir"
-# EAL leaves its runtime directory (config and memory maps, ~6 MB here)
-rm -rf "/var/run/dpdk/$prefix"
+# EAL leaves its runtime directory (the telemetry socket) behind: the trap
+# removes it

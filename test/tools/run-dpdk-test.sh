@@ -11,6 +11,11 @@
 # verdict depends on scheduling: pmd_perf_autotest's poll_before_xmit gives
 # its receiver 10000 empty polls in all, which a busy machine can use up
 # before the transmitting lcore runs.
+#
+# EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with
+# IOVA as PA by default); exit 77 where that mode cannot run here. PMD_SO
+# goes through devtools/eal-plugin.sh (a private copy when its path has a
+# world-writable directory, which EAL refuses).
 set -euo pipefail
 tries=1
 if [ "${1:-}" = --tries ]; then
@@ -19,8 +24,15 @@ if [ "${1:-}" = --tries ]; then
 fi
 pmd=$1 devargs=$2 name=$3
 shift 3
+tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
+. "$tools/eal-mem.sh"
+. "$tools/eal-plugin.sh"
+tally_eal_mem_skip
+read -ra mem <<<"$(tally_eal_mem 512)"
+pmd=$(tally_plugin "$pmd")
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+prefix=""
+trap 'rm -f "$out"; [ -z "$prefix" ] || rm -rf "/var/run/dpdk/$prefix"' EXIT
 
 # A sanitizer build of the PMD needs its runtime loaded first into the
 # uninstrumented dpdk-test; dpdk-test's own exit-time leaks are not ours.
@@ -31,11 +43,14 @@ if [ -n "$san" ]; then
 fi
 
 run_once() {
-	local prefix="tally-dt-$$-$RANDOM" lost
+	local lost
+	prefix="tally-dt-$$-$RANDOM"
 	{ for c in "$@"; do echo "$c"; done; echo "$name"; echo quit; } |
-		timeout 120 dpdk-test -l 0-1 --no-huge -m 512 --no-pci \
+		timeout 120 dpdk-test -l 0-1 "${mem[@]}" --no-pci \
 		--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
 		-d "$pmd" --vdev "net_tally0${devargs:+,$devargs}" > "$out" 2>&1 || true
+	# EAL's runtime directory (the telemetry socket)
+	rm -rf "/var/run/dpdk/$prefix"
 	cat "$out"
 	if ! grep -q '^Test OK' "$out"; then
 		echo "FAIL: no 'Test OK' from $name"

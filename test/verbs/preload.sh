@@ -15,11 +15,16 @@
 # LD_PRELOAD is set for the tool only (env), not for timeout.
 # Every run must exit 0 and print the expected lines (blanks squeezed).
 # Exit 77 (skipped) when a tool is not installed or, for veth, when no
-# network namespace can be made.
+# network namespace can be made, or where the memory mode of TALLY_TEST_MEM
+# (devtools/eal-mem.sh: hugepages with IOVA as PA by default) cannot run.
+# Each tool runs under a file prefix of its own, removed afterwards.
 set -uo pipefail
 lib=$1
 mode=$2
-eal="-l 0 --no-huge -m 512 --no-pci --no-shconf --log-level=pmd.net.tally*:notice"
+. "$(dirname "$0")/../../devtools/eal-mem.sh"
+tally_eal_mem_skip
+prefix="tally-preload-$$"
+eal="-l 0 $(tally_eal_mem 512) --no-pci --log-level=pmd.net.tally*:notice"
 fail=0
 # An ASan build of the library needs the ASan runtime loaded first; leaks
 # of the stock tools themselves are not the library's.
@@ -30,7 +35,7 @@ if [ -n "$asan" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out" /var/run/dpdk/"$prefix"-*' EXIT
 
 need() {
 	command -v "$1" >/dev/null && return 0
@@ -42,7 +47,7 @@ need() {
 run() {
 	local name=$1 vdev=$2
 	shift 2
-	TALLY_VERBS_EAL_ARGS="$eal --vdev $vdev" timeout 60 \
+	TALLY_VERBS_EAL_ARGS="$eal --file-prefix=$prefix-$name --vdev $vdev" timeout 60 \
 		env LD_PRELOAD="$preload" "$@" >"$out/$name" 2>"$out/$name.err"
 	echo $? >"$out/$name.rc"
 }
@@ -152,7 +157,7 @@ mode_veth_ns() {
 	# 400 frames: fewer than the server's posted receive buffers (512), so
 	# none can be dropped for want of a buffer
 	# unbuffered stdout (what stdbuf -o0 does), to see when it is ready
-	TALLY_VERBS_EAL_ARGS="$eal --vdev net_tally0,wire=if,iface=tvs,mac=$smac" \
+	TALLY_VERBS_EAL_ARGS="$eal --file-prefix=$prefix-server --vdev net_tally0,wire=if,iface=tvs,mac=$smac" \
 		timeout 60 env LD_PRELOAD="$preload $stdbuf_lib" _STDBUF_O=0 \
 		raw_ethernet_bw --server -B $smac -E $cmac -n 400 -s 256 \
 		>"$out/server" 2>"$out/server.err" &
