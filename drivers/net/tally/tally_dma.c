@@ -480,6 +480,50 @@ tally_dma_fini(struct tally_adapter *ad)
 	rte_free(d);
 }
 
+struct dma_pgsz_walk {
+	int socket;
+	uint64_t pgsz;
+};
+
+static int
+dma_pgsz_cb(const struct rte_memseg_list *msl, void *arg)
+{
+	struct dma_pgsz_walk *w = arg;
+
+	if (msl->external || msl->socket_id != w->socket || msl->page_sz == 0)
+		return 0;
+	w->pgsz = msl->page_sz;
+	return 1;
+}
+
+uint64_t
+tally_dma_growable(int socket)
+{
+	struct dma_pgsz_walk w = { .socket = socket };
+	char path[160];
+	unsigned long n = 0;
+	FILE *f;
+
+	if (!rte_eal_has_hugepages() || rte_memseg_list_walk(dma_pgsz_cb, &w) <= 0)
+		return 0;
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/node/node%d/hugepages/hugepages-%" PRIu64 "kB/free_hugepages",
+		 socket, w.pgsz >> 10);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/free_hugepages",
+			 w.pgsz >> 10);
+		f = fopen(path, "r");
+	}
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu", &n) != 1)
+		n = 0;
+	fclose(f);
+	return (uint64_t)n * w.pgsz;
+}
+
 void
 tally_dma_stats(const struct tally_adapter *ad, struct tally_dma_stats *st)
 {

@@ -50,5 +50,9 @@ void tally_dma_fini(struct tally_adapter *ad);
 int tally_dma_map(struct tally_adapter *ad, void *addr, uint64_t iova, size_t len);
 int tally_dma_unmap(struct tally_adapter *ad, void *addr, uint64_t iova, size_t len);
 void tally_dma_stats(const struct tally_adapter *ad, struct tally_dma_stats *st);
+/* Bytes EAL could still add to the heap of `socket`: the free huge pages
+ * of its page size there (none without huge pages; with --legacy-mem EAL
+ * took what it gets at start). A figure for sizing, not a promise. */
+uint64_t tally_dma_growable(int socket);
 
 #endif /* TALLY_DMA_H */

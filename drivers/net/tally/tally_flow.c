@@ -25,6 +25,7 @@
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
 
+#include "tally_dma.h"
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
@@ -33,7 +34,9 @@
 /* ---- lifecycle ----------------------------------------------------------- */
 
 /* Does a hash array sized for the counter bank, for keys of nwords words,
- * fit in a quarter of the free DPDK heap (matcher_presize())? */
+ * fit in a quarter of the DPDK memory free (matcher_presize())? Free is
+ * what the heap has free plus, with huge pages, what EAL can still add to
+ * it: the heap grows on demand, so at probe it holds little. */
 static bool
 presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 {
@@ -41,8 +44,9 @@ presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 	uint64_t need = (uint64_t)fc->cnt->num * 2 * (TALLY_STEER_ENTRY_SIZE(nwords) + 4);
 	int socket = fc->dev->data->numa_node;
 
-	return rte_malloc_get_socket_stats(socket < 0 ? 0 : socket, &st) == 0 &&
-	       need <= st.heap_freesz_bytes / 4;
+	socket = socket < 0 ? 0 : socket;
+	return rte_malloc_get_socket_stats(socket, &st) == 0 &&
+	       need <= (st.heap_freesz_bytes + tally_dma_growable(socket)) / 4;
 }
 
 int
