@@ -35,8 +35,11 @@
 
 /* Does a hash array sized for the counter bank, for keys of nwords words,
  * fit in a quarter of the DPDK memory free (matcher_presize())? Free is
- * what the heap has free plus, with huge pages, what EAL can still add to
- * it: the heap grows on demand, so at probe it holds little. */
+ * what the heap has free plus, for the port's first pre-sized array, what
+ * EAL can still add to it with huge pages: the heap grows on demand, so at
+ * probe it holds little. Later ones take the heap as it is: EAL gives the
+ * pages of a freed array back, and a port whose matchers come and go one
+ * rule at a time must not make EAL fetch and clear that much every time. */
 static bool
 presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 {
@@ -46,7 +49,8 @@ presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 
 	socket = socket < 0 ? 0 : socket;
 	return rte_malloc_get_socket_stats(socket, &st) == 0 &&
-	       need <= (st.heap_freesz_bytes + tally_dma_growable(socket)) / 4;
+	       need <= (st.heap_freesz_bytes +
+			(fc->presized_once ? 0 : tally_dma_growable(socket))) / 4;
 }
 
 int
@@ -298,10 +302,12 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	fc->presize_tried = true;
 	if (!presize_fits(fc, tally_steer_matcher_nwords(m)))
 		return;
-	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0)
+	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0) {
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
-	else
+	} else {
 		fc->presized = tally_steer_matcher_udata(m);
+		fc->presized_once = true;
+	}
 }
 
 static struct tally_flow_matcher *

@@ -189,6 +189,7 @@ struct tally_flow_ctx {
 	bool isolated;
 	bool presize_tried;			/* a sync matcher was offered pre-sizing */
 	struct tally_flow_matcher *presized;	/* the one that got it, or NULL */
+	bool presized_once;			/* one was: later ones take the heap as it is */
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
