@@ -338,6 +338,7 @@ tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len)
 	t->base = e->iova;
 	t->len = e->len;
 	t->delta = e->delta;
+	m->tlb_last = (uint32_t)(t - m->tlb);
 	return (void *)(uintptr_t)(iova + e->delta);
 }
 

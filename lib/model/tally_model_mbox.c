@@ -109,8 +109,16 @@ tally_model_mbox_poll_locked(struct tally_model *m)
 	uint64_t cons = __atomic_load_n(&mb->cons, __ATOMIC_RELAXED);
 	unsigned int n = 0;
 
-	__atomic_store_n(&mb->heartbeat, __atomic_load_n(&mb->heartbeat, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELAXED);
+	/* every 64th step: often enough for a joined process's liveness
+	 * check (the model steps continuously while one is joined, its
+	 * thread runs), rarely enough to cost the data path nothing */
+	if ((++m->mbox_polls & 63) == 0)
+		__atomic_store_n(&mb->heartbeat,
+				 __atomic_load_n(&mb->heartbeat, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+	/* nothing reserved beyond what was applied: nothing posted */
+	if (__atomic_load_n(&mb->reserve, __ATOMIC_RELAXED) == cons)
+		return 0;
 	while (n < TALLY_MBOX_ENTRIES) {
 		e = &mb->entries[cons & (TALLY_MBOX_ENTRIES - 1)];
 		/* acquire: pairs with the poster's release store of seq */

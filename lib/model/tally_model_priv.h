@@ -210,7 +210,9 @@ struct tally_model {
 	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
 
 	struct tally_model_tlb tlb[1u << TALLY_MODEL_TLB_LOG2];
+	uint32_t tlb_last;		/* the slot the table filled last */
 	struct tally_model_xlt xlt;	/* the translation table (tally_model_dma.c) */
+	uint32_t mbox_polls;		/* cfg.mbox: polls, for the heartbeat */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
@@ -365,6 +367,33 @@ tally_model_dma_hit(struct tally_model *m, uint64_t iova, size_t len)
 	if (tally_model_tlb_has(t, iova, len))
 		return (void *)(uintptr_t)(iova + t->delta);
 	return NULL;
+}
+
+/* A burst's first guess: the translation the table gave last, copied once
+ * per burst (memory that is one translation, as EAL's is with IOVA as VA,
+ * serves every buffer from it); then the TLB. NULL as tally_model_dma_hit(). */
+struct tally_model_dma_win {
+	uint64_t base, len, delta;
+};
+
+static inline struct tally_model_dma_win
+tally_model_dma_window(const struct tally_model *m)
+{
+	const struct tally_model_tlb *t = &m->tlb[m->tlb_last];
+	struct tally_model_dma_win w = { t->base, t->len, t->delta };
+
+	return w;
+}
+
+static inline void *
+tally_model_dma_win_hit(struct tally_model *m, const struct tally_model_dma_win *w,
+			uint64_t iova, size_t len)
+{
+	uint64_t off = iova - w->base;
+
+	if (off < w->len && (uint64_t)len - 1 < w->len - off)
+		return (void *)(uintptr_t)(iova + w->delta);
+	return tally_model_dma_hit(m, iova, len);
 }
 
 /* Same result as tally_model_dma(): the TLB inline, the table and its

@@ -386,6 +386,7 @@ static unsigned int
 tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model_pkt *pkt,
 		    unsigned int np, struct tally_model_rx_acc *acc)
 {
+	const struct tally_model_dma_win win = tally_model_dma_window(m);
 	const volatile struct tally_rx_desc *ring, *d;
 	struct tally_model_queue *q;
 	uint32_t avail, len, i, head, mask, log2;
@@ -408,7 +409,7 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 		len = pkt[i].len;
 		d = ring + (head & mask);
 		addr = d->addr;
-		p = tally_model_dma_hit(m, addr, len);
+		p = tally_model_dma_win_hit(m, &win, addr, len);
 		if (d->buf_len < len || p == NULL)
 			break;
 		tally_model_copy(p, pkt[i].frame, len);
@@ -551,6 +552,7 @@ static unsigned int
 tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		      unsigned int n, const struct tally_model_rx_ctx *cx)
 {
+	const struct tally_model_dma_win win = tally_model_dma_window(m);
 	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
 	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
 	const volatile struct tally_rx_desc *ring, *d;
@@ -582,7 +584,7 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		    (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
 			break;	/* counted as a drop by the general path */
 		d = ring + (head & mask);
-		p = tally_model_dma_hit(m, d->addr, len);
+		p = tally_model_dma_win_hit(m, &win, d->addr, len);
 		if (d->buf_len < len || p == NULL)
 			break;
 		l4t = tally_model_parse_l4t(f, len);

@@ -307,6 +307,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
+	const struct tally_model_dma_win win = tally_model_dma_window(m);
 	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
@@ -327,7 +328,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		dl = d->len;
 		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
-		f[n].frame = tally_model_dma_hit(m, d->addr, dl);
+		f[n].frame = tally_model_dma_win_hit(m, &win, d->addr, dl);
 		if (f[n].frame == NULL)
 			break;
 		f[n].len = dl;
