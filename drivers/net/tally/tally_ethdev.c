@@ -246,9 +246,9 @@ tally_dev_close(struct rte_eth_dev *dev)
 	if (ad->hal_open)
 		tally_hal_close(&ad->hal);
 	ad->hal_open = false;
-	if (ad->transport_fini != NULL)
-		ad->transport_fini(ad);
-	ad->transport_fini = NULL;
+	if (tally_proc(dev)->transport_fini != NULL)
+		tally_proc(dev)->transport_fini(ad);
+	tally_proc(dev)->transport_fini = NULL;
 	tally_mp_proc_free(dev);
 	ad->closed = true;
 	return 0;
@@ -544,8 +544,9 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 
 /*
  * Common init for both probes: open the device through `io`, size the port
- * from the device identity and install the ops. On failure nothing is left
- * open; the caller releases the port and its transport.
+ * from the device identity and install the ops. The probe made the port's
+ * tally_proc (tally_mp_proc_new()) first. On failure nothing is left open;
+ * the caller releases the port, its transport and its tally_proc.
  */
 int
 tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
@@ -585,13 +586,11 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	else
 		memcpy(dev->data->mac_addrs[0].addr_bytes, ad->hal.mac,
 		       RTE_ETHER_ADDR_LEN);
-	rc = tally_mp_primary_init(dev);
-	if (rc != 0)
-		goto err;
+	tally_mp_primary_init(dev);
 	rc = tally_flow_init(ad);
 	if (rc != 0)
 		goto err;
-	rc = tally_dma_init(ad, ad->dma_bus, ad->dma_share, ad->transport_priv);
+	rc = tally_dma_init(ad, ad->dma_bus, tally_proc(dev)->dma_share, ad->transport_priv);
 	if (rc != 0) {
 		tally_flow_fini(ad);
 		goto err;
@@ -612,7 +611,6 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 		       ad->max_txq, ad->max_frame);
 	return 0;
 err:
-	tally_mp_proc_free(dev);
 	tally_hal_close(&ad->hal);
 	ad->hal_open = false;
 	return rc;

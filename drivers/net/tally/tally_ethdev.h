@@ -119,11 +119,8 @@ struct tally_stats_retired {
 struct tally_adapter {
 	struct tally_hal_dev hal;
 	struct rte_eth_dev *eth_dev;
-	struct tally_model *model;	/* vdev only (NULL on PCI) */
 	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow.c) */
-	/* releases the transport (vdev: destroys the model); may be NULL */
-	void (*transport_fini)(struct tally_adapter *ad);
-	void *transport_priv;
+	void *transport_priv;		/* the probe's; primary only */
 	bool hal_open;
 	bool gone;			/* device found gone; removal reported */
 	bool started;
@@ -140,7 +137,6 @@ struct tally_adapter {
 	 * the bus (and, for a device process, how to share memory) */
 	struct tally_dma *dma;
 	enum tally_dma_bus dma_bus;
-	const struct tally_dma_share_ops *dma_share;	/* ctx: transport_priv */
 	char dev_path[108];		/* the device process's socket (secondaries
 					 * join through it) */
 	bool steer_mem_eal;		/* devarg steer_mem=eal (tally_flow_mem.c) */
@@ -182,16 +178,27 @@ tally_adapter(const struct rte_eth_dev *dev)
  */
 struct tally_proc {
 	struct tally_hal_dev hal;
+	/* primary only: what its probe made (addresses of this process) */
+	struct tally_model *model;	/* the in-process device, or NULL */
+	/* releases the transport (vdev: destroys the model); may be NULL */
+	void (*transport_fini)(struct tally_adapter *ad);
+	const struct tally_dma_share_ops *dma_share;	/* ctx: transport_priv */
 	/* secondary only */
 	struct tally_posted *posted;	/* joined session, or NULL (MMIO) */
 	void *bar_map;			/* a BAR this process mapped itself */
 	size_t bar_map_len;
 };
 
+static inline struct tally_proc *
+tally_proc(const struct rte_eth_dev *dev)
+{
+	return dev->process_private;
+}
+
 static inline struct tally_hal_dev *
 tally_proc_hal(const struct rte_eth_dev *dev)
 {
-	return &((struct tally_proc *)dev->process_private)->hal;
+	return &tally_proc(dev)->hal;
 }
 
 static inline struct tally_hal_dev *

@@ -120,7 +120,8 @@ tally_flow_mem_init(struct tally_flow_ctx *fc, const struct tally_adapter *ad)
 	pthread_mutex_init(&fm->lock, NULL);
 	fm->socket = fc->dev->data->numa_node;
 	fc->mem = fm;
-	if (ad->model == NULL || ad->steer_mem_eal || rte_eal_has_hugepages())
+	if (tally_proc(ad->eth_dev)->model == NULL || ad->steer_mem_eal ||
+	    rte_eal_has_hugepages())
 		return 0;
 	fm->map_len = FLOW_MEM_WINDOW + FLOW_MEM_UNIT;
 	fm->map = mmap(NULL, fm->map_len, PROT_NONE,

@@ -145,22 +145,25 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 	priv->conn.bar_fd = -1;
 	pthread_mutex_init(&priv->lock, NULL);
 	dev = rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
-	if (dev == NULL) {
+	if (dev == NULL || tally_mp_proc_new(dev) == NULL) {
+		if (dev != NULL)
+			rte_eth_dev_release_port(dev);
 		rte_free(priv);
 		return -ENOMEM;
 	}
 	ad = tally_adapter(dev);
+	ad->eth_dev = dev;
 	ad->transport_priv = priv;
-	ad->transport_fini = tally_hostif_fini;
+	tally_proc(dev)->transport_fini = tally_hostif_fini;
+	tally_proc(dev)->dma_share = &tally_hostif_share_ops;
 	ad->dma_bus = TALLY_DMA_BUS_HOST;
-	ad->dma_share = &tally_hostif_share_ops;
 	snprintf(ad->dev_path, sizeof(ad->dev_path), "%s", path);
 	rc = tally_hostif_attach(priv, name, path, &io);
 	if (rc == 0)
 		rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
 		tally_hostif_fini(ad);
-		ad->transport_fini = NULL;
+		tally_mp_proc_free(dev);
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}

@@ -82,11 +82,14 @@ tally_mp_serve(const struct tally_mp_req *req, struct tally_mp_rep *rep)
 		return;
 	}
 	switch (req->op) {
-	case TALLY_MP_JOIN:
-		rep->rc = ad->model != NULL ? tally_model_run_thread(ad->model) : 0;
+	case TALLY_MP_JOIN: {
+		struct tally_model *model = tally_proc(ad->eth_dev)->model;
+
+		rep->rc = model != NULL ? tally_model_run_thread(model) : 0;
 		TALLY_DRV_LOG(INFO, "port %u: a secondary process joined%s", port,
-			      ad->model != NULL ? ": the device runs on its own thread now" : "");
+			      model != NULL ? ": the device runs on its own thread now" : "");
 		break;
+	}
 	case TALLY_MP_CNT_READ:
 		rep->rc = rte_pmd_tally_counter_read(port, req->id, &rep->a, &rep->b);
 		break;
@@ -119,21 +122,24 @@ tally_mp_handle(const struct rte_mp_msg *msg, const void *peer)
 	return rte_mp_reply(&out, peer);
 }
 
-int
-tally_mp_primary_init(struct rte_eth_dev *dev)
+struct tally_proc *
+tally_mp_proc_new(struct rte_eth_dev *dev)
 {
 	struct tally_proc *proc = calloc(1, sizeof(*proc));
 
-	if (proc == NULL)
-		return -ENOMEM;
-	proc->hal = tally_adapter(dev)->hal;
 	dev->process_private = proc;
+	return proc;
+}
+
+void
+tally_mp_primary_init(struct rte_eth_dev *dev)
+{
+	tally_proc(dev)->hal = tally_adapter(dev)->hal;
 	/* once per process; without shared memory there is no IPC (ENOTSUP) */
 	if (rte_mp_action_register(TALLY_MP_ACTION, tally_mp_handle) != 0 &&
 	    rte_errno != EEXIST && rte_errno != ENOTSUP)
 		TALLY_INIT_LOG(WARNING, "%s: no IPC for secondary processes: %s",
 			       dev->data->name, rte_strerror(rte_errno));
-	return 0;
 }
 
 void

@@ -18,8 +18,11 @@ struct tally_posted;
 /* The secondaries' ops: reads and bursts; the rest -EPERM (tally_ethdev.c). */
 extern const struct eth_dev_ops tally_eth_dev_ops_secondary;
 
-/* Primary, once the HAL is open: its tally_proc, the IPC action. */
-int tally_mp_primary_init(struct rte_eth_dev *dev);
+/* Primary probe, right after the port is allocated: its tally_proc, where
+ * the probe puts its transport's hooks. NULL without memory. */
+struct tally_proc *tally_mp_proc_new(struct rte_eth_dev *dev);
+/* Primary, once the HAL is open: the process's HAL, the IPC action. */
+void tally_mp_primary_init(struct rte_eth_dev *dev);
 /* Either process, at close: its tally_proc and what it holds. */
 void tally_mp_proc_free(struct rte_eth_dev *dev);
 

@@ -103,7 +103,7 @@ tally_pci_transport(struct rte_pci_device *pdev, struct tally_adapter *ad,
 		return rc;
 	}
 	ad->transport_priv = p;
-	ad->transport_fini = tally_pci_posted_fini;
+	tally_proc(ad->eth_dev)->transport_fini = tally_pci_posted_fini;
 	return 0;
 }
 
@@ -166,6 +166,11 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 	dev = rte_eth_dev_pci_allocate(pdev, sizeof(struct tally_adapter));
 	if (dev == NULL)
 		return -ENOMEM;
+	if (tally_mp_proc_new(dev) == NULL) {
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	tally_adapter(dev)->eth_dev = dev;
 	/* behind the IOMMU, the device sees EAL's IOVAs; the software device
 	 * behind ivshmem reads guest RAM by guest-physical address */
 	tally_adapter(dev)->dma_bus = tally_pci_is_ivshmem(pdev) ?
@@ -175,7 +180,7 @@ tally_pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pdev)
 		rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
 		tally_pci_posted_fini(tally_adapter(dev));
-		tally_adapter(dev)->transport_fini = NULL;
+		tally_mp_proc_free(dev);
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}

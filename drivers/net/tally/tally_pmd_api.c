@@ -14,16 +14,18 @@ int
 rte_pmd_tally_model_step(uint16_t port_id)
 {
 	struct tally_adapter *ad = tally_adapter_from_port(port_id);
+	struct tally_model *model;
 
 	if (ad == NULL || ad->closed)
 		return -ENODEV;
-	if (ad->model == NULL) {
+	model = tally_proc(ad->eth_dev)->model;
+	if (model == NULL) {
 		/* the device runs by itself; a register read waits until it
 		 * has applied every write posted before (doorbells included) */
 		(void)tally_hal_read32(&ad->hal, TALLY_REG_STATUS);
 		return 0;
 	}
-	return (int)tally_model_step(ad->model);
+	return (int)tally_model_step(model);
 }
 
 static const char *const tally_dump_stat_names[TALLY_STAT_NUM] = {

@@ -242,7 +242,7 @@ tally_vdev_fini(struct tally_adapter *ad)
 		rte_memzone_free(priv->bar_mz);
 	rte_free(priv);
 	ad->transport_priv = NULL;
-	ad->model = NULL;
+	tally_proc(ad->eth_dev)->model = NULL;
 }
 
 static int
@@ -288,10 +288,16 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 		rc = -ENOMEM;
 		goto err_model;
 	}
+	if (tally_mp_proc_new(dev) == NULL) {
+		rte_eth_dev_release_port(dev);
+		rc = -ENOMEM;
+		goto err_model;
+	}
 	ad = tally_adapter(dev);
-	ad->model = a.priv->model;
+	ad->eth_dev = dev;
+	tally_proc(dev)->model = a.priv->model;
+	tally_proc(dev)->transport_fini = tally_vdev_fini;
 	ad->transport_priv = a.priv;
-	ad->transport_fini = tally_vdev_fini;
 	ad->steer_mem_eal = a.steer_mem_eal;
 	ad->steer_stage = a.steer_stage;
 	ad->dma_bus = TALLY_DMA_BUS_VA;
@@ -299,7 +305,7 @@ tally_vdev_probe(struct rte_vdev_device *vdev)
 	rc = tally_ethdev_init(dev, &io, NULL);
 	if (rc != 0) {
 		tally_vdev_fini(ad);
-		ad->transport_fini = NULL;
+		tally_mp_proc_free(dev);
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}
