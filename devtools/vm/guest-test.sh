@@ -165,8 +165,12 @@ fi
 # (through the vIOMMU EAL maps memory at its virtual address; the device
 # behind ivshmem reads guest RAM outside the IOMMU, so the PMD translates
 # each page to its physical address). testpmd forwards on the loopback
-# function with its pool made after the probe.
-if [ "$mode" = full ]; then
+# function with its pool made after the probe. A sanitizer build is left
+# out: its runtime keeps EAL's memory above the 39 address bits the guest's
+# vIOMMU maps (EAL: "IOVA exceeding limits of current DMA mask").
+if [ "$mode" = full ] && [ -n "$san" ]; then
+	echo "SKIP: testpmd --iova-mode=va: sanitizer build (EAL memory beyond the vIOMMU's address width)"
+elif [ "$mode" = full ]; then
 	{
 		echo "start tx_first"
 		sleep 2
