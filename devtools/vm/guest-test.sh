@@ -173,7 +173,9 @@ if [ "$mode" = full ] && [ -n "$san" ]; then
 elif [ "$mode" = full ]; then
 	{
 		echo "start tx_first"
-		sleep 2
+		# the frames loop through the device process on the host:
+		# a TCG guest on a busy host needs the time
+		sleep 5
 		echo "stop"
 		echo "show port xstats 0"
 		echo "quit"
