@@ -48,6 +48,19 @@ enum tally_wire_kind {
 };
 
 /*
+ * A faulty device, for the driver's tests (doc/security.md): every
+ * bad_rx_every-th Rx completion of a frame the device delivers is written
+ * wrong. The frame's data still goes to the buffers; only what the
+ * completion claims is false.
+ */
+enum tally_model_bad_rx {
+	TALLY_BAD_RX_NONE = 0,
+	TALLY_BAD_RX_LEN,	/* length 65535, whatever the buffer */
+	TALLY_BAD_RX_ZERO,	/* length 0 */
+	TALLY_BAD_RX_MORE,	/* "more segments" set (every = 1: never clears) */
+};
+
+/*
  * The device's bus (what a translation's bus address means): bus_map makes
  * [bus, bus + len) reachable for the translation of [iova, iova + len) and
  * returns its host pointer, or NULL when that is not memory the device can
@@ -109,6 +122,8 @@ struct tally_model_config {
 	 * the creator writes registers directly.
 	 */
 	int mbox;
+	enum tally_model_bad_rx bad_rx;	/* devarg bad_rx=len|zero|more */
+	uint32_t bad_rx_every;		/* devarg bad_rx_every, >= 1 (default 1) */
 };
 
 /* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,

@@ -178,6 +178,29 @@ struct tally_model_num_arg {
 	uint64_t lo, hi;
 };
 
+static int
+arg_bad_rx(struct tally_model_args *a, const char *key, const char *val,
+	   char *errbuf, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum tally_model_bad_rx kind;
+	} kinds[] = {
+		{ "none", TALLY_BAD_RX_NONE }, { "len", TALLY_BAD_RX_LEN },
+		{ "zero", TALLY_BAD_RX_ZERO }, { "more", TALLY_BAD_RX_MORE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < TALLY_ARRAY_SIZE(kinds); i++)
+		if (val != NULL && strcmp(val, kinds[i].name) == 0) {
+			a->cfg.bad_rx = kinds[i].kind;
+			return 0;
+		}
+	tally_model_errf(errbuf, errlen, "devarg %s=%s: expected none, len, zero or more",
+			 key, val ? val : "");
+	return -EINVAL;
+}
+
 #define NUM(k, f, w, l, h) { k, offsetof(struct tally_model_config, f), w, l, h }
 static const struct tally_model_num_arg tally_model_num_args[] = {
 	NUM("pcap_loops", pcap_loops, 0, 0, UINT32_MAX),
@@ -188,6 +211,7 @@ static const struct tally_model_num_arg tally_model_num_args[] = {
 	NUM("txq", tx_queues, 0, 1, TALLY_MODEL_ARGS_MAX_QUEUES),
 	NUM("counters", counters, 0, 1, TALLY_CNT_MAX),
 	NUM("comp_counters", comp_counters, 0, 1, TALLY_CNT_MAX),
+	NUM("bad_rx_every", bad_rx_every, 0, 1, UINT32_MAX),
 };
 #undef NUM
 
@@ -201,6 +225,7 @@ static const struct {
 	{ "iface", arg_iface },
 	{ "mode", arg_mode },
 	{ "mac", arg_mac },
+	{ "bad_rx", arg_bad_rx },
 };
 
 int

@@ -33,6 +33,7 @@ tally_model_config_init(struct tally_model_config *cfg)
 	cfg->wire = TALLY_WIRE_LOOP;
 	cfg->gen_flows = 1;
 	cfg->gen_len = 64;
+	cfg->bad_rx_every = 1;
 }
 
 static int

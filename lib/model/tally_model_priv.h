@@ -237,6 +237,7 @@ struct tally_model {
 	bool thread_started;
 	int stop;			/* atomic */
 	int svc_active;			/* atomic: burst functions stepped lately */
+	uint64_t bad_rx_n;		/* cfg.bad_rx: Rx completions written */
 };
 
 /* ---- BAR access (atomic, so the driver never sees a torn value) ---------- */

@@ -46,12 +46,37 @@ struct tally_model_rx_acc {
 	} q[TALLY_MAX_QUEUES];
 };
 
+/* cfg.bad_rx: every bad_rx_every-th completion of a delivered frame claims
+ * what it should not. */
+static void
+tally_model_rx_bad(struct tally_model *m, uint16_t *len, uint16_t *flags)
+{
+	if (*flags & TALLY_RXC_F_ERR || ++m->bad_rx_n % m->cfg.bad_rx_every != 0)
+		return;
+	switch (m->cfg.bad_rx) {
+	case TALLY_BAD_RX_LEN:
+		*len = UINT16_MAX;
+		break;
+	case TALLY_BAD_RX_ZERO:
+		*len = 0;
+		break;
+	case TALLY_BAD_RX_MORE:
+		*flags |= TALLY_RXC_F_MORE;
+		break;
+	case TALLY_BAD_RX_NONE:
+		break;
+	}
+}
+
 static inline void
-tally_model_rx_cqe(struct tally_model_queue *q, uint32_t idx, uint16_t len,
-		   uint16_t flags, uint8_t err, const struct tally_model_rx_meta *meta,
-		   struct tally_model_rx_acc *acc)
+tally_model_rx_cqe(struct tally_model *m, struct tally_model_queue *q,
+		   uint32_t idx, uint16_t len, uint16_t flags, uint8_t err,
+		   const struct tally_model_rx_meta *meta, struct tally_model_rx_acc *acc)
 {
 	struct tally_rx_cqe *c = (struct tally_rx_cqe *)q->cq + (idx & q->mask);
+
+	if (TALLY_UNLIKELY(m->cfg.bad_rx != TALLY_BAD_RX_NONE))
+		tally_model_rx_bad(m, &len, &flags);
 
 	c->rss_hash = meta->hash;
 	c->mark = meta->mark;
@@ -174,18 +199,18 @@ tally_model_rx_write(struct tally_model *m, struct tally_model_queue *q,
 		err = TALLY_RXC_ERR_DESC;	/* buffers shrank since the plan */
 	if (err != TALLY_RXC_ERR_NONE) {
 		for (k = 0; k < n; k++)
-			tally_model_rx_cqe(q, q->head + k, 0, TALLY_RXC_F_ERR, err,
+			tally_model_rx_cqe(m, q, q->head + k, 0, TALLY_RXC_F_ERR, err,
 					   meta, acc);
 		acc->q[q->id].errors++;
 	} else if (n == 1) {
-		tally_model_rx_cqe(q, q->head, (uint16_t)len, meta->flags, 0, meta, acc);
+		tally_model_rx_cqe(m, q, q->head, (uint16_t)len, meta->flags, 0, meta, acc);
 	} else {
 		off = 0;
 		for (k = 0; k < n; k++) {
 			d = k == 0 ? d0 : tally_model_rx_desc(q, q->head + k);
 			chunk = TALLY_MIN(len - off, (uint32_t)d.buf_len);
 			off += chunk;
-			tally_model_rx_cqe(q, q->head + k, (uint16_t)chunk,
+			tally_model_rx_cqe(m, q, q->head + k, (uint16_t)chunk,
 					   meta->flags | (k + 1 < n ? TALLY_RXC_F_MORE : 0),
 					   0, meta, acc);
 		}
@@ -393,7 +418,8 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 	uint64_t bytes = 0, addr;
 	uint8_t *cq, *p;
 
-	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en ||
+	    m->cfg.bad_rx != TALLY_BAD_RX_NONE)
 		return 0;
 	q = &m->rxq[qi];
 	tally_model_rx_touch(m, acc, qi);
@@ -565,7 +591,8 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 	uint8_t *cq, *p, ptype, l4t;
 	uint16_t flags;
 
-	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en)
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en ||
+	    m->cfg.bad_rx != TALLY_BAD_RX_NONE)
 		return 0;
 	q = &m->rxq[qi];
 	tally_model_rx_prefetch(q, n);

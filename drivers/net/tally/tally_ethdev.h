@@ -62,9 +62,15 @@ struct tally_rxq {
 	uint16_t qid;
 	uint8_t phase;			/* expected completion phase */
 	bool scatter;
+	bool skip;			/* dropping the rest of a refused chain */
 	uint32_t idle;			/* empty bursts in a row */
+	/* what a completion may claim (the device is not trusted) */
+	uint32_t max_pkt;		/* frame bytes: the device's max_frame */
+	uint16_t max_segs;		/* descriptors per frame: 1 without scatter */
 	/* software counters (this queue's lcore only) */
 	uint64_t sw_errors;		/* completions in error */
+	uint64_t bad_len;		/* completions refused: length 0 or over the buffer */
+	uint64_t bad_chain;		/* completions refused: a chain the queue cannot take */
 	/* cold */
 	uint16_t nb_desc;
 	bool started;
@@ -108,12 +114,16 @@ struct tally_stats_base {
 	uint64_t tx_bad_frames;		/* device queues' ERRORS, every queue */
 	uint64_t rx_nombuf;
 	uint64_t dev_faults;
+	uint64_t rx_bad_len;		/* completions the driver refused, */
+	uint64_t rx_bad_chain;		/* every queue (tally_rxtx.c) */
 };
 
 /* Software counters of released queues, so totals never go backwards. */
 struct tally_stats_retired {
 	uint64_t rx_errors[TALLY_PMD_MAX_QUEUES];
 	uint64_t tx_rejected[TALLY_PMD_MAX_QUEUES];
+	uint64_t rx_bad_len;
+	uint64_t rx_bad_chain;
 };
 
 struct tally_adapter {
@@ -255,5 +265,9 @@ int tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 int tally_xstats_get_names(struct rte_eth_dev *dev,
 			   struct rte_eth_xstat_name *names, unsigned int n);
 int tally_xstats_reset(struct rte_eth_dev *dev);
+/* Rx completions the driver refused since the port was probed, every queue
+ * (no reset baseline): length, chain. */
+void tally_stats_rx_refused(struct rte_eth_dev *dev, uint64_t *bad_len,
+			    uint64_t *bad_chain);
 
 #endif /* TALLY_ETHDEV_H */

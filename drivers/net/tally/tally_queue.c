@@ -68,13 +68,16 @@ tally_rxq_free_mbufs(struct tally_rxq *rxq)
 void
 tally_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
+	struct tally_adapter *ad = tally_adapter(dev);
 	struct tally_rxq *rxq = dev->data->rx_queues[qid];
 
 	if (rxq == NULL)
 		return;
 	if (rxq->started)
 		tally_rx_queue_stop(dev, qid);
-	tally_adapter(dev)->retired.rx_errors[qid] += rxq->sw_errors;
+	ad->retired.rx_errors[qid] += rxq->sw_errors + rxq->bad_len + rxq->bad_chain;
+	ad->retired.rx_bad_len += rxq->bad_len;
+	ad->retired.rx_bad_chain += rxq->bad_chain;
 	rte_free(rxq->sw_ring);
 	rte_free(rxq->mem);
 	rte_free(rxq);
@@ -135,6 +138,10 @@ tally_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rxq->offloads = conf->offloads | dev->data->dev_conf.rxmode.offloads;
 	rxq->scatter = (rxq->offloads & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
 	rxq->deferred_start = conf->rx_deferred_start != 0;
+	rxq->max_pkt = ad->max_frame;
+	rxq->max_segs = rxq->scatter ?
+		(uint16_t)RTE_MIN((ad->max_frame + rxq->buf_len - 1) / rxq->buf_len,
+				  (uint32_t)UINT16_MAX) : 1;
 	if (!rxq->scatter &&
 	    (uint32_t)dev->data->mtu + RTE_ETHER_HDR_LEN > rxq->buf_len)
 		TALLY_DRV_LOG(NOTICE, "port %u rxq %u: frames above %u bytes will be dropped (no scatter)",
@@ -169,6 +176,7 @@ tally_rx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
 	rxq->cons = 0;
 	rxq->prod = rxq->nb_desc;
 	rxq->phase = 1;
+	rxq->skip = false;
 	rc = tally_hal_rxq_create(&ad->hal, qid, rxq->ring_iova, rxq->cq_iova,
 				  rte_log2_u32(rxq->nb_desc));
 	if (rc == 0)

@@ -17,6 +17,16 @@
  * the device run and reclaim once more before giving up: a transmit-only
  * application that never calls Rx still makes progress, in every mode.
  *
+ * What the device writes is not trusted (doc/security.md): a completion's
+ * length must lie within the buffer posted in its slot, a chain ("more
+ * segments") is taken only on a queue with scatter and only up to the
+ * frame size the device declared. A completion that breaks either is a
+ * device fault: it and the frame it belongs to are dropped, each of their
+ * completions counted once by cause (bad_len, bad_chain), and the queue
+ * goes on. Nothing else a completion holds is
+ * used to index or size anything (the slot is the ring position, the
+ * packet type goes through a switch).
+ *
  * A queue is used by one lcore at a time; nothing here takes a lock.
  */
 #include <rte_mbuf.h>
@@ -54,7 +64,8 @@ tally_rx_ptype(uint8_t p, uint16_t flags)
 	return t;
 }
 
-/* First segment of a frame: metadata from its first completion. */
+/* First segment of a frame: metadata from its first completion (the
+ * caller sets the lengths, from the one read it checked). */
 static inline void
 tally_rx_first(struct tally_rxq *rxq, struct rte_mbuf *m,
 	       const struct tally_rx_cqe *c)
@@ -62,7 +73,6 @@ tally_rx_first(struct tally_rxq *rxq, struct rte_mbuf *m,
 	uint64_t ol = 0;
 
 	m->port = rxq->port_id;
-	m->pkt_len = c->len;
 	m->packet_type = tally_rx_ptype(c->ptype, c->flags);
 	if (c->flags & TALLY_RXC_F_RSS) {
 		m->hash.rss = c->rss_hash;
@@ -84,6 +94,22 @@ tally_rx_drop_partial(struct tally_rxq *rxq)
 		rte_pktmbuf_free(rxq->pkt_first);
 	rxq->pkt_first = NULL;
 	rxq->pkt_last = NULL;
+}
+
+/* A completion the device should not have written (length len, flags):
+ * drop it (its mbuf m) and the frame it belongs to; when it claims more
+ * segments, the rest of that chain goes too. Every completion dropped so
+ * counts once in *counter, the earlier segments of the frame included. */
+static __rte_noinline void
+tally_rx_refuse(struct tally_rxq *rxq, struct rte_mbuf *m, uint16_t len,
+		uint16_t flags, uint64_t *counter, const char *why)
+{
+	TALLY_RX_LOG(DEBUG, "rxq %u: completion refused (%s: len %u, flags 0x%x)",
+		     rxq->qid, why, len, flags);
+	*counter += 1 + (rxq->pkt_first != NULL ? rxq->pkt_first->nb_segs : 0);
+	rte_pktmbuf_free_seg(m);
+	tally_rx_drop_partial(rxq);
+	rxq->skip = (flags & TALLY_RXC_F_MORE) != 0;
 }
 
 /* Completions ready from cons on, at most max (phase bits only). The device
@@ -143,31 +169,57 @@ static inline bool
 tally_rx_one(struct tally_rxq *rxq, struct rte_mbuf *m,
 	     const struct tally_rx_cqe *c, struct rte_mbuf **out)
 {
-	if (unlikely(c->flags & TALLY_RXC_F_ERR)) {
+	/* one read of each field the checks and the mbuf use: the
+	 * completion is shared memory the device may still change */
+	const uint16_t len = __atomic_load_n(&c->len, __ATOMIC_RELAXED);
+	const uint16_t flags = __atomic_load_n(&c->flags, __ATOMIC_RELAXED);
+	const bool more = (flags & TALLY_RXC_F_MORE) != 0;
+	struct rte_mbuf *first = rxq->pkt_first;
+
+	if (unlikely(rxq->skip)) {
+		/* the rest of a refused chain, up to its last segment */
+		rxq->bad_chain++;
+		rte_pktmbuf_free_seg(m);
+		rxq->skip = more;
+		return false;
+	}
+	if (unlikely(flags & TALLY_RXC_F_ERR)) {
 		TALLY_RX_LOG(DEBUG, "rxq %u: completion error %u", rxq->qid, c->err);
 		rxq->sw_errors++;
 		rte_pktmbuf_free_seg(m);
 		tally_rx_drop_partial(rxq);
 		return false;
 	}
+	if (unlikely((uint16_t)(len - 1) >= rxq->buf_len)) {
+		tally_rx_refuse(rxq, m, len, flags, &rxq->bad_len, "length");
+		return false;
+	}
+	if (unlikely((more || first != NULL) &&
+		     (!rxq->scatter ||
+		      (first != NULL && (first->nb_segs >= rxq->max_segs ||
+					 first->pkt_len + len > rxq->max_pkt))))) {
+		tally_rx_refuse(rxq, m, len, flags, &rxq->bad_chain, "chain");
+		return false;
+	}
 	m->data_off = RTE_PKTMBUF_HEADROOM;
-	m->data_len = c->len;
+	m->data_len = len;
 	m->next = NULL;
 	m->nb_segs = 1;
-	if (likely(rxq->pkt_first == NULL)) {
+	if (likely(first == NULL)) {
 		tally_rx_first(rxq, m, c);
-		if (likely(!(c->flags & TALLY_RXC_F_MORE))) {
+		m->pkt_len = len;
+		if (likely(!more)) {
 			*out = m;
 			return true;
 		}
 		rxq->pkt_first = m;
 	} else {
 		rxq->pkt_last->next = m;
-		rxq->pkt_first->nb_segs++;
-		rxq->pkt_first->pkt_len += c->len;
+		first->nb_segs++;
+		first->pkt_len += len;
 	}
 	rxq->pkt_last = m;
-	if (c->flags & TALLY_RXC_F_MORE)
+	if (more)
 		return false;
 	*out = rxq->pkt_first;
 	rxq->pkt_first = NULL;
@@ -274,7 +326,7 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct tally_rx_desc *const ring = rxq->ring;
 	const struct tally_rx_cqe *const cq = rxq->cq;
 	const struct tally_rx_cqe *c;
-	uint16_t flags;
+	uint16_t flags, len;
 	bool partial;
 	struct rte_mbuf *m;
 	uint16_t nb_rx = 0;
@@ -288,7 +340,7 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		got = tally_rx_refill_get(rxq, nms, n);
 		for (k = 0; k < TALLY_RX_PREFETCH; k++)
 			rte_prefetch0(sw_ring[(cons + k) & mask]);
-		partial = rxq->pkt_first != NULL;
+		partial = rxq->pkt_first != NULL || rxq->skip;
 		for (k = 0; k < got; k++) {
 			idx = (cons + k) & mask;
 			/* a slot past the batch holds a posted mbuf (or NULL,
@@ -303,20 +355,23 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			 * acquire load of the phase in tally_rx_ready() came first) */
 			w = *(const tally_rxc64_t *)(const void *)&c->len;
 			flags = (uint16_t)(w >> TALLY_RXC_FLAGS_SHIFT);
-			if (likely(!(flags & more) && !partial)) {
+			len = (uint16_t)(w >> TALLY_RXC_LEN_SHIFT);
+			/* one segment of 1..buf_len bytes, else the checks
+			 * of the general path */
+			if (likely(!(flags & more) && !partial &&
+				   (uint16_t)(len - 1) < buf_len)) {
 				key = w & TALLY_RX_PT_KEY;	/* ptype and VLAN flag */
 				if (unlikely(key != pt_key)) {
 					pt_key = key;
 					pt = tally_rx_ptype(c->ptype, flags);
 				}
-				tally_rx_simple(rxq, m, c, rearm, pt,
-						(uint16_t)(w >> TALLY_RXC_LEN_SHIFT), flags);
+				tally_rx_simple(rxq, m, c, rearm, pt, len, flags);
 				pkts[nb_rx++] = m;
 				continue;
 			}
 			if (tally_rx_one(rxq, m, c, &pkts[nb_rx]))
 				nb_rx++;
-			partial = rxq->pkt_first != NULL;
+			partial = rxq->pkt_first != NULL || rxq->skip;
 		}
 		cons += got;
 		if ((cons ^ (cons - got)) & (mask + 1))

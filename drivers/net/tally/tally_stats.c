@@ -12,7 +12,10 @@
  * xstats layout: every port statistic (enum tally_port_stat order), the
  * driver's tx_rejected, dev_faults (device faults of every cause: DMA,
  * descriptors, registers, queue set-up, steering entries), the gauge
- * flow_counters_in_use (counters the flow engine has handed out), then rx_q<i>_{packets,bytes,drops,errors} for each
+ * flow_counters_in_use (counters the flow engine has handed out),
+ * rx_cqe_bad_len and rx_cqe_bad_chain (Rx completions the driver refused:
+ * faults of the device it found, each also in the queue's errors and in
+ * ierrors), then rx_q<i>_{packets,bytes,drops,errors} for each
  * configured Rx queue and tx_q<i>_{...} for each configured Tx queue. ethdev
  * prepends its generic rx_good_packets ... tx_errors from stats_get; the
  * device's TX_ERRORS is therefore named tx_desc_errors here.
@@ -37,7 +40,8 @@ static const char *const tally_q_stat_names[] = {
 	"packets", "bytes", "drops", "errors",
 };
 #define TALLY_Q_XSTATS	RTE_DIM(tally_q_stat_names)
-#define TALLY_DRV_XSTATS	3	/* tx_rejected, dev_faults, flow_counters_in_use */
+#define TALLY_DRV_XSTATS	5	/* tx_rejected, dev_faults, flow_counters_in_use,
+				 * rx_cqe_bad_len, rx_cqe_bad_chain */
 
 /* Current values minus baselines, for one consistent pass: the counters that
  * have a reset baseline, plus the gauges that do not. */
@@ -83,9 +87,15 @@ tally_stats_raw(struct rte_eth_dev *dev, struct tally_stats_now *n)
 
 		tally_hal_rxq_stats(hal, i, &n->c.rxq[i]);
 		n->c.rxq[i].errors += ad->retired.rx_errors[i];
-		if (rxq != NULL)
-			n->c.rxq[i].errors += rxq->sw_errors;
+		if (rxq != NULL) {
+			n->c.rxq[i].errors += rxq->sw_errors + rxq->bad_len +
+					      rxq->bad_chain;
+			n->c.rx_bad_len += rxq->bad_len;
+			n->c.rx_bad_chain += rxq->bad_chain;
+		}
 	}
+	n->c.rx_bad_len += ad->retired.rx_bad_len;
+	n->c.rx_bad_chain += ad->retired.rx_bad_chain;
 	for (i = 0; i < RTE_MIN(ad->max_txq, TALLY_PMD_MAX_QUEUES); i++) {
 		struct tally_hal_qstats q;
 
@@ -126,6 +136,27 @@ tally_stats_now(struct rte_eth_dev *dev, struct tally_stats_now *n)
 	n->c.tx_bad_frames -= b->tx_bad_frames;
 	n->c.rx_nombuf -= b->rx_nombuf;
 	n->c.dev_faults -= b->dev_faults;
+	n->c.rx_bad_len -= b->rx_bad_len;
+	n->c.rx_bad_chain -= b->rx_bad_chain;
+}
+
+void
+tally_stats_rx_refused(struct rte_eth_dev *dev, uint64_t *bad_len,
+		       uint64_t *bad_chain)
+{
+	struct tally_adapter *ad = tally_adapter(dev);
+	uint16_t i;
+
+	*bad_len = ad->retired.rx_bad_len;
+	*bad_chain = ad->retired.rx_bad_chain;
+	for (i = 0; i < tally_nb_rxq(dev); i++) {
+		const struct tally_rxq *rxq = dev->data->rx_queues[i];
+
+		if (rxq != NULL) {
+			*bad_len += rxq->bad_len;
+			*bad_chain += rxq->bad_chain;
+		}
+	}
 }
 
 int
@@ -143,7 +174,8 @@ tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	st->ierrors = n.c.port[TALLY_STAT_RX_ERR_RUNT] +
 		      n.c.port[TALLY_STAT_RX_ERR_OVERSIZE] +
 		      n.c.port[TALLY_STAT_RX_ERR_TRUNC] +
-		      n.c.port[TALLY_STAT_RX_ERR_DAMAGED];
+		      n.c.port[TALLY_STAT_RX_ERR_DAMAGED] +
+		      n.c.rx_bad_len + n.c.rx_bad_chain;
 	st->oerrors = n.c.port[TALLY_STAT_TX_WIRE_DROP] + n.c.tx_rejected +
 		      n.c.tx_bad_frames;
 	st->rx_nombuf = n.c.rx_nombuf;
@@ -211,6 +243,10 @@ tally_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 	k++;
 	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.cnt_in_use };
 	k++;
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.c.rx_bad_len };
+	k++;
+	xs[k] = (struct rte_eth_xstat){ .id = k, .value = now.c.rx_bad_chain };
+	k++;
 	for (i = 0; i < tally_nb_rxq(dev); i++) {
 		tally_q_values(&now.c.rxq[i], v);
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)
@@ -240,6 +276,10 @@ tally_xstats_get_names(struct rte_eth_dev *dev,
 	snprintf(names[k].name, sizeof(names[k].name), "dev_faults");
 	k++;
 	snprintf(names[k].name, sizeof(names[k].name), "flow_counters_in_use");
+	k++;
+	snprintf(names[k].name, sizeof(names[k].name), "rx_cqe_bad_len");
+	k++;
+	snprintf(names[k].name, sizeof(names[k].name), "rx_cqe_bad_chain");
 	k++;
 	for (i = 0; i < tally_nb_rxq(dev); i++)
 		for (j = 0; j < TALLY_Q_XSTATS; j++, k++)

@@ -7,7 +7,8 @@
  *   /tally/flows,<port>       rte_flow rules, indirect counters, matchers
  *   /tally/counters,<port>    the flow counter pool: size, in use, free,
  *                             pending reuse (freed, waiting for the fence)
- *   /tally/faults,<port>      device faults: total, by cause, the last one
+ *   /tally/faults,<port>      device faults: total, by cause, the last one;
+ *                             Rx completions the driver refused
  *   /tally/top,<port>[,<n>]   the n (default 10, at most 64) counting rules
  *                             with the most hits (ties: older rule first),
  *                             as columns: index (creation order), group,
@@ -117,7 +118,7 @@ static int
 tally_tel_faults(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct tally_adapter *ad = tally_tel_port(params, NULL);
-	uint64_t st[TALLY_STAT_NUM], other;
+	uint64_t st[TALLY_STAT_NUM], other, bad_len, bad_chain;
 	struct tally_hal_fault f;
 	char addr[24];
 
@@ -138,6 +139,10 @@ tally_tel_faults(const char *cmd, const char *params, struct rte_tel_data *d)
 	tally_tel_dict_u64(d, "other", other);
 	rte_tel_data_add_dict_string(d, "last_cause", tally_hal_fault_str(f.cause));
 	rte_tel_data_add_dict_string(d, "last_addr", addr);
+	/* what the driver found wrong in what the device wrote */
+	tally_stats_rx_refused(ad->eth_dev, &bad_len, &bad_chain);
+	tally_tel_dict_u64(d, "rx_cqe_bad_len", bad_len);
+	tally_tel_dict_u64(d, "rx_cqe_bad_chain", bad_chain);
 	return 0;
 }
 

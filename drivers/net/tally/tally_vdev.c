@@ -17,6 +17,11 @@
  *   mode=inline|thread  inline: the device runs in the burst functions and
  *                       rte_pmd_tally_model_step(); thread: its own thread
  *   mac=xx:xx:xx:xx:xx:xx  port MAC address (default 02:00:00:00:00:00)
+ *   bad_rx=none|len|zero|more  a faulty device, for tests: every
+ *                       bad_rx_every-th Rx completion (default every one)
+ *                       claims length 65535, length 0, or more segments
+ *                       (doc/security.md)
+ *   bad_rx_every=N      N >= 1
  *   dev=<socket path>   no in-process model: attach to the device process
  *                       `tally-nic --socket <path>` (tally_hostif.c); the
  *                       settings above then belong to tally-nic
@@ -374,4 +379,5 @@ RTE_PMD_REGISTER_PARAM_STRING(net_tally,
 	"gen_flows=<int> gen_len=<int> gen_count=<int> "
 	"rxq=<1-8> txq=<1-8> counters=<int> comp_counters=<int> "
 	"mode=inline|thread mac=<xx:xx:xx:xx:xx:xx> dev=<socket> "
+	"bad_rx=none|len|zero|more bad_rx_every=<int> "
 	"steer_mem=auto|eal steer_stage=<1-28>|off");
