@@ -11,11 +11,11 @@
 # mutations (TALLY_FUZZ_RUNS, default 2000, fixed seed): what the `fuzz`
 # test suite runs. Exits 77 (skipped) when clang is not installed.
 #
-# Targets: device mlx5dv_match parse verbs_spec (doc/fuzzing.md).
+# Targets: device mlx5dv_match parse rx verbs_spec (doc/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${TALLY_FUZZ_BUILD:-build-fuzz}
-all="device mlx5dv_match parse verbs_spec"
+all="device mlx5dv_match parse rx verbs_spec"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -27,10 +27,16 @@ build_targets() {
 	mkdir -p "$build"
 	exec 9>"$build/.fuzz-lock"
 	flock 9
+	# a build configured before the rx target (without DPDK) starts over
+	if [ -f "$build/build.ninja" ] && [ ! -f "$build/.fuzz-dpdk" ]; then
+		find "$build" -mindepth 1 -maxdepth 1 ! -name corpus ! -name artifacts \
+			! -name .fuzz-lock -exec rm -rf {} +
+	fi
 	if [ ! -f "$build/build.ninja" ]; then
-		CC=clang meson setup "$build" -Ddpdk=disabled -Dfuzz=true \
+		CC=clang meson setup "$build" -Ddpdk_sdk="$(bash devtools/setup.sh | tail -1)" -Dfuzz=true \
 			-Db_sanitize=address,undefined -Db_lundef=false \
 			-Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all' >/dev/null
+		touch "$build/.fuzz-dpdk"
 	fi
 	local t targets=()
 	for t in "$@"; do targets+=("test/fuzz/fuzz_$t"); done
@@ -45,7 +51,7 @@ if [ "${1:-}" = "--ci" ]; then
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir "$tmp/new"
 	set +e
-	"$build/test/fuzz/fuzz_$t" -runs="${TALLY_FUZZ_RUNS:-2000}" -seed=1 \
+	"$build/test/fuzz/fuzz_$t" -runs="${TALLY_FUZZ_RUNS:-2000}" -seed=1 -timeout=20 \
 		-max_len=4096 -artifact_prefix="$tmp/" "$tmp/new" "test/fuzz/corpus/$t" \
 		> "$tmp/log" 2>&1 &
 	wait $!
@@ -65,7 +71,7 @@ mkdir -p "$build/artifacts"
 rc=0
 for t in $targets; do
 	mkdir -p "$build/corpus/$t"
-	cmd=("$build/test/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=4096
+	cmd=("$build/test/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=20 -max_len=4096
 	     -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-"
 	     "$build/corpus/$t" "test/fuzz/corpus/$t")
 	echo "+ ${cmd[*]}"

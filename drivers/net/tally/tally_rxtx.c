@@ -332,9 +332,14 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t nb_rx = 0;
 
 	tally_hal_service(hal);
-	while (nb_rx < nb_pkts) {
+	/* at most one ring of completions per burst: the device cannot keep
+	 * the caller here (completions it claims ready in every lap, each
+	 * refused, would otherwise never end the loop) */
+	while (nb_rx < nb_pkts && cons - start <= mask) {
 		n = tally_rx_ready(rxq, cons,
-				   RTE_MIN((uint32_t)(nb_pkts - nb_rx), (uint32_t)TALLY_RX_BULK));
+				   RTE_MIN(RTE_MIN((uint32_t)(nb_pkts - nb_rx),
+						   (uint32_t)TALLY_RX_BULK),
+					   mask + 1 - (cons - start)));
 		if (n == 0)
 			break;
 		got = tally_rx_refill_get(rxq, nms, n);
