@@ -3,8 +3,12 @@
  * A DPDK port whose device process dies mid-traffic: the driver reports the
  * link down and a removal event, bursts and flow calls return without
  * hanging, and a restarted device with a re-probed port works again.
+ * A port whose BAR file shrinks under it (truncated by someone): no SIGBUS
+ * reaches the application, the device counts as lost.
  * Runs with TALLY_TEST_NIC set (every port's device is a tally-nic).
  */
+#include <sys/mman.h>
+
 #include <rte_flow.h>
 
 #include "tally_dpdk_test.h"
@@ -124,8 +128,117 @@ test_device_killed_midtraffic(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * tally-nic --bar FILE: the BAR is a file in /dev/shm that root (or the
+ * device's user) may truncate. After the truncation the application's
+ * bursts, flow calls, counter reads and statistics touch the BAR: each
+ * access past the file's new end would raise SIGBUS; the driver's guard
+ * turns the mapping into zero pages and the device counts as lost.
+ */
+static int
+test_bar_shrinks(void)
+{
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	const struct rte_flow_item pat[] = {
+		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+		{ .type = RTE_FLOW_ITEM_TYPE_END },
+	};
+	const struct rte_flow_action act[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_query_count qc = { .reset = 0 };
+	struct rte_mbuf *tx[32];
+	struct rte_eth_link link;
+	struct rte_eth_stats st;
+	struct rte_flow_error err;
+	struct rte_flow *flow;
+	char bar[96], sock[96], args[128], name[32] = "net_tally_shrink0";
+	uint64_t t0, hz = rte_get_timer_hz();
+	unsigned int i, k;
+	struct stat sb;
+	uint16_t port;
+	pid_t pid;
+	int rc = TEST_FAILED;
+
+	snprintf(bar, sizeof(bar), "/dev/shm/tally-tdt-%d-shrink.bar", (int)getpid());
+	snprintf(sock, sizeof(sock), "/tmp/tally-tdt-%d-shrink.sock", (int)getpid());
+	unlink(bar);
+	unlink(sock);
+	pid = fork();
+	if (pid == 0) {
+		execl(tdt_nic_path(), "tally-nic", "--bar", bar, "--socket", sock,
+		      "--log-level", "1", "wire=loop", (char *)NULL);
+		_exit(127);
+	}
+	TEST_ASSERT(pid > 0, "fork");
+	for (i = 0; i < 500 && !(stat(sock, &sb) == 0 && S_ISSOCK(sb.st_mode)); i++)
+		usleep(10000);
+	snprintf(args, sizeof(args), "dev=%s", sock);
+	if (rte_eal_hotplug_add("vdev", name, args) != 0 ||
+	    rte_eth_dev_get_port_by_name(name, &port) != 0) {
+		fprintf(stderr, "  FAIL: probe %s\n", args);
+		goto out_nic;
+	}
+	rmv_events = 0;
+	if (tdt_port_setup(port, &pc) != 0 ||
+	    rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_RMV, on_rmv, NULL) != 0 ||
+	    loop_frames(port, 32) != 32) {
+		fprintf(stderr, "  FAIL: traffic before the truncation\n");
+		goto out_port;
+	}
+	flow = rte_flow_create(port, &attr, pat, act, &err);
+	if (flow == NULL) {
+		fprintf(stderr, "  FAIL: flow create before the truncation\n");
+		goto out_port;
+	}
+
+	if (truncate(bar, 0) != 0) {
+		fprintf(stderr, "  FAIL: truncate: %s\n", strerror(errno));
+		goto out_port;
+	}
+	/* every path that touches the BAR, none may fault */
+	for (k = 0; k < 16; k++) {
+		uint16_t sent;
+
+		for (i = 0; i < RTE_DIM(tx); i++)
+			tx[i] = tdt_mbuf_build(64, i, 1);
+		sent = rte_eth_tx_burst(port, 0, tx, RTE_DIM(tx));
+		tdt_free_all(tx + sent, RTE_DIM(tx) - sent);
+		sent = rte_eth_rx_burst(port, 0, tx, RTE_DIM(tx));
+		tdt_free_all(tx, sent);
+	}
+	(void)rte_flow_query(port, flow, act, &qc, &err);
+	(void)rte_eth_stats_get(port, &st);
+	(void)rte_eth_xstats_reset(port);
+	(void)rte_flow_create(port, &attr, pat, act, &err);
+	t0 = rte_get_timer_cycles();
+	do {
+		if (rte_eth_link_get_nowait(port, &link) != 0 ||
+		    link.link_status == RTE_ETH_LINK_DOWN)
+			break;
+		rte_delay_ms(50);
+	} while (rte_get_timer_cycles() - t0 < 5 * hz);
+	if (link.link_status != RTE_ETH_LINK_DOWN || rmv_events != 1) {
+		fprintf(stderr, "  FAIL: link %u, %d removal events\n",
+			link.link_status, rmv_events);
+		goto out_port;
+	}
+	rc = TEST_SUCCESS;
+out_port:
+	rte_eal_hotplug_remove("vdev", name);
+out_nic:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(bar);
+	unlink(sock);
+	return rc;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_device_killed_midtraffic),
+	TEST_CASE(test_bar_shrinks),
 };
 
 int

@@ -10,12 +10,20 @@
  * Memory: tally_dma.c shares EAL memory with the device as (fd, offset,
  * bus address) through the ops below, at probe and whenever EAL allocates
  * or frees, before it maps or after it unmaps the device's translations.
+ *
+ * The BAR is another process's file (doc/security.md): it is mapped only
+ * when the file holds the length the device declares, and the mapping is
+ * guarded (lib/plat/tally_guard.h): should the file shrink later, the
+ * access that finds it gone reads zeros instead of raising SIGBUS in the
+ * application, and the device counts as lost (every later operation fails
+ * as after the device process's exit).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ethdev_vdev.h>
@@ -24,6 +32,7 @@
 
 #include "tally_ethdev.h"
 #include "tally_hal_hostif.h"
+#include "tally_guard.h"
 #include "tally_hal_posted.h"
 #include "tally_logs.h"
 #include "tally_mp.h"
@@ -91,11 +100,39 @@ tally_hostif_fini(struct tally_adapter *ad)
 	if (priv == NULL)
 		return;
 	tally_posted_detach(&priv->posted);
-	if (priv->bar != NULL)
+	if (priv->bar != NULL) {
+		tally_guard_del(priv->bar);
 		munmap(priv->bar, priv->bar_len);
+	}
 	tally_hostif_close(&priv->conn);
 	rte_free(priv);
 	ad->transport_priv = NULL;
+}
+
+/* Map the BAR the device sent: the file must hold the length it
+ * declares (a shorter one would fault at the first access past its end). */
+static void *
+tally_hostif_map_bar(const char *name, int fd, size_t len)
+{
+	struct stat st;
+	void *bar;
+
+	if (fstat(fd, &st) != 0) {
+		TALLY_INIT_LOG(ERR, "%s: BAR: %s", name, strerror(errno));
+		return NULL;
+	}
+	if (len == 0 || (uint64_t)st.st_size < len) {
+		TALLY_INIT_LOG(ERR, "%s: BAR: the device declares %zu bytes, its file holds %lld",
+			       name, len, (long long)st.st_size);
+		errno = EIO;
+		return NULL;
+	}
+	bar = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (bar == MAP_FAILED) {
+		TALLY_INIT_LOG(ERR, "%s: cannot map the BAR: %s", name, strerror(errno));
+		return NULL;
+	}
+	return bar;
 }
 
 static int
@@ -111,17 +148,18 @@ tally_hostif_attach(struct tally_hostif_priv *priv, const char *name,
 		TALLY_INIT_LOG(ERR, "%s: %s", name, err[0] ? err : strerror(-rc));
 		return rc;
 	}
-	bar = mmap(NULL, priv->conn.bar_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   priv->conn.bar_fd, 0);
-	if (bar == MAP_FAILED) {
-		rc = -errno;
-		TALLY_INIT_LOG(ERR, "%s: cannot map the BAR: %s", name, strerror(errno));
-		return rc;
-	}
+	bar = tally_hostif_map_bar(name, priv->conn.bar_fd, priv->conn.bar_len);
+	if (bar == NULL)
+		return -errno;
 	priv->bar = bar;
 	priv->bar_len = priv->conn.bar_len;
 	close(priv->conn.bar_fd);	/* the mapping keeps it */
 	priv->conn.bar_fd = -1;
+	rc = tally_guard_add(bar, priv->bar_len, &priv->posted.lost);
+	if (rc != 0) {
+		TALLY_INIT_LOG(ERR, "%s: cannot guard the BAR: %s", name, strerror(-rc));
+		return rc;
+	}
 	rc = tally_posted_attach(&priv->posted, bar, priv->bar_len, name, io);
 	if (rc != 0)
 		TALLY_INIT_LOG(ERR, "%s: device at %s: %s", name, path, strerror(-rc));
@@ -195,17 +233,20 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *d
 		return rc;
 	}
 	len = conn.bar_len;
-	bar = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, conn.bar_fd, 0);
+	bar = tally_hostif_map_bar(name, conn.bar_fd, len);
+	rc = -errno;
 	tally_hostif_close(&conn);
-	if (bar == MAP_FAILED) {
-		rc = -errno;
-		TALLY_INIT_LOG(ERR, "%s: cannot map the BAR: %s", name, strerror(errno));
+	if (bar == NULL) {
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}
 	p = calloc(1, sizeof(*p));
-	rc = p == NULL ? -ENOMEM : tally_posted_join(p, bar, len, name, &io);
+	rc = p == NULL ? -ENOMEM : tally_guard_add(bar, len, &p->lost);
+	if (rc == 0)
+		rc = tally_posted_join(p, bar, len, name, &io);
 	if (rc != 0) {
+		if (p != NULL)
+			tally_guard_del(bar);
 		free(p);
 		munmap(bar, len);
 		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's session: %s", name,

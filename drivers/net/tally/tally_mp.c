@@ -39,6 +39,7 @@
 #include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_hal_posted.h"
+#include "tally_guard.h"
 #include "tally_logs.h"
 #include "tally_model.h"
 #include "tally_mp.h"
@@ -149,6 +150,8 @@ tally_mp_proc_free(struct rte_eth_dev *dev)
 
 	if (proc == NULL)
 		return;
+	if (proc->bar_map != NULL)
+		tally_guard_del(proc->bar_map);	/* before its lost flag goes */
 	if (proc->posted != NULL) {
 		tally_posted_detach(proc->posted);
 		free(proc->posted);
@@ -212,6 +215,8 @@ tally_mp_secondary_attach(struct rte_eth_dev *dev, struct rte_device *rdev,
 	if (proc == NULL) {
 		TALLY_INIT_LOG(ERR, "%s: out of memory", name);
 		rte_eth_dev_release_port(dev);
+		if (bar_map != NULL)
+			tally_guard_del(bar_map);
 		if (posted != NULL) {
 			tally_posted_detach(posted);
 			free(posted);
