@@ -83,6 +83,11 @@ hal_read_identity(struct tally_hal_dev *dev)
 			  dev->ring_max_log2);
 		return -EIO;
 	}
+	/* sizes frames, buffers and the MTU the driver reports (16 bits) */
+	if (dev->max_frame < 64 || dev->max_frame > UINT16_MAX) {
+		TALLY_LOG(ERR, "bad largest frame: %u bytes", dev->max_frame);
+		return -EIO;
+	}
 	if ((dev->cnt_off & 15) || (dev->ccnt_off & 15)) {
 		TALLY_LOG(ERR, "counter banks misaligned (0x%x, 0x%x)",
 			  dev->cnt_off, dev->ccnt_off);
