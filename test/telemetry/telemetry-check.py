@@ -21,7 +21,8 @@ EXPECT = {
     '/tally/counters,0': {'port': 0, 'size': 4194304, 'in_use': 3,
                           'free': 4194301, 'pending_reuse': 0},
     '/tally/faults,0': {'port': 0, 'total': 0, 'dma': 0, 'descriptor': 0,
-                        'other': 0, 'last_cause': 'none', 'last_addr': '0x0'},
+                        'other': 0, 'last_cause': 'none', 'last_addr': '0x0',
+                        'rx_cqe_bad_len': 0, 'rx_cqe_bad_chain': 0},
     '/tally/top,0': TOP3,
     '/tally/top,0,2': {k: (v[:2] if isinstance(v, list) else v)
                        for k, v in dict(TOP3, rules=2).items()},
