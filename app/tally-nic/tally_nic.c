@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tally_guard.h"
 #include "tally_hal_hostif.h"
 #include "tally_nic.h"
 #include "tally_plat.h"
@@ -39,6 +40,7 @@
 #define NIC_HOST_POLL_EVERY	64	/* loops between socket polls */
 
 static volatile sig_atomic_t nic_stop;
+static int nic_exit_code;		/* main's status after a clean stop */
 static volatile sig_atomic_t nic_dump;
 static volatile sig_atomic_t nic_release;
 static enum tally_log_level nic_log_level = TALLY_LOG_NOTICE;
@@ -110,20 +112,29 @@ nic_pow2(size_t v)
 	return p;
 }
 
-/* Create the BAR file (or an anonymous memory file) and map it. */
+/*
+ * Create the BAR file (or an anonymous memory file) and map it. The memory
+ * file is sealed at its size: nobody (a driver holding the fd included) can
+ * shrink or grow it. A --bar file can be truncated by whoever may write it:
+ * the mapping is guarded (tally_guard.h), and the device stops when it
+ * finds it gone (nic_run) rather than dying of SIGBUS.
+ */
 static int
 nic_bar_create(struct nic *n, size_t need)
 {
 	void *p;
+	int rc;
 
 	n->bar_len = nic_pow2(need);
 	if (n->bar_path != NULL) {
 		unlink(n->bar_path);	/* a driver still mapping an old one keeps it */
 		n->bar_fd = open(n->bar_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	} else {
-		n->bar_fd = memfd_create("tally-bar", MFD_CLOEXEC);
+		n->bar_fd = memfd_create("tally-bar", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	}
-	if (n->bar_fd < 0 || ftruncate(n->bar_fd, (off_t)n->bar_len) != 0) {
+	if (n->bar_fd < 0 || ftruncate(n->bar_fd, (off_t)n->bar_len) != 0 ||
+	    (n->bar_path == NULL &&
+	     fcntl(n->bar_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)) {
 		fprintf(stderr, "tally-nic: BAR %s: %s\n",
 			n->bar_path ? n->bar_path : "(memfd)", strerror(errno));
 		return -errno;
@@ -134,7 +145,10 @@ nic_bar_create(struct nic *n, size_t need)
 		return -errno;
 	}
 	n->bar = p;
-	return 0;
+	rc = tally_guard_add(p, n->bar_len, &n->bar_lost);
+	if (rc != 0)
+		fprintf(stderr, "tally-nic: BAR guard: %s\n", strerror(-rc));
+	return rc;
 }
 
 /* Apply "k=v,k=v" device settings. */
@@ -242,6 +256,12 @@ nic_run(struct nic *n, unsigned int stats_s)
 	if (stats_s != 0)
 		next_stats = last_work + (uint64_t)stats_s * 1000000000ull;
 	while (!nic_stop) {
+		if (__atomic_load_n(&n->bar_lost, __ATOMIC_ACQUIRE)) {
+			TALLY_LOG(ERR, "the BAR file %s shrank under the device: stopping",
+				  n->bar_path ? n->bar_path : "(memfd)");
+			nic_exit_code = 1;
+			break;
+		}
 		work = tally_model_mbox_poll(n->model);
 		work += tally_model_step(n->model);
 		/* the socket (a system call): every NIC_HOST_POLL_EVERY loops,
@@ -344,12 +364,14 @@ main(int argc, char **argv)
 	TALLY_LOG(NOTICE, "stopping");
 	if (nic_log_level >= TALLY_LOG_NOTICE)
 		nic_print_stats(&n);
-	rc = 0;
+	rc = nic_exit_code;
 out:
 	nic_host_close(&n);
 	tally_model_destroy(n.model);
-	if (n.bar != NULL)
+	if (n.bar != NULL) {
+		tally_guard_del(n.bar);
 		munmap(n.bar, n.bar_len);
+	}
 	if (n.bar_fd >= 0)
 		close(n.bar_fd);
 	if (n.bar_path != NULL)

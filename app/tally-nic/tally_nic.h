@@ -41,6 +41,7 @@ struct nic {
 	uint8_t *bar;
 	size_t bar_len;		/* file size: a power of two */
 	int bar_fd;
+	int bar_lost;			/* atomic: the BAR file shrank (tally_guard.h) */
 	const char *bar_path;	/* NULL: anonymous memory file */
 	bool hold_wire;		/* --hold-wire: wait for SIGUSR2 */
 
