@@ -17,6 +17,11 @@
  * process has that address free, so translations of consecutive pages join
  * into one (the model then hands out one pointer for a buffer that crosses
  * a page).
+ *
+ * Clients: every client of the socket is untrusted (doc/device-process.md,
+ * "Who may connect"). A connection waits for its HELLO in a small table,
+ * with a deadline, and nothing the device does for a client waits for it:
+ * the device thread never blocks on a socket.
  */
 #ifndef TALLY_NIC_H
 #define TALLY_NIC_H
@@ -36,6 +41,23 @@ struct nic_range {
 	uint8_t *host;
 };
 
+#define NIC_PENDING_MAX		8	/* connections waiting for their HELLO */
+#define NIC_HELLO_TIMEOUT_NS	1000000000ull	/* ... for at most this long */
+
+/* Who a connection is, as the kernel says (SO_PEERCRED). */
+struct nic_cred {
+	uint32_t pid;
+	uint32_t uid;
+	uint32_t gid;
+};
+
+/* A connection that has not said HELLO yet. */
+struct nic_pending {
+	int fd;
+	struct nic_cred cred;
+	uint64_t deadline;	/* tally_time_ns(): closed when still silent */
+};
+
 struct nic {
 	struct tally_model *model;
 	uint8_t *bar;
@@ -48,17 +70,25 @@ struct nic {
 	/* host transport */
 	const char *sock_path;
 	int listen_fd;
+	struct nic_pending pending[NIC_PENDING_MAX];
+	unsigned int nb_pending;
 	int drv_fd;		/* the attached driver; -1 when none */
-	uint32_t drv_pid;
+	uint32_t drv_pid;	/* the kernel's, not HELLO's */
+	uint32_t drv_uid;
 	bool drv_ready;		/* memory received, ACK sent */
-	bool proto_err;		/* the driver sent what the protocol has not */
 	int mem_err;		/* first error since the last SYNC */
 	struct nic_range *ranges;	/* sorted by bus, none overlapping */
 	unsigned int nb_ranges;
 	unsigned int cap_ranges;
 	uint64_t shared_bytes;	/* in ranges */
 	uint64_t attaches;
-	uint64_t refused;
+	uint64_t refused;	/* ATTACH while a driver is attached */
+	uint64_t not_allowed;	/* connections refused by their credentials */
+	uint64_t no_hello;	/* closed at their deadline */
+	uint64_t dropped;	/* closed: table full, or an answer not taken */
+	uint64_t log_window;	/* lines about clients: at most NIC_LOG_BURST */
+	unsigned int log_lines;	/* ... a second; */
+	uint64_t log_quiet;	/* ... the others counted */
 
 	/* guest RAM (PCI transport) */
 	uint8_t *guest_ram;
@@ -73,6 +103,10 @@ int nic_host_listen(struct nic *n);
 /* Accept and serve socket messages without blocking; returns work done. */
 unsigned int nic_host_poll(struct nic *n);
 void nic_host_close(struct nic *n);
+
+/* tally_nic_peer.c */
+/* The kernel's credentials of the peer of s. 0 or -errno. */
+int nic_peer_cred(int s, struct nic_cred *c);
 
 /* tally_nic_xlate.c: the device's bus (tally_model_bus_map_t). */
 void *nic_bus_map(void *arg, uint64_t iova, uint64_t bus, uint64_t len);
