@@ -31,6 +31,7 @@
 #define NIC_BACKLOG		16	/* connections the kernel queues */
 #define NIC_DRV_BURST		64	/* driver messages handled in one poll */
 #define NIC_LOG_BURST		10	/* lines about clients a second */
+#define NIC_DRAIN_MAX		4	/* messages read from a client refused */
 
 int
 nic_host_listen(struct nic *n)
@@ -112,17 +113,28 @@ nic_reply(int s, uint32_t type, int status, const char *text)
 	return tally_hostif_send(s, &m, -1, true);
 }
 
-/* Answer BUSY {status, text} and close the connection. */
+/*
+ * Answer BUSY {status, text} and close the connection. What the client sent
+ * is read first (and dropped, descriptors too): a connection closed with
+ * unread data is reset, and the client would see the reset, not the answer.
+ */
 static void
 nic_refuse(int s, int status, const char *fmt, ...)
 {
-	char text[sizeof(((struct tally_hostif_msg *)NULL)->text)];
+	struct tally_hostif_msg m;
+	unsigned int i;
 	va_list ap;
 
+	for (i = 0; i < NIC_DRAIN_MAX; i++)
+		if (recv(s, &m, sizeof(m), MSG_DONTWAIT) <= 0)
+			break;
+	memset(&m, 0, sizeof(m));
+	m.type = TALLY_HOSTIF_BUSY;
+	m.status = status;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
 	va_end(ap);
-	(void)nic_reply(s, TALLY_HOSTIF_BUSY, status, text);
+	(void)tally_hostif_send(s, &m, -1, true);
 	close(s);
 }
 

@@ -262,6 +262,8 @@ test_pending_bounded(void)
 	}
 	TEST_ASSERT_EQ(early, 4, "connections closed at once");
 	TEST_ASSERT(log_has("wait for their HELLO"), "");
+	/* while the table is full, a client hears why */
+	TEST_ASSERT_EQ(tally_hostif_stats(sock_path, buf, sizeof(buf)), -EAGAIN, "");
 	/* once they are gone, a client is served again */
 	for (i = 0; i < PENDING_MAX + 4; i++)
 		close(s[i]);
