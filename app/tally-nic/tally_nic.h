@@ -19,9 +19,11 @@
  * a page).
  *
  * Clients: every client of the socket is untrusted (doc/device-process.md,
- * "Who may connect"). A connection waits for its HELLO in a small table,
- * with a deadline, and nothing the device does for a client waits for it:
- * the device thread never blocks on a socket.
+ * "Who may connect"). The kernel's credentials of a connection
+ * (SO_PEERCRED) decide whether it is served at all (struct nic_access);
+ * a connection then waits for its HELLO in a small table, with a deadline,
+ * and nothing the device does for a client waits for it: the device thread
+ * never blocks on a socket.
  */
 #ifndef TALLY_NIC_H
 #define TALLY_NIC_H
@@ -43,6 +45,7 @@ struct nic_range {
 
 #define NIC_PENDING_MAX		8	/* connections waiting for their HELLO */
 #define NIC_HELLO_TIMEOUT_NS	1000000000ull	/* ... for at most this long */
+#define NIC_ALLOW_MAX		32	/* entries of --allow-uid, of --allow-gid */
 
 /* Who a connection is, as the kernel says (SO_PEERCRED). */
 struct nic_cred {
@@ -58,6 +61,20 @@ struct nic_pending {
 	uint64_t deadline;	/* tally_time_ns(): closed when still silent */
 };
 
+/*
+ * Who may connect (tally_nic_peer.c): root and the device process's own
+ * uid always; the uids and gids listed (a gid as the peer's primary or
+ * supplementary group). The socket file is 0600, or 0660 in sock_gid.
+ */
+struct nic_access {
+	uint32_t uids[NIC_ALLOW_MAX];
+	unsigned int nb_uids;
+	uint32_t gids[NIC_ALLOW_MAX];
+	unsigned int nb_gids;
+	int64_t sock_gid;	/* --socket-group; -1 none */
+	bool host_clients;	/* --allow-host-clients (with --guest-ram) */
+};
+
 struct nic {
 	struct tally_model *model;
 	uint8_t *bar;
@@ -70,6 +87,7 @@ struct nic {
 	/* host transport */
 	const char *sock_path;
 	int listen_fd;
+	struct nic_access access;
 	struct nic_pending pending[NIC_PENDING_MAX];
 	unsigned int nb_pending;
 	int drv_fd;		/* the attached driver; -1 when none */
@@ -104,9 +122,15 @@ int nic_host_listen(struct nic *n);
 unsigned int nic_host_poll(struct nic *n);
 void nic_host_close(struct nic *n);
 
-/* tally_nic_peer.c */
+/* tally_nic_peer.c: command-line lists (0, or -EINVAL with a message). */
+int nic_access_uids(struct nic_access *a, const char *list);
+int nic_access_gids(struct nic_access *a, const char *list);
+int nic_access_group(struct nic_access *a, const char *group);
+/* Bind s to path, the file with the mode and group access asks for. */
+int nic_access_bind(const struct nic_access *a, int s, const char *path);
 /* The kernel's credentials of the peer of s. 0 or -errno. */
 int nic_peer_cred(int s, struct nic_cred *c);
+bool nic_peer_allowed(const struct nic_access *a, int s, const struct nic_cred *c);
 
 /* tally_nic_xlate.c: the device's bus (tally_model_bus_map_t). */
 void *nic_bus_map(void *arg, uint64_t iova, uint64_t bus, uint64_t len);

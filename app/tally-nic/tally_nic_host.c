@@ -5,10 +5,12 @@
  * the device resets and the ranges go away.
  *
  * Every client is untrusted and nothing here waits for one: this runs on
- * the device's only thread, between device steps. An accepted connection
- * waits in n->pending (at most NIC_PENDING_MAX; more are closed at once)
- * until its HELLO arrives, for NIC_HELLO_TIMEOUT_NS at most. Every answer
- * is sent without blocking; a peer whose socket cannot take it is dropped.
+ * the device's only thread, between device steps. A connection whose peer
+ * may not connect (tally_nic_peer.c) is refused as soon as it is accepted;
+ * the others wait in n->pending (at most NIC_PENDING_MAX; more are closed
+ * at once) until their HELLO arrives, for NIC_HELLO_TIMEOUT_NS at most.
+ * Every answer is sent without blocking; a peer whose socket cannot take
+ * it is dropped.
  * Statistics and JOIN are answered at once and their connection closed:
  * the attached driver is the only connection that stays. Its messages are
  * taken NIC_DRV_BURST at a time, so a driver that floods the socket does
@@ -38,7 +40,7 @@ nic_host_listen(struct nic *n)
 {
 	struct sockaddr_un sa;
 	char tmp[sizeof(sa.sun_path) + 16];
-	int s;
+	int s, rc;
 
 	if (strlen(n->sock_path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "tally-nic: --socket %s: path too long\n", n->sock_path);
@@ -47,24 +49,17 @@ nic_host_listen(struct nic *n)
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return -errno;
-	/* bind and listen under a temporary name, then rename: the path
-	 * appears only once connections are accepted */
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
+	/* bind and listen under a temporary name, with the file's mode and
+	 * group, then rename: the path appears only once connections are
+	 * accepted, and only as who may open it */
 	snprintf(tmp, sizeof(tmp), "%s.%d", n->sock_path, (int)getpid());
-	if (strlen(tmp) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "tally-nic: --socket %s: path too long\n", n->sock_path);
-		close(s);
-		return -ENAMETOOLONG;
-	}
-	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	unlink(tmp);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s, NIC_BACKLOG) != 0 ||
-	    rename(tmp, n->sock_path) != 0) {
-		int rc = -errno;
-
+	rc = nic_access_bind(&n->access, s, tmp);
+	if (rc == 0 && (listen(s, NIC_BACKLOG) != 0 || rename(tmp, n->sock_path) != 0))
+		rc = -errno;
+	if (rc != 0) {
 		fprintf(stderr, "tally-nic: --socket %s: %s\n", n->sock_path,
-			strerror(errno));
+			strerror(-rc));
 		unlink(tmp);
 		close(s);
 		return rc;
@@ -349,8 +344,17 @@ nic_accept(struct nic *n)
 	s = accept4(n->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (s < 0)
 		return 0;
+	/* who it is, before anything it sent is read */
 	if (nic_peer_cred(s, &c) != 0) {
 		close(s);
+		return 1;
+	}
+	if (!nic_peer_allowed(&n->access, s, &c)) {
+		n->not_allowed++;
+		if (nic_log_client(n))
+			TALLY_LOG(WARNING, "refused pid %u uid %u gid %u: not allowed (--allow-uid, --allow-gid)",
+				  c.pid, c.uid, c.gid);
+		nic_refuse(s, -EACCES, "uid %u may not use this device", c.uid);
 		return 1;
 	}
 	if (n->nb_pending == NIC_PENDING_MAX) {

@@ -45,8 +45,9 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	    (unsigned long long)n->refused, n->nb_ranges,
 	    (unsigned long long)(n->shared_bytes >> 20),
 	    n->guest_ram ? " (guest RAM)" : "");
-	OUT("clients: pending %u, no HELLO %llu, dropped %llu\n",
-	    n->nb_pending, (unsigned long long)n->no_hello,
+	OUT("clients: pending %u, not allowed %llu, no HELLO %llu, dropped %llu\n",
+	    n->nb_pending, (unsigned long long)n->not_allowed,
+	    (unsigned long long)n->no_hello,
 	    (unsigned long long)n->dropped);
 	OUT("translations %u, guest RAM mapped at its IOVA %llu MiB\n",
 	    rd32(bar, TALLY_REG_XLT_COUNT), (unsigned long long)(n->mirrored >> 20));

@@ -14,8 +14,11 @@
  *   within 1 s of connecting; otherwise the device answers BUSY {-EPROTO}
  *   (not a HELLO of this version) or {-ETIMEDOUT} (none in time) and
  *   closes the connection; BUSY {-EAGAIN}: too many connections wait for
- *   their HELLO, try again. The device never waits for a client: a client
- *   that does not take an answer is disconnected.
+ *   their HELLO, try again; BUSY {-EACCES}: the user connecting (the
+ *   kernel's credentials of the connection) may not use this device, sent
+ *   before anything is read. HELLO's pid is informational only. The device
+ *   never waits for a client: a client that does not take an answer is
+ *   disconnected.
  *   JOIN (a secondary process of the attached driver): the device answers
  *   BAR + fd as for ATTACH, or BUSY {-ENODEV} when no driver is attached,
  *   and closes the connection: the joiner posts into the attached

@@ -5,11 +5,14 @@
  * say HELLO (the attached driver, the statistics and a new driver are
  * served all the same; the silent ones are closed after their deadline;
  * pending handshakes are bounded), a slow HELLO, MEM ranges their file does
- * not hold, messages out of order or carrying descriptors they do not take.
+ * not hold, messages out of order or carrying descriptors they do not take,
+ * peers the device does not allow (the socket's mode, SO_PEERCRED, the
+ * allow lists, --socket-group, guest RAM behind a socket).
  *
- * argv[1]: the tally-nic executable. Runs as root (it looks into the
- * device's descriptors); skipped otherwise.
+ * argv[1]: the tally-nic executable. Runs as root (setresuid() to other
+ * users for the peer checks); skipped otherwise.
  */
+#include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -18,6 +21,9 @@
 
 #define HELLO_TIMEOUT_MS	1000	/* tally-nic's deadline for a HELLO */
 #define PENDING_MAX		8	/* tally-nic's pending handshakes */
+#define UID_NOBODY		65534
+#define GID_NOGROUP		65534
+#define UID_OTHER		65533	/* a user without a name */
 
 static char log_path[128];
 
@@ -496,6 +502,177 @@ test_attached_order(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- (e) who may connect -------------------------------------------------- */
+
+enum peer_op { PEER_STATS, PEER_ATTACH, PEER_JOIN };
+
+/*
+ * Run op as uid/gid (with the supplementary group sgid when not 0) in a
+ * child: 0 or the op's -errno.
+ */
+static int
+peer_run(uid_t uid, gid_t gid, gid_t sgid, enum peer_op op)
+{
+	struct tally_hostif_conn c;
+	char buf[4096];
+	int status, rc;
+	pid_t child;
+
+	child = fork();
+	if (child == 0) {
+		gid_t groups[1] = { sgid };
+
+		if (setgroups(sgid != 0 ? 1 : 0, groups) != 0 ||
+		    setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
+			_exit(100);
+		if (op == PEER_STATS)
+			rc = tally_hostif_stats(sock_path, buf, sizeof(buf));
+		else if (op == PEER_ATTACH)
+			rc = tally_hostif_connect(sock_path, &c, buf, sizeof(buf));
+		else
+			rc = tally_hostif_join(sock_path, &c, buf, sizeof(buf));
+		if (op != PEER_STATS && rc == 0)
+			tally_hostif_close(&c);
+		_exit(rc < 0 ? -rc : rc);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
+static int
+sock_mode(gid_t *gid)
+{
+	struct stat st;
+
+	if (stat(sock_path, &st) != 0)
+		return -errno;
+	if (gid != NULL)
+		*gid = st.st_gid;
+	return (int)(st.st_mode & 07777);
+}
+
+static int
+test_peer_refused(void)
+{
+	mode_t old = umask(0);
+	pid_t pid = nic_start_logged((const char *const[]){ "wire=none", NULL });
+	struct drv d;
+
+	umask(old);
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(sock_mode(NULL), 0600, "under umask 000");
+	/* the mode is not the only gate: the device asks the kernel who it is */
+	TEST_ASSERT(chmod(sock_path, 0666) == 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_STATS), -EACCES, "");
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_ATTACH), -EACCES, "");
+	TEST_ASSERT(log_has("uid 65534"), "the refusal is logged with the peer's uid");
+	/* and the device is root's to attach */
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_JOIN), -EACCES, "");
+	drv_detach(&d);
+	nic_end(pid);
+	return TEST_SUCCESS;
+}
+
+static int
+test_peer_allowed(void)
+{
+	pid_t pid = nic_start_logged((const char *const[]){ "wire=none",
+		"--allow-uid", "65534", "--log-level", "3", NULL });
+	gid_t gid = 0;
+	char text[64];
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(sock_mode(NULL), 0600, "");
+	/* the socket's mode is the administrator's to open */
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_STATS), -EACCES,
+		       "the file mode still applies");
+	TEST_ASSERT(chmod(sock_path, 0666) == 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_STATS), 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_NOBODY, GID_NOGROUP, 0, PEER_ATTACH), 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, UID_OTHER, 0, PEER_STATS), -EACCES, "");
+	/* the log names the kernel's pid and uid of the driver */
+	snprintf(text, sizeof(text), "uid %u", UID_NOBODY);
+	TEST_ASSERT(log_has(text), "");
+	nic_end(pid);
+
+	/* a group: the socket 0660 in it, its members allowed, primary or
+	 * supplementary */
+	pid = nic_start_logged((const char *const[]){ "wire=none",
+		"--socket-group", "65534", NULL });
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(sock_mode(&gid), 0660, "");
+	TEST_ASSERT_EQ(gid, GID_NOGROUP, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, GID_NOGROUP, 0, PEER_STATS), 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, UID_OTHER, GID_NOGROUP, PEER_STATS), 0,
+		       "a supplementary group");
+	TEST_ASSERT(chmod(sock_path, 0666) == 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, UID_OTHER, 0, PEER_STATS), -EACCES, "");
+	nic_end(pid);
+
+	/* --allow-gid without a socket group */
+	pid = nic_start_logged((const char *const[]){ "wire=none",
+		"--allow-gid", "100,65534", NULL });
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT(chmod(sock_path, 0666) == 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, GID_NOGROUP, 0, PEER_STATS), 0, "");
+	TEST_ASSERT_EQ(peer_run(UID_OTHER, UID_OTHER, 0, PEER_STATS), -EACCES, "");
+	nic_end(pid);
+	return TEST_SUCCESS;
+}
+
+/* A tally-nic command line that must not start: exit status rc and a
+ * message holding want. */
+static int
+nic_refused(const char *args, const char *want, int rc)
+{
+	char status[16];
+	char cmd[1024], out[2048];
+	FILE *p;
+
+	/* a device that starts after all is stopped */
+	snprintf(cmd, sizeof(cmd), "timeout 3 %s --socket %s %s 2>&1; echo rc=$?",
+		 nic_exe, sock_path, args);
+	p = popen(cmd, "r");
+	if (p == NULL)
+		return -errno;
+	out[fread(out, 1, sizeof(out) - 1, p)] = '\0';
+	pclose(p);
+	snprintf(status, sizeof(status), "rc=%d", rc);
+	if (strstr(out, status) == NULL || strstr(out, want) == NULL) {
+		fprintf(stderr, "  %s: %s\n", args, out);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+test_peer_options(void)
+{
+	char ram[128], args[256];
+	pid_t pid;
+	int fd;
+
+	snprintf(ram, sizeof(ram), "%s.ram", sock_path);
+	fd = open(ram, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	TEST_ASSERT(fd >= 0 && ftruncate(fd, 4 << 20) == 0, "");
+	close(fd);
+	/* guest RAM behind a socket any allowed client reaches */
+	snprintf(args, sizeof(args), "--guest-ram %s", ram);
+	TEST_ASSERT_EQ(nic_refused(args, "--allow-host-clients", 2), 0, "");
+	pid = nic_start_logged((const char *const[]){ "--guest-ram", ram,
+		"--allow-host-clients", NULL });
+	TEST_ASSERT(pid > 0, "with --allow-host-clients");
+	nic_end(pid);
+	unlink(ram);
+	TEST_ASSERT_EQ(nic_refused("--allow-uid nosuchuser", "nosuchuser", 2), 0, "");
+	TEST_ASSERT_EQ(nic_refused("--allow-gid 12x", "12x", 2), 0, "");
+	TEST_ASSERT_EQ(nic_refused("--socket-group nosuchgroup", "nosuchgroup", 2), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_silent_clients),
 	TEST_CASE(test_pending_bounded),
@@ -503,6 +680,9 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_mem_sizes),
 	TEST_CASE(test_first_message),
 	TEST_CASE(test_attached_order),
+	TEST_CASE(test_peer_refused),
+	TEST_CASE(test_peer_allowed),
+	TEST_CASE(test_peer_options),
 };
 
 int
@@ -515,7 +695,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (geteuid() != 0) {
-		printf("nic-hostile: needs root\n");
+		printf("nic-hostile: needs root (peers of other users)\n");
 		return TEST_SKIPPED;
 	}
 	nic_exe = argv[1];
