@@ -300,6 +300,14 @@ nic_run(struct nic *n, unsigned int stats_s)
 		}
 		work = tally_model_mbox_poll(n->model);
 		work += tally_model_step(n->model);
+		/* a driver's memory shrank under the step (the SIGBUS guard) */
+		if (nic_guard_faults(NULL) != n->guard_seen) {
+			uintptr_t addr;
+			uint64_t faults = nic_guard_faults(&addr);
+
+			nic_host_mem_gone(n, faults - n->guard_seen, addr);
+			n->guard_seen = faults;
+		}
 		/* the socket (a system call): every NIC_HOST_POLL_EVERY loops,
 		 * busy or idle, and before every sleep */
 		if ((++loops % NIC_HOST_POLL_EVERY) == 0)
@@ -371,6 +379,10 @@ main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (nic_guard_install() != 0) {
+		fprintf(stderr, "tally-nic: SIGBUS handler: %s\n", strerror(errno));
+		return 1;
+	}
 
 	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
 	a.cfg.posted = 1;

@@ -23,7 +23,9 @@
  * (SO_PEERCRED) decide whether it is served at all (struct nic_access);
  * a connection then waits for its HELLO in a small table, with a deadline,
  * and nothing the device does for a client waits for it: the device thread
- * never blocks on a socket.
+ * never blocks on a socket. Memory a driver shares may shrink under the
+ * device: the SIGBUS guard (tally_nic_guard.c) puts zeros in its place and
+ * the device loop detaches that driver.
  */
 #ifndef TALLY_NIC_H
 #define TALLY_NIC_H
@@ -41,6 +43,7 @@ struct nic_range {
 	uint64_t bus;
 	uint64_t len;
 	uint8_t *host;
+	int guard;		/* its slot in the SIGBUS guard; -1 none */
 };
 
 #define NIC_PENDING_MAX		8	/* connections waiting for their HELLO */
@@ -104,6 +107,8 @@ struct nic {
 	uint64_t not_allowed;	/* connections refused by their credentials */
 	uint64_t no_hello;	/* closed at their deadline */
 	uint64_t dropped;	/* closed: table full, or an answer not taken */
+	uint64_t mem_gone;	/* SIGBUS in shared memory (the driver detached) */
+	uint64_t guard_seen;	/* nic_guard_faults() handled */
 	uint64_t log_window;	/* lines about clients: at most NIC_LOG_BURST */
 	unsigned int log_lines;	/* ... a second; */
 	uint64_t log_quiet;	/* ... the others counted */
@@ -120,6 +125,8 @@ struct nic {
 int nic_host_listen(struct nic *n);
 /* Accept and serve socket messages without blocking; returns work done. */
 unsigned int nic_host_poll(struct nic *n);
+/* The SIGBUS guard took faults (the last at addr): detach the driver. */
+void nic_host_mem_gone(struct nic *n, uint64_t faults, uintptr_t addr);
 void nic_host_close(struct nic *n);
 
 /* tally_nic_peer.c: command-line lists (0, or -EINVAL with a message). */
@@ -131,6 +138,15 @@ int nic_access_bind(const struct nic_access *a, int s, const char *path);
 /* The kernel's credentials of the peer of s. 0 or -errno. */
 int nic_peer_cred(int s, struct nic_cred *c);
 bool nic_peer_allowed(const struct nic_access *a, int s, const struct nic_cred *c);
+
+/* tally_nic_guard.c: the SIGBUS guard over the shared ranges. */
+int nic_guard_install(void);
+/* Guard [host, host + len): its slot, or -ENOSPC. */
+int nic_guard_add(void *host, uint64_t len);
+void nic_guard_set(int slot, void *host, uint64_t len);
+void nic_guard_del(int slot);
+/* Faults the guard took so far; *addr the last one's address. */
+uint64_t nic_guard_faults(uintptr_t *addr);
 
 /* tally_nic_xlate.c: the device's bus (tally_model_bus_map_t). */
 void *nic_bus_map(void *arg, uint64_t iova, uint64_t bus, uint64_t len);

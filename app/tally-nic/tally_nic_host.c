@@ -493,6 +493,21 @@ nic_host_poll(struct nic *n)
 	return work;
 }
 
+/*
+ * The SIGBUS guard took faults in memory the driver shares: its file
+ * shrank under the device, which read zeros there since. That is the
+ * driver's protocol error: the driver goes (and its ranges with it).
+ */
+void
+nic_host_mem_gone(struct nic *n, uint64_t faults, uintptr_t addr)
+{
+	n->mem_gone++;
+	TALLY_LOG(ERR, "%llu SIGBUS, the last at 0x%llx: memory driver pid %u shares shrank under the device (its file was truncated)",
+		  (unsigned long long)faults, (unsigned long long)addr, n->drv_pid);
+	if (n->drv_fd >= 0)
+		nic_detach(n, "protocol error: shared memory shrank (DMA fault)");
+}
+
 void
 nic_host_close(struct nic *n)
 {

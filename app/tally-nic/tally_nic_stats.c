@@ -45,10 +45,10 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	    (unsigned long long)n->refused, n->nb_ranges,
 	    (unsigned long long)(n->shared_bytes >> 20),
 	    n->guest_ram ? " (guest RAM)" : "");
-	OUT("clients: pending %u, not allowed %llu, no HELLO %llu, dropped %llu\n",
+	OUT("clients: pending %u, not allowed %llu, no HELLO %llu, dropped %llu, memory gone %llu\n",
 	    n->nb_pending, (unsigned long long)n->not_allowed,
-	    (unsigned long long)n->no_hello,
-	    (unsigned long long)n->dropped);
+	    (unsigned long long)n->no_hello, (unsigned long long)n->dropped,
+	    (unsigned long long)n->mem_gone);
 	OUT("translations %u, guest RAM mapped at its IOVA %llu MiB\n",
 	    rd32(bar, TALLY_REG_XLT_COUNT), (unsigned long long)(n->mirrored >> 20));
 	OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",

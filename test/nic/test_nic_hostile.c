@@ -7,13 +7,16 @@
  * pending handshakes are bounded), a slow HELLO, MEM ranges their file does
  * not hold, messages out of order or carrying descriptors they do not take,
  * peers the device does not allow (the socket's mode, SO_PEERCRED, the
- * allow lists, --socket-group, guest RAM behind a socket).
+ * allow lists, --socket-group, guest RAM behind a socket), and memory a
+ * driver shares shrinking under the device (SIGBUS: the device survives
+ * and detaches that driver).
  *
  * argv[1]: the tally-nic executable. Runs as root (setresuid() to other
  * users for the peer checks); skipped otherwise.
  */
 #include <grp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -673,6 +676,50 @@ test_peer_options(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- (f) memory that shrinks under the device ----------------------------- */
+
+static int
+test_shrinking_memory(void)
+{
+	pid_t pid = nic_start_logged((const char *const[]){ "wire=none", NULL });
+	char buf[4096];
+	uint64_t base;
+	struct drv d;
+	int status;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	base = (uint64_t)(uintptr_t)d.mem;
+	memset(d.mem + 8192, 0xab, 60);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 0, base + 8192, 60), TALLY_TXC_OK, "");
+	/* the ring's memory goes away under the device (not touched here
+	 * again: this process would fault too), then the doorbell */
+	drv_tx_post(&d, 1, base + 8192, 60);
+	TEST_ASSERT(ftruncate(d.memfd, 0) == 0, "");
+	tally_hal_txq_doorbell(&d.hal, 0, 2);
+	TEST_ASSERT(drv_dropped(&d, 2000), "the driver stays attached");
+	TEST_ASSERT(nic_alive(pid), "tally-nic died");
+	TEST_ASSERT(log_has("SIGBUS"), "");
+	drv_detach(&d);
+	/* the device serves the next driver */
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	TEST_ASSERT_EQ(drv_txq(&d), 0, "");
+	base = (uint64_t)(uintptr_t)d.mem;
+	memset(d.mem + 8192, 0xab, 60);
+	TEST_ASSERT_EQ(drv_tx_one(&d, 0, base + 8192, 60), TALLY_TXC_OK, "");
+	TEST_ASSERT_EQ(tally_hostif_stats(sock_path, buf, sizeof(buf)), 0, "");
+	TEST_ASSERT(strstr(buf, "memory gone 1") != NULL, "%s", buf);
+	drv_detach(&d);
+	/* a SIGBUS that is not about a driver's memory keeps its default */
+	kill(pid, SIGBUS);
+	TEST_ASSERT_EQ(waitpid(pid, &status, 0), pid, "");
+	cur_pid = 0;
+	TEST_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS, "status 0x%x",
+		    status);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_silent_clients),
 	TEST_CASE(test_pending_bounded),
@@ -683,6 +730,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_peer_refused),
 	TEST_CASE(test_peer_allowed),
 	TEST_CASE(test_peer_options),
+	TEST_CASE(test_shrinking_memory),
 };
 
 int
@@ -704,8 +752,11 @@ main(int argc, char **argv)
 	snprintf(log_path, sizeof(log_path), "/tmp/tally-nic-hostile-%d.log",
 		 (int)getpid());
 	signal(SIGPIPE, SIG_IGN);
+	/* a device killed by the SIGBUS it is sent leaves no core behind */
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 	rc = tally_test_run("nic-hostile", cases, TALLY_ARRAY_SIZE(cases));
 	nic_reap();
 	unlink(log_path);
+	unlink(sock_path);	/* the device killed last left it */
 	return rc;
 }
