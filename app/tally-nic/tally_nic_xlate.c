@@ -123,8 +123,13 @@ nic_guest_map(struct nic *n, const char *path)
 		fprintf(stderr, "tally-nic: --guest-ram %s: %s\n", path, strerror(errno));
 		return rc;
 	}
-	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-		fprintf(stderr, "tally-nic: --guest-ram %s: empty or unreadable\n", path);
+	/* the whole file is mapped and reached by DMA: a regular file of
+	 * whole pages (QEMU's memory-backend-file) */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size % (uint64_t)sysconf(_SC_PAGESIZE) != 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		fprintf(stderr, "tally-nic: --guest-ram %s: not a regular file of whole pages\n",
+			path);
 		close(fd);
 		return -EINVAL;
 	}

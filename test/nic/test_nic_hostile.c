@@ -669,6 +669,12 @@ test_peer_options(void)
 		"--allow-host-clients", NULL });
 	TEST_ASSERT(pid > 0, "with --allow-host-clients");
 	nic_end(pid);
+	/* a guest RAM file that is not whole pages */
+	fd = open(ram, O_RDWR | O_TRUNC | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0 && ftruncate(fd, 4096 + 100) == 0, "");
+	close(fd);
+	snprintf(args, sizeof(args), "--guest-ram %s --allow-host-clients", ram);
+	TEST_ASSERT_EQ(nic_refused(args, "--guest-ram", 1), 0, "");
 	unlink(ram);
 	TEST_ASSERT_EQ(nic_refused("--allow-uid nosuchuser", "nosuchuser", 2), 0, "");
 	TEST_ASSERT_EQ(nic_refused("--allow-gid 12x", "12x", 2), 0, "");
