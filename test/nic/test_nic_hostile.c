@@ -505,6 +505,37 @@ test_attached_order(void)
 	return TEST_SUCCESS;
 }
 
+/* A driver that does not read its answers: the device does not wait for
+ * it to; once its socket takes no more ACKs, the driver is detached. */
+static int
+test_unread_answers(void)
+{
+	pid_t pid = nic_start_logged((const char *const[]){ "wire=none",
+		"--log-level", "3", NULL });
+	uint64_t t0 = tally_time_ns();
+	unsigned int i = 0;
+	struct drv d;
+	int rc = 0;
+
+	TEST_ASSERT(pid > 0, "");
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "");
+	/* until the device hangs up (-EPIPE), for 2 s at most */
+	while (rc != -EPIPE && ms_since(t0) < 2000) {
+		rc = raw_send(d.conn.sock, TALLY_HOSTIF_SYNC, 0, 0, -1);
+		if (rc == 0)
+			i++;
+		else if (rc == -EAGAIN)
+			usleep(100);
+	}
+	TEST_ASSERT(drv_dropped(&d, 2000), "still attached after %u SYNCs", i);
+	TEST_ASSERT(log_has("does not take its ACK"), "");
+	drv_detach(&d);
+	TEST_ASSERT_EQ(drv_attach(&d), 0, "the next driver");
+	drv_detach(&d);
+	nic_end(pid);
+	return TEST_SUCCESS;
+}
+
 /* ---- (e) who may connect -------------------------------------------------- */
 
 enum peer_op { PEER_STATS, PEER_ATTACH, PEER_JOIN };
@@ -705,6 +736,8 @@ test_shrinking_memory(void)
 	TEST_ASSERT(ftruncate(d.memfd, 0) == 0, "");
 	tally_hal_txq_doorbell(&d.hal, 0, 2);
 	TEST_ASSERT(drv_dropped(&d, 2000), "the driver stays attached");
+	TEST_ASSERT_EQ(tally_hostif_stats(sock_path, buf, sizeof(buf)), 0,
+		       "the device does not answer");
 	TEST_ASSERT(nic_alive(pid), "tally-nic died");
 	TEST_ASSERT(log_has("SIGBUS"), "");
 	drv_detach(&d);
@@ -733,6 +766,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_mem_sizes),
 	TEST_CASE(test_first_message),
 	TEST_CASE(test_attached_order),
+	TEST_CASE(test_unread_answers),
 	TEST_CASE(test_peer_refused),
 	TEST_CASE(test_peer_allowed),
 	TEST_CASE(test_peer_options),
