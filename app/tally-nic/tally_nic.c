@@ -379,8 +379,11 @@ main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (nic_guard_install() != 0) {
-		fprintf(stderr, "tally-nic: SIGBUS handler: %s\n", strerror(errno));
+	/* before the BAR's guard (nic_bar_create()), which then passes on
+	 * the faults outside the BAR */
+	rc = nic_guard_install();
+	if (rc != 0) {
+		fprintf(stderr, "tally-nic: SIGBUS handler: %s\n", strerror(-rc));
 		return 1;
 	}
 

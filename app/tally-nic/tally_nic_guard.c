@@ -8,8 +8,18 @@
  * address (MAP_FIXED), counts the fault and returns: the access runs again
  * and reads zeros (or writes into memory nobody else sees). The device
  * loop notices the count (nic_guard_faults()), logs it and detaches the
- * driver, which unmaps its ranges. A SIGBUS anywhere else (or one sent by
- * someone) takes its default action again: the process dies of it.
+ * driver, which unmaps its ranges. A fault anywhere else goes to the
+ * handler installed before this one, or takes the default action: the
+ * process dies of it. A SIGBUS someone sends is not a fault: default
+ * action at once.
+ *
+ * Why not lib/plat's tally_guard (which guards the BAR's mapping): its
+ * table has a few dozen slots, taken under a lock by a linear search; a
+ * driver shares up to TALLY_HOSTIF_MAX_MEM ranges, added and cut at every
+ * memory event. This table has a slot for each, taken and given back in
+ * O(1). The two handlers chain: this one is installed first, at start;
+ * tally_guard's, installed when the BAR is guarded, passes on the faults
+ * that are not in the BAR.
  *
  * The handler takes no lock and allocates nothing: it reads a fixed table
  * of {start, len} slots. The device thread publishes a slot by storing
@@ -39,17 +49,41 @@ static uint32_t nic_guard_free[NIC_GUARD_SLOTS];	/* retired slots */
 static unsigned int nic_guard_nb_free;
 static uint64_t nic_guard_count;	/* faults taken (the handler adds) */
 static uintptr_t nic_guard_addr;	/* the last one's address */
+static struct sigaction nic_guard_old;	/* the handler before this one */
+
+/* Not a fault in a driver's memory: the handler before, or die of it (a
+ * fault runs again and meets the default action; a signal someone sent is
+ * sent again, and delivered when the handler returns). */
+static void
+nic_guard_chain(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigaction dfl;
+
+	if (si->si_code > 0 && (nic_guard_old.sa_flags & SA_SIGINFO) &&
+	    nic_guard_old.sa_sigaction != NULL) {
+		nic_guard_old.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (si->si_code > 0 && !(nic_guard_old.sa_flags & SA_SIGINFO) &&
+	    nic_guard_old.sa_handler != SIG_DFL && nic_guard_old.sa_handler != SIG_IGN) {
+		nic_guard_old.sa_handler(sig);
+		return;
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
 
 static void
 nic_guard_on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	uintptr_t a = (uintptr_t)si->si_addr, start, len;
 	unsigned int i, top;
-	struct sigaction dfl;
 	int err = errno;
 	void *p;
 
-	(void)ctx;
 	top = __atomic_load_n(&nic_guard_top, __ATOMIC_ACQUIRE);
 	for (i = 0; si->si_code > 0 && i < top; i++) {
 		/* pairs with the release store of len in nic_guard_set() */
@@ -67,14 +101,7 @@ nic_guard_on_sigbus(int sig, siginfo_t *si, void *ctx)
 		errno = err;
 		return;
 	}
-	/* not the memory of a driver: die of it, as without the guard
-	 * (a fault runs again and meets the default action; a signal someone
-	 * sent is sent again, delivered when this handler returns) */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
-	if (si->si_code <= 0)
-		raise(sig);
+	nic_guard_chain(sig, si, ctx);
 	errno = err;
 }
 
@@ -87,7 +114,7 @@ nic_guard_install(void)
 	sa.sa_sigaction = nic_guard_on_sigbus;
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : -errno;
+	return sigaction(SIGBUS, &sa, &nic_guard_old) == 0 ? 0 : -errno;
 }
 
 void
