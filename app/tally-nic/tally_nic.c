@@ -4,7 +4,9 @@
  * doc/device-process.md).
  *
  *   tally-nic --bar FILE | --socket PATH [--guest-ram FILE] [--log-level N]
- *             [--stats-interval S] [key=value[,key=value...] ...]
+ *             [--stats-interval S] [--socket-group GROUP] [--allow-uid UIDS]
+ *             [--allow-gid GIDS] [--allow-host-clients]
+ *             [key=value[,key=value...] ...]
  *
  * The BAR is a shared-memory file (created anew, sized to a power of two so
  * it can also back a QEMU ivshmem-plain device). Device settings are the
@@ -74,11 +76,22 @@ nic_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tally-nic [--bar FILE] [--socket PATH] [--guest-ram FILE]\n"
+		"                 [--socket-group GROUP] [--allow-uid UID[,UID...]]\n"
+		"                 [--allow-gid GID[,GID...]] [--allow-host-clients]\n"
 		"                 [--log-level 1-5] [--stats-interval SECONDS] [--hold-wire]\n"
 		"                 [key=value[,key=value...] ...]\n"
 		"  --bar FILE        BAR shared-memory file (created anew; e.g. /dev/shm/tally0.bar)\n"
-		"  --socket PATH     host transport: drivers attach with --vdev net_tally0,dev=PATH\n"
-		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (bus = guest-physical)\n"
+		"  --socket PATH     host transport: drivers attach with --vdev net_tally0,dev=PATH;\n"
+		"                    the socket is mode 0600: only root and this process's user\n"
+		"                    may connect unless allowed below\n"
+		"  --socket-group GROUP  the socket mode 0660 in GROUP; its members may connect\n"
+		"  --allow-uid UID[,UID...]  these users may connect too (names or numbers;\n"
+		"                    the socket's mode must let them open it)\n"
+		"  --allow-gid GID[,GID...]  members of these groups may connect too\n"
+		"  --guest-ram FILE  PCI transport: QEMU guest RAM file (bus = guest-physical);\n"
+		"                    with --socket only together with --allow-host-clients\n"
+		"  --allow-host-clients  with --guest-ram and --socket: a client allowed on the\n"
+		"                    socket may attach and reach the guest's RAM by DMA\n"
 		"  --stats PATH      print the statistics of the device serving socket PATH and exit\n"
 		"  --hold-wire       frames from the wire wait until SIGUSR2 (the cable is plugged in)\n"
 		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"
@@ -191,6 +204,10 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 		{ "stats-interval", required_argument, NULL, 'i' },
 		{ "hold-wire", no_argument, NULL, 'w' },
 		{ "stats", required_argument, NULL, 'q' },
+		{ "socket-group", required_argument, NULL, 'G' },
+		{ "allow-uid", required_argument, NULL, 'U' },
+		{ "allow-gid", required_argument, NULL, 'A' },
+		{ "allow-host-clients", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -210,6 +227,19 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 			break;
 		case 'i': *stats_s = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'w': n->hold_wire = true; break;
+		case 'G':
+			if (nic_access_group(&n->access, optarg) != 0)
+				return -EINVAL;
+			break;
+		case 'U':
+			if (nic_access_uids(&n->access, optarg) != 0)
+				return -EINVAL;
+			break;
+		case 'A':
+			if (nic_access_gids(&n->access, optarg) != 0)
+				return -EINVAL;
+			break;
+		case 'H': n->access.host_clients = true; break;
 		case 'q': exit(nic_query_stats(optarg));
 		case 'h': nic_usage(stdout); exit(0);
 		default: nic_usage(stderr); return -EINVAL;
@@ -217,6 +247,12 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 	}
 	if (n->bar_path == NULL && n->sock_path == NULL) {
 		nic_usage(stderr);
+		return -EINVAL;
+	}
+	/* a driver attached on the socket programs translations to bus
+	 * addresses, which with guest RAM are the guest's memory */
+	if (*guest != NULL && n->sock_path != NULL && !n->access.host_clients) {
+		fprintf(stderr, "tally-nic: --guest-ram with --socket: a client of the socket could attach and reach the guest's RAM; add --allow-host-clients to allow that\n");
 		return -EINVAL;
 	}
 	for (; optind < argc; optind++) {
@@ -264,6 +300,14 @@ nic_run(struct nic *n, unsigned int stats_s)
 		}
 		work = tally_model_mbox_poll(n->model);
 		work += tally_model_step(n->model);
+		/* a driver's memory shrank under the step (the SIGBUS guard) */
+		if (nic_guard_faults(NULL) != n->guard_seen) {
+			uintptr_t addr;
+			uint64_t faults = nic_guard_faults(&addr);
+
+			nic_host_mem_gone(n, faults - n->guard_seen, addr);
+			n->guard_seen = faults;
+		}
 		/* the socket (a system call): every NIC_HOST_POLL_EVERY loops,
 		 * busy or idle, and before every sleep */
 		if ((++loops % NIC_HOST_POLL_EVERY) == 0)
@@ -312,7 +356,10 @@ nic_run(struct nic *n, unsigned int stats_s)
 int
 main(int argc, char **argv)
 {
-	struct nic n = { .bar_fd = -1, .listen_fd = -1, .drv_fd = -1, .guest_fd = -1 };
+	struct nic n = {
+		.bar_fd = -1, .listen_fd = -1, .drv_fd = -1, .guest_fd = -1,
+		.access.sock_gid = -1,
+	};
 	struct tally_model_args a;
 	struct sigaction sa;
 	const char *guest = NULL;
@@ -332,6 +379,13 @@ main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* before the BAR's guard (nic_bar_create()), which then passes on
+	 * the faults outside the BAR */
+	rc = nic_guard_install();
+	if (rc != 0) {
+		fprintf(stderr, "tally-nic: SIGBUS handler: %s\n", strerror(-rc));
+		return 1;
+	}
 
 	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
 	a.cfg.posted = 1;

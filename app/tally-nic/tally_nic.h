@@ -17,6 +17,15 @@
  * process has that address free, so translations of consecutive pages join
  * into one (the model then hands out one pointer for a buffer that crosses
  * a page).
+ *
+ * Clients: every client of the socket is untrusted (doc/device-process.md,
+ * "Who may connect"). The kernel's credentials of a connection
+ * (SO_PEERCRED) decide whether it is served at all (struct nic_access);
+ * a connection then waits for its HELLO in a small table, with a deadline,
+ * and nothing the device does for a client waits for it: the device thread
+ * never blocks on a socket. Memory a driver shares may shrink under the
+ * device: the SIGBUS guard (tally_nic_guard.c) puts zeros in its place and
+ * the device loop detaches that driver.
  */
 #ifndef TALLY_NIC_H
 #define TALLY_NIC_H
@@ -34,6 +43,39 @@ struct nic_range {
 	uint64_t bus;
 	uint64_t len;
 	uint8_t *host;
+	int guard;		/* its slot in the SIGBUS guard; -1 none */
+};
+
+#define NIC_PENDING_MAX		8	/* connections waiting for their HELLO */
+#define NIC_HELLO_TIMEOUT_NS	1000000000ull	/* ... for at most this long */
+#define NIC_ALLOW_MAX		32	/* entries of --allow-uid, of --allow-gid */
+
+/* Who a connection is, as the kernel says (SO_PEERCRED). */
+struct nic_cred {
+	uint32_t pid;
+	uint32_t uid;
+	uint32_t gid;
+};
+
+/* A connection that has not said HELLO yet. */
+struct nic_pending {
+	int fd;
+	struct nic_cred cred;
+	uint64_t deadline;	/* tally_time_ns(): closed when still silent */
+};
+
+/*
+ * Who may connect (tally_nic_peer.c): root and the device process's own
+ * uid always; the uids and gids listed (a gid as the peer's primary or
+ * supplementary group). The socket file is 0600, or 0660 in sock_gid.
+ */
+struct nic_access {
+	uint32_t uids[NIC_ALLOW_MAX];
+	unsigned int nb_uids;
+	uint32_t gids[NIC_ALLOW_MAX];
+	unsigned int nb_gids;
+	int64_t sock_gid;	/* --socket-group; -1 none */
+	bool host_clients;	/* --allow-host-clients (with --guest-ram) */
 };
 
 struct nic {
@@ -48,17 +90,28 @@ struct nic {
 	/* host transport */
 	const char *sock_path;
 	int listen_fd;
+	struct nic_access access;
+	struct nic_pending pending[NIC_PENDING_MAX];
+	unsigned int nb_pending;
 	int drv_fd;		/* the attached driver; -1 when none */
-	uint32_t drv_pid;
+	uint32_t drv_pid;	/* the kernel's, not HELLO's */
+	uint32_t drv_uid;
 	bool drv_ready;		/* memory received, ACK sent */
-	bool proto_err;		/* the driver sent what the protocol has not */
 	int mem_err;		/* first error since the last SYNC */
 	struct nic_range *ranges;	/* sorted by bus, none overlapping */
 	unsigned int nb_ranges;
 	unsigned int cap_ranges;
 	uint64_t shared_bytes;	/* in ranges */
 	uint64_t attaches;
-	uint64_t refused;
+	uint64_t refused;	/* ATTACH while a driver is attached */
+	uint64_t not_allowed;	/* connections refused by their credentials */
+	uint64_t no_hello;	/* closed at their deadline */
+	uint64_t dropped;	/* closed: table full, or an answer not taken */
+	uint64_t mem_gone;	/* SIGBUS in shared memory (the driver detached) */
+	uint64_t guard_seen;	/* nic_guard_faults() handled */
+	uint64_t log_window;	/* lines about clients: at most NIC_LOG_BURST */
+	unsigned int log_lines;	/* ... a second; */
+	uint64_t log_quiet;	/* ... the others counted */
 
 	/* guest RAM (PCI transport) */
 	uint8_t *guest_ram;
@@ -72,7 +125,28 @@ struct nic {
 int nic_host_listen(struct nic *n);
 /* Accept and serve socket messages without blocking; returns work done. */
 unsigned int nic_host_poll(struct nic *n);
+/* The SIGBUS guard took faults (the last at addr): detach the driver. */
+void nic_host_mem_gone(struct nic *n, uint64_t faults, uintptr_t addr);
 void nic_host_close(struct nic *n);
+
+/* tally_nic_peer.c: command-line lists (0, or -EINVAL with a message). */
+int nic_access_uids(struct nic_access *a, const char *list);
+int nic_access_gids(struct nic_access *a, const char *list);
+int nic_access_group(struct nic_access *a, const char *group);
+/* Bind s to path, the file with the mode and group access asks for. */
+int nic_access_bind(const struct nic_access *a, int s, const char *path);
+/* The kernel's credentials of the peer of s. 0 or -errno. */
+int nic_peer_cred(int s, struct nic_cred *c);
+bool nic_peer_allowed(const struct nic_access *a, int s, const struct nic_cred *c);
+
+/* tally_nic_guard.c: the SIGBUS guard over the shared ranges. */
+int nic_guard_install(void);
+/* Guard [host, host + len): its slot, or -ENOSPC. */
+int nic_guard_add(void *host, uint64_t len);
+void nic_guard_set(int slot, void *host, uint64_t len);
+void nic_guard_del(int slot);
+/* Faults the guard took so far; *addr the last one's address. */
+uint64_t nic_guard_faults(uintptr_t *addr);
 
 /* tally_nic_xlate.c: the device's bus (tally_model_bus_map_t). */
 void *nic_bus_map(void *arg, uint64_t iova, uint64_t bus, uint64_t len);

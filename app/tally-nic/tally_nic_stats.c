@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The device's statistics as text: port statistics, faults, attachment. */
+/* The device's statistics as text: port statistics, faults, attachment,
+ * clients. */
 #include <stdio.h>
 
 #include <tally/tally_mbox.h>
@@ -38,12 +39,16 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	if (len == 0)
 		return 0;
 	buf[0] = '\0';
-	OUT("driver: %s (pid %u), attaches %llu, refused %llu, shared ranges %u (%llu MiB)%s\n",
+	OUT("driver: %s (pid %u, uid %u), attaches %llu, refused %llu, shared ranges %u (%llu MiB)%s\n",
 	    n->drv_fd >= 0 ? "attached" : (n->guest_ram ? "guest" : "none"),
-	    n->drv_pid, (unsigned long long)n->attaches,
+	    n->drv_pid, n->drv_uid, (unsigned long long)n->attaches,
 	    (unsigned long long)n->refused, n->nb_ranges,
 	    (unsigned long long)(n->shared_bytes >> 20),
 	    n->guest_ram ? " (guest RAM)" : "");
+	OUT("clients: pending %u, not allowed %llu, no HELLO %llu, dropped %llu, memory gone %llu\n",
+	    n->nb_pending, (unsigned long long)n->not_allowed,
+	    (unsigned long long)n->no_hello, (unsigned long long)n->dropped,
+	    (unsigned long long)n->mem_gone);
 	OUT("translations %u, guest RAM mapped at its IOVA %llu MiB\n",
 	    rd32(bar, TALLY_REG_XLT_COUNT), (unsigned long long)(n->mirrored >> 20));
 	OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",

@@ -123,8 +123,13 @@ nic_guest_map(struct nic *n, const char *path)
 		fprintf(stderr, "tally-nic: --guest-ram %s: %s\n", path, strerror(errno));
 		return rc;
 	}
-	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-		fprintf(stderr, "tally-nic: --guest-ram %s: empty or unreadable\n", path);
+	/* the whole file is mapped and reached by DMA: a regular file of
+	 * whole pages (QEMU's memory-backend-file) */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size % (uint64_t)sysconf(_SC_PAGESIZE) != 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		fprintf(stderr, "tally-nic: --guest-ram %s: not a regular file of whole pages\n",
+			path);
 		close(fd);
 		return -EINVAL;
 	}
@@ -203,7 +208,7 @@ nic_range_add(struct nic *n, int fd, uint64_t bus, uint64_t len, uint64_t offset
 	struct stat st;
 	unsigned int i;
 	void *host;
-	int rc;
+	int rc, guard;
 
 	if (len == 0 || bus + len - 1 < bus || offset + len < offset ||
 	    bus % pg != 0 || len % pg != 0 || offset % pg != 0)
@@ -221,10 +226,17 @@ nic_range_add(struct nic *n, int fd, uint64_t bus, uint64_t len, uint64_t offset
 	host = nic_mmap_at(fd, offset, len, bus);
 	if (host == NULL)
 		return -errno;
+	/* the file may still shrink under the mapping: guarded */
+	guard = nic_guard_add(host, len);
+	if (guard < 0) {
+		munmap(host, len);
+		return guard;
+	}
 	memmove(&n->ranges[i + 1], &n->ranges[i], sizeof(n->ranges[0]) * (n->nb_ranges - i));
 	n->ranges[i].bus = bus;
 	n->ranges[i].len = len;
 	n->ranges[i].host = host;
+	n->ranges[i].guard = guard;
 	n->nb_ranges++;
 	n->shared_bytes += len;
 	return 0;
@@ -259,15 +271,18 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 		n->shared_bytes -= hi - lo;
 		gone++;
 		if (lo == r->bus && hi == r->bus + r->len) {
+			nic_guard_del(r->guard);
 			memmove(r, r + 1, sizeof(*r) * (n->nb_ranges - i - 1));
 			n->nb_ranges--;
 		} else if (lo == r->bus) {
 			r->host += hi - r->bus;
 			r->len -= hi - r->bus;
 			r->bus = hi;
+			nic_guard_set(r->guard, r->host, r->len);
 			i++;
 		} else if (hi == r->bus + r->len) {
 			r->len = lo - r->bus;
+			nic_guard_set(r->guard, r->host, r->len);
 			i++;
 		} else {
 			struct nic_range tail = {
@@ -275,7 +290,11 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 				.host = r->host + (hi - r->bus),
 			};
 
+			/* a slot for the tail: there is one for every range
+			 * there is room for */
+			tail.guard = nic_guard_add(tail.host, tail.len);
 			r->len = lo - r->bus;
+			nic_guard_set(r->guard, r->host, r->len);
 			memmove(r + 2, r + 1, sizeof(*r) * (n->nb_ranges - i - 1));
 			r[1] = tail;
 			n->nb_ranges++;
@@ -292,8 +311,10 @@ nic_ranges_clear(struct nic *n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n->nb_ranges; i++)
+	for (i = 0; i < n->nb_ranges; i++) {
+		nic_guard_del(n->ranges[i].guard);
 		munmap(n->ranges[i].host, n->ranges[i].len);
+	}
 	n->nb_ranges = 0;
 	n->shared_bytes = 0;
 }

@@ -10,6 +10,15 @@
  *   device -> driver  BAR    {status 0, len = BAR bytes} + the BAR's fd
  *                     BUSY   {status -EBUSY, text}          another driver is attached
  *                     STATS  {text}, repeated, then END      mode STATS only
+ *   The HELLO is the connection's first message, without a descriptor,
+ *   within 1 s of connecting; otherwise the device answers BUSY {-EPROTO}
+ *   (not a HELLO of this version) or {-ETIMEDOUT} (none in time) and
+ *   closes the connection; BUSY {-EAGAIN}: too many connections wait for
+ *   their HELLO, try again; BUSY {-EACCES}: the user connecting (the
+ *   kernel's credentials of the connection) may not use this device, sent
+ *   before anything is read. HELLO's pid is informational only. The device
+ *   never waits for a client: a client that does not take an answer is
+ *   disconnected.
  *   JOIN (a secondary process of the attached driver): the device answers
  *   BAR + fd as for ATTACH, or BUSY {-ENODEV} when no driver is attached,
  *   and closes the connection: the joiner posts into the attached
@@ -31,7 +40,8 @@
  * never touches memory it no longer shares. The driver maps the BAR fd
  * when it arrives and programs the device through it with posted writes
  * (tally_mbox.h); anything a translation does not reach is a DMA fault.
- * Any other message is a protocol error: the device detaches the driver. The connection is the
+ * Any other message, and a descriptor with any message but MEM, is a
+ * protocol error: the device detaches the driver. The connection is the
  * attachment: when it closes (driver exit or crash) the device resets,
  * unmaps the ranges and accepts the next driver. One driver at a time.
  */

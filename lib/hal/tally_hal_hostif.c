@@ -117,6 +117,25 @@ hostif_hello(struct tally_hostif_msg *m, uint32_t mode)
 	m->mode = mode;
 }
 
+/*
+ * Send HELLO m and receive the answer into m. A device that refuses a
+ * connection as soon as it accepts it (who the peer is, too many
+ * connections) may have closed it before the HELLO went out: its answer
+ * is still there to read.
+ */
+static int
+hostif_ask(int s, struct tally_hostif_msg *m, int *fd)
+{
+	int rc, rrc;
+
+	*fd = -1;
+	rc = tally_hostif_send(s, m, -1, false);
+	if (rc != 0 && rc != -EPIPE)
+		return rc;
+	rrc = tally_hostif_recv(s, m, fd, false);
+	return rrc == 0 || rc == 0 ? rrc : rc;
+}
+
 static int
 hostif_open(const char *path, struct tally_hostif_conn *c, char *err,
 	    size_t errlen, uint32_t mode)
@@ -134,9 +153,7 @@ hostif_open(const char *path, struct tally_hostif_conn *c, char *err,
 	}
 	c->sock = rc;
 	hostif_hello(&m, mode);
-	rc = tally_hostif_send(c->sock, &m, -1, false);
-	if (rc == 0)
-		rc = tally_hostif_recv(c->sock, &m, &fd, false);
+	rc = hostif_ask(c->sock, &m, &fd);
 	if (rc < 0) {
 		snprintf(err, errlen, "no answer from the device at %s: %s", path,
 			 strerror(-rc));
@@ -264,13 +281,16 @@ tally_hostif_stats(const char *path, char *buf, size_t len)
 	if (s < 0)
 		return s;
 	hostif_hello(&m, TALLY_HOSTIF_GET_STATS);
-	rc = tally_hostif_send(s, &m, -1, false);
+	rc = hostif_ask(s, &m, &fd);
 	while (rc == 0) {
-		rc = tally_hostif_recv(s, &m, &fd, false);
-		if (rc == 0 && fd >= 0)
+		if (fd >= 0)
 			close(fd);
-		if (rc != 0 || m.type == TALLY_HOSTIF_END)
+		if (m.type == TALLY_HOSTIF_END)
 			break;
+		if (m.type == TALLY_HOSTIF_BUSY) {
+			rc = m.status < 0 ? m.status : -EBUSY;	/* refused */
+			break;
+		}
 		if (m.type != TALLY_HOSTIF_STATS) {
 			rc = -EPROTO;
 			break;
@@ -278,6 +298,7 @@ tally_hostif_stats(const char *path, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s", m.text);
 		if (used >= len)
 			used = len - 1;
+		rc = tally_hostif_recv(s, &m, &fd, false);
 	}
 	close(s);
 	return rc;

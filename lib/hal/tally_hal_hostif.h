@@ -34,7 +34,8 @@ struct tally_hostif_conn {
 /*
  * Connect to the device at socket path and ask to become its driver.
  * -EBUSY another driver is attached (its message in err), -ENOENT /
- * -ECONNREFUSED no device there, -EPROTO a malformed answer.
+ * -ECONNREFUSED no device there, -EPROTO a malformed answer, -EACCES this
+ * user may not connect, -EAGAIN too many connections pending.
  */
 int tally_hostif_connect(const char *path, struct tally_hostif_conn *c,
 			 char *err, size_t errlen);
@@ -64,7 +65,9 @@ void tally_hostif_close(struct tally_hostif_conn *c);
 int tally_hostif_send(int sock, const struct tally_hostif_msg *m, int fd, bool nowait);
 int tally_hostif_recv(int sock, struct tally_hostif_msg *m, int *fd, bool nowait);
 
-/* Read the device's statistics as text (no attachment needed). */
+/* Read the device's statistics as text (no attachment needed). A refusal
+ * is its status: -EACCES this user is not allowed, -EAGAIN too many
+ * connections pending. */
 int tally_hostif_stats(const char *path, char *buf, size_t len);
 
 #endif /* TALLY_HAL_HOSTIF_H */
