@@ -145,7 +145,9 @@ tally_hal_close(struct tally_hal_dev *dev)
 {
 	if (dev->io.ops == NULL)
 		return;
-	(void)tally_hal_reset(dev);
+	/* a device that is gone neither needs nor acknowledges a reset */
+	if (!tally_hal_gone(dev))
+		(void)tally_hal_reset(dev);
 	dev->io.ops = NULL;
 }
 

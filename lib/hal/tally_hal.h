@@ -86,7 +86,8 @@ struct tally_hal_fault {
 int tally_hal_open(struct tally_hal_dev *dev, const struct tally_io *io);
 /* Reset the device (queues off, translations, RSS and stats cleared). */
 int tally_hal_reset(struct tally_hal_dev *dev);
-/* Quiesce the device (a reset); dev must not be used afterwards. */
+/* Quiesce the device (a reset, unless it is gone); dev must not be used
+ * afterwards. */
 void tally_hal_close(struct tally_hal_dev *dev);
 
 static inline unsigned int
