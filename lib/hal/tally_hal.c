@@ -145,7 +145,9 @@ tally_hal_close(struct tally_hal_dev *dev)
 {
 	if (dev->io.ops == NULL)
 		return;
-	(void)tally_hal_reset(dev);
+	/* a device that is gone neither needs nor acknowledges a reset */
+	if (!tally_hal_gone(dev))
+		(void)tally_hal_reset(dev);
 	dev->io.ops = NULL;
 }
 
@@ -471,6 +473,13 @@ tally_hal_fault_read(struct tally_hal_dev *dev, struct tally_hal_fault *f,
 		     bool clear)
 {
 	f->count = tally_hal_read32(dev, TALLY_REG_FAULT_CNT);
+	if (f->count == UINT32_MAX && tally_hal_gone(dev)) {
+		/* every register reads all ones now */
+		memset(f, 0, sizeof(*f));
+		f->count = __atomic_load_n(&dev->fault_count, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_store_n(&dev->fault_count, f->count, __ATOMIC_RELAXED);
 	f->cause = tally_hal_read32(dev, TALLY_REG_FAULT_CAUSE);
 	f->addr = (uint64_t)tally_hal_read32(dev, TALLY_REG_FAULT_ADDR_HI) << 32 |
 		  tally_hal_read32(dev, TALLY_REG_FAULT_ADDR_LO);

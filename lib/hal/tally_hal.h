@@ -61,6 +61,8 @@ struct tally_hal_dev {
 	/* serialise the completion-counter and translation command registers */
 	bool ccnt_lock;
 	bool xlt_lock;
+	uint32_t fault_count;		/* last FAULT_CNT read (atomic): what a
+					 * device that is gone still reports */
 };
 
 struct tally_hal_qstats {
@@ -86,7 +88,8 @@ struct tally_hal_fault {
 int tally_hal_open(struct tally_hal_dev *dev, const struct tally_io *io);
 /* Reset the device (queues off, translations, RSS and stats cleared). */
 int tally_hal_reset(struct tally_hal_dev *dev);
-/* Quiesce the device (a reset); dev must not be used afterwards. */
+/* Quiesce the device (a reset, unless it is gone); dev must not be used
+ * afterwards. */
 void tally_hal_close(struct tally_hal_dev *dev);
 
 static inline unsigned int
@@ -176,7 +179,8 @@ int tally_hal_rxq_stats(const struct tally_hal_dev *dev, unsigned int qid,
 			struct tally_hal_qstats *st);
 int tally_hal_txq_stats(const struct tally_hal_dev *dev, unsigned int qid,
 			struct tally_hal_qstats *st);
-/* Read the fault registers; clear (W1C) the cause when `clear`. */
+/* Read the fault registers; clear (W1C) the cause when `clear`. A device
+ * that is gone reports the last count read and nothing else. */
 void tally_hal_fault_read(struct tally_hal_dev *dev, struct tally_hal_fault *f,
 			  bool clear);
 const char *tally_hal_fault_str(uint32_t cause);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Driver side of the host transport (see tally_hal_hostif.h). */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -265,6 +266,18 @@ tally_hostif_close(struct tally_hostif_conn *c)
 		close(c->sock);
 	c->bar_fd = -1;
 	c->sock = -1;
+}
+
+bool
+tally_hostif_gone(void *conn)
+{
+	const struct tally_hostif_conn *c = conn;
+	struct pollfd pfd = { .fd = c->sock, .events = 0 };
+
+	/* POLLHUP: the peer closed (a message may still be queued: the
+	 * device sends none unasked, so whatever it is, it is the last) */
+	return c->sock >= 0 && poll(&pfd, 1, 0) == 1 &&
+	       (pfd.revents & (POLLHUP | POLLERR)) != 0;
 }
 
 int

@@ -57,6 +57,13 @@ int tally_hostif_sync(struct tally_hostif_conn *c, char *err, size_t errlen);
 /* Close the attachment (and the BAR fd if still open). */
 void tally_hostif_close(struct tally_hostif_conn *c);
 /*
+ * True once the device process closed the attachment (it exited, was
+ * killed, or dropped this driver): the device is gone for good. conn is a
+ * struct tally_hostif_conn; no wait, any thread (a tally_posted_watch()
+ * callback).
+ */
+bool tally_hostif_gone(void *conn);
+/*
  * One message each way, at most one fd (both sides of the protocol use
  * these). send: 0 or -errno. recv: 0 with *fd the fd or -1; -EAGAIN nothing
  * pending (nowait), -ETIMEDOUT (the socket's receive timeout), -ECONNRESET

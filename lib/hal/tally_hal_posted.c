@@ -39,11 +39,31 @@ posted_done(const struct tally_posted *p, enum posted_wait_kind k,
 }
 
 static void
-posted_mark_lost(struct tally_posted *p)
+posted_mark_lost(struct tally_posted *p, bool peer)
 {
-	if (__atomic_exchange_n(&p->lost, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_exchange_n(&p->lost, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (peer)
+		TALLY_LOG(ERR, "device stopped answering (its transport is gone): treated as removed");
+	else
 		TALLY_LOG(ERR, "device stopped answering (no heartbeat for %u ms): treated as removed",
 			  TALLY_MBOX_LOST_US / 1000);
+}
+
+/* The heartbeat stood still for idle_ns: is the device lost? (marks it) */
+static bool
+posted_check_lost(struct tally_posted *p, uint64_t idle_ns)
+{
+	if (idle_ns > (uint64_t)TALLY_MBOX_LOST_US * 1000) {
+		posted_mark_lost(p, false);
+		return true;
+	}
+	if (p->peer_gone != NULL && idle_ns > TALLY_POSTED_PEER_NS &&
+	    p->peer_gone(p->peer_arg)) {
+		posted_mark_lost(p, true);
+		return true;
+	}
+	return false;
 }
 
 /* Wait for the device; false (and the device marked lost) when its
@@ -70,8 +90,7 @@ posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
 		if (__atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED) != hb) {
 			hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
 			t0 = now;
-		} else if (now - t0 > (uint64_t)TALLY_MBOX_LOST_US * 1000) {
-			posted_mark_lost(p);
+		} else if (posted_check_lost(p, now - t0)) {
 			return false;
 		}
 		if (now - start > POSTED_YIELD_NS)
@@ -114,8 +133,9 @@ posted_read32(void *ctx, uint32_t off)
 			       __ATOMIC_ACQUIRE);
 }
 
-/* Cheap liveness check for the control path (link status): the heartbeat
- * must have moved within TALLY_MBOX_LOST_US of the previous check. */
+/* Cheap liveness check for the control path (link status, the PMD's loss
+ * watch): the heartbeat must have moved within TALLY_MBOX_LOST_US of the
+ * previous check (or the transport's own word, tally_posted_watch()). */
 static int
 posted_state(void *ctx)
 {
@@ -131,12 +151,8 @@ posted_state(void *ctx)
 		__atomic_store_n(&p->hb_time_ns, now, __ATOMIC_RELAXED);
 		return 0;
 	}
-	if (now - __atomic_load_n(&p->hb_time_ns, __ATOMIC_RELAXED) >
-	    (uint64_t)TALLY_MBOX_LOST_US * 1000) {
-		posted_mark_lost(p);
-		return -ENODEV;
-	}
-	return 0;
+	return posted_check_lost(p, now - __atomic_load_n(&p->hb_time_ns,
+							 __ATOMIC_RELAXED)) ? -ENODEV : 0;
 }
 
 static const struct tally_io_ops tally_posted_ops = {
@@ -244,6 +260,14 @@ tally_posted_detach(struct tally_posted *p)
 	if (!p->joined)
 		__atomic_store_n(&p->mb->session, 0, __ATOMIC_RELEASE);
 	p->mb = NULL;
+	p->peer_gone = NULL;
+}
+
+void
+tally_posted_watch(struct tally_posted *p, bool (*gone)(void *arg), void *arg)
+{
+	p->peer_arg = arg;
+	p->peer_gone = gone;
 }
 
 bool

@@ -14,7 +14,9 @@
  * Device loss: every wait on the device watches the mailbox heartbeat; no
  * change for TALLY_MBOX_LOST_US marks the device lost for good: reads
  * return all ones, writes are dropped, `state` says -ENODEV. Nothing blocks
- * for longer than that.
+ * for longer than that. A transport that knows better (the device process's
+ * connection closed) says so through tally_posted_watch(): then the loss is
+ * seen as soon as the heartbeat has stood still for a few heartbeats.
  *
  * Threads: write32/read32/state may be called from any thread at once (a
  * write reserves its slot with one atomic add); attach and detach from the
@@ -38,6 +40,9 @@ struct tally_posted {
 	int lost;			/* atomic: the device stopped answering */
 	uint64_t hb_seen;		/* atomic: last heartbeat state() saw */
 	uint64_t hb_time_ns;		/* atomic: when it changed */
+	/* tally_posted_watch(): true once the device is gone for sure */
+	bool (*peer_gone)(void *arg);
+	void *peer_arg;
 };
 
 /*
@@ -61,5 +66,14 @@ int tally_posted_join(struct tally_posted *p, volatile uint8_t *bar,
 void tally_posted_detach(struct tally_posted *p);
 /* True once the device was found gone. */
 bool tally_posted_lost(const struct tally_posted *p);
+/*
+ * Also treat the device as lost when gone(arg) is true (e.g. the device
+ * process closed its connection). Asked only after the heartbeat stood
+ * still for TALLY_POSTED_PEER_NS, from any thread (gone must be thread-safe
+ * and must not block); never after tally_posted_detach(). Call after
+ * attach, before the io is used.
+ */
+#define TALLY_POSTED_PEER_NS	2000000	/* two heartbeats */
+void tally_posted_watch(struct tally_posted *p, bool (*gone)(void *arg), void *arg);
 
 #endif /* TALLY_HAL_POSTED_H */

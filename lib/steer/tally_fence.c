@@ -46,6 +46,11 @@ tally_fence_done(struct tally_fence *f, uint32_t ticket)
 	if ((int32_t)(req - ticket) < 0)
 		return false;	/* not even requested yet */
 	done = f->io->ops->read32(f->io->ctx, TALLY_REG_FENCE_DONE);
+	/* all ones: perhaps a device that is gone, which reads nothing any
+	 * more - so whatever waited for it may be reused */
+	if (done == UINT32_MAX && f->io->ops->state != NULL &&
+	    f->io->ops->state(f->io->ctx) != 0)
+		return true;
 	return (int32_t)(done - ticket) >= 0;
 }
 

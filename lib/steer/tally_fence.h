@@ -44,12 +44,14 @@ tally_fence_ticket(struct tally_fence *f)
 /* Write a new fence sequence to the device; returns it. */
 uint32_t tally_fence_request(struct tally_fence *f);
 
-/* True once FENCE_DONE has reached ticket (one register read). */
+/* True once FENCE_DONE has reached ticket (one register read), or once the
+ * device is gone (io->ops->state): a device that reads no memory any more
+ * is past every fence. */
 bool tally_fence_done(struct tally_fence *f, uint32_t ticket);
 
 /* Request a fence if ticket has not been requested yet, then poll until done
  * (calling io->ops->service when present) for at most timeout_us.
- * Returns 0 or -ETIMEDOUT. */
+ * Returns 0 (at once when the device is gone) or -ETIMEDOUT. */
 int tally_fence_wait(struct tally_fence *f, uint32_t ticket, uint64_t timeout_us);
 
 #endif /* TALLY_FENCE_H */

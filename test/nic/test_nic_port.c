@@ -22,7 +22,7 @@ on_rmv(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
 	RTE_SET_USED(arg);
 	RTE_SET_USED(ret);
 	if (ev == RTE_ETH_EVENT_INTR_RMV)
-		rmv_events++;
+		__atomic_add_fetch(&rmv_events, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -111,6 +111,9 @@ test_device_killed_midtraffic(void)
 		rte_delay_ms(50);
 	} while (rte_get_timer_cycles() - t0 < 5 * hz);
 	TEST_ASSERT_EQ(link.link_status, RTE_ETH_LINK_DOWN, "");
+	/* the removal event comes from EAL's interrupt thread */
+	for (k = 0; k < 100 && !__atomic_load_n(&rmv_events, __ATOMIC_ACQUIRE); k++)
+		rte_delay_ms(10);
 	TEST_ASSERT_EQ(rmv_events, 1, "one removal event");
 	TEST_ASSERT_EQ(rte_eth_stats_get((uint16_t)port, &st), 0, "");
 	/* a flow call returns (whatever it says) */
@@ -183,7 +186,7 @@ test_bar_shrinks(void)
 		fprintf(stderr, "  FAIL: probe %s\n", args);
 		goto out_nic;
 	}
-	rmv_events = 0;
+	__atomic_store_n(&rmv_events, 0, __ATOMIC_RELEASE);
 	if (tdt_port_setup(port, &pc) != 0 ||
 	    rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_RMV, on_rmv, NULL) != 0 ||
 	    loop_frames(port, 32) != 32) {
@@ -222,6 +225,9 @@ test_bar_shrinks(void)
 			break;
 		rte_delay_ms(50);
 	} while (rte_get_timer_cycles() - t0 < 5 * hz);
+	/* the removal event comes from EAL's interrupt thread */
+	for (k = 0; k < 100 && !__atomic_load_n(&rmv_events, __ATOMIC_ACQUIRE); k++)
+		rte_delay_ms(10);
 	if (link.link_status != RTE_ETH_LINK_DOWN || rmv_events != 1) {
 		fprintf(stderr, "  FAIL: link %u, %d removal events\n",
 			link.link_status, rmv_events);

@@ -240,6 +240,9 @@ dma_mem_event(enum rte_mem_event type, const void *addr, size_t len, void *arg)
 
 	if (msl == NULL || msl->external || msl->page_sz == 0)
 		return;
+	/* a device that is gone reaches no memory: nothing to give or take */
+	if (tally_hal_gone(&d->ad->hal))
+		return;
 	pg = msl->page_sz;
 	pthread_mutex_lock(&d->lock);
 	if (type == RTE_MEM_EVENT_FREE) {

@@ -1,6 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ethdev control ops shared by the vdev and PCI probes.
+ *
+ * Every op of the primary enters the port (tally_port_state.c) for what it
+ * needs. After the device is gone (doc/guides/nics/tally.rst, "Device
+ * loss") what would program the device fails with -EIO: configure, start,
+ * queue setup and start, MTU, promiscuous and all-multicast, RSS hash and
+ * RETA updates. What undoes, releases or reads software state succeeds:
+ * stop, close, queue stop and release, link (down), statistics and their
+ * reset (baselines), device and queue info, RSS and RETA queries.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +85,7 @@ tally_reta_default(struct tally_adapter *ad, uint16_t nb_rxq)
 }
 
 static int
-tally_dev_configure(struct rte_eth_dev *dev)
+tally_dev_configure_locked(struct rte_eth_dev *dev)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 	struct rte_eth_conf *conf = &dev->data->dev_conf;
@@ -114,6 +122,18 @@ tally_dev_configure(struct rte_eth_dev *dev)
 	ad->reta_user = false;
 	tally_reta_default(ad, dev->data->nb_rx_queues);
 	return 0;
+}
+
+static int
+tally_dev_configure(struct rte_eth_dev *dev)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_dev_configure_locked(dev);
+	tally_port_leave(dev);
+	return rc;
 }
 
 static int
@@ -159,7 +179,7 @@ tally_ctrl_bits(struct rte_eth_dev *dev)
 }
 
 static int
-tally_dev_start(struct rte_eth_dev *dev)
+tally_dev_start_locked(struct rte_eth_dev *dev)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 	uint16_t i;
@@ -215,8 +235,9 @@ err:
 	return rc;
 }
 
-static int
-tally_dev_stop(struct rte_eth_dev *dev)
+/* Also after the loss: the writes go nowhere, the queues' mbufs come back. */
+static void
+tally_dev_stop_locked(struct rte_eth_dev *dev)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 
@@ -224,19 +245,56 @@ tally_dev_stop(struct rte_eth_dev *dev)
 	tally_queues_stop_all(dev);
 	ad->started = false;
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+}
+
+static int
+tally_dev_start(struct rte_eth_dev *dev)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_dev_start_locked(dev);
+	/* the device went while starting: the real bursts would go back in */
+	if (rc == 0 && tally_port_gone(dev)) {
+		tally_dev_stop_locked(dev);
+		rc = -EIO;
+	}
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_dev_stop(struct rte_eth_dev *dev)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	tally_dev_stop_locked(dev);
+	tally_port_leave(dev);
 	return 0;
 }
 
+/*
+ * Once, from whichever thread comes first (the application's, or EAL's
+ * interrupt thread running a removal handler); a close that comes second
+ * waits for the first and returns 0. After the loss nothing here waits for
+ * the device.
+ */
 int
 tally_dev_close(struct rte_eth_dev *dev)
 {
-	struct tally_adapter *ad = tally_adapter(dev);
+	struct tally_adapter *ad;
 	uint16_t i;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY || ad->closed)
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		return 0;
+	if (!tally_port_close_begin(dev))
+		return 0;
+	ad = tally_adapter(dev);
 	if (ad->started)
-		tally_dev_stop(dev);
+		tally_dev_stop_locked(dev);
 	for (i = 0; i < dev->data->nb_rx_queues; i++)
 		tally_rx_queue_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
@@ -251,45 +309,57 @@ tally_dev_close(struct rte_eth_dev *dev)
 	tally_proc(dev)->transport_fini = NULL;
 	tally_mp_proc_free(dev);
 	ad->closed = true;
+	tally_port_close_end(dev);
 	return 0;
 }
 
+/* Down once the device is gone; the loss seen here is reported as the loss
+ * watch would (tally_port_lost(): the event comes from an alarm). */
 static int
 tally_link_update(struct rte_eth_dev *dev, int wait)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
-	struct tally_hal_dev *hal = tally_proc_hal(dev);
+	struct tally_hal_dev *hal;
 	struct rte_eth_link link = {
 		.link_speed = RTE_ETH_SPEED_NUM_100G,
 		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
 		.link_autoneg = RTE_ETH_LINK_FIXED,
-		.link_status = ad->started ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN,
 	};
+	int rc;
 
 	RTE_SET_USED(wait);
-	if (ad->started && !tally_hal_link_up(hal))
+	rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+	if (rc != 0)
+		return rc;
+	hal = tally_proc_hal(dev);
+	link.link_status = ad->started ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
+	if (tally_port_gone(dev)) {
 		link.link_status = RTE_ETH_LINK_DOWN;
-	if (ad->hal_open && tally_hal_gone(hal)) {
-		link.link_status = RTE_ETH_LINK_DOWN;
-		if (!ad->gone) {
-			/* the device process exited / the function is gone */
-			ad->gone = true;
-			TALLY_DRV_LOG(ERR, "port %u: the device is gone: link down",
-				      dev->data->port_id);
-			rte_eth_dev_callback_process(dev, RTE_ETH_EVENT_INTR_RMV, NULL);
+	} else {
+		if (ad->started && !tally_hal_link_up(hal))
+			link.link_status = RTE_ETH_LINK_DOWN;
+		if (ad->hal_open && tally_hal_gone(hal)) {
+			link.link_status = RTE_ETH_LINK_DOWN;
+			tally_port_lost(dev);
 		}
 	}
 	if (link.link_status == RTE_ETH_LINK_DOWN)
 		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
-	return rte_eth_linkstatus_set(dev, &link);
+	rc = rte_eth_linkstatus_set(dev, &link);
+	tally_port_leave(dev);
+	return rc;
 }
 
 static int
 tally_ctrl_bit(struct rte_eth_dev *dev, uint32_t bit, bool on)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
 
+	if (rc != 0)
+		return rc;
 	tally_hal_ctrl_update(&ad->hal, on ? bit : 0, on ? 0 : bit);
+	tally_port_leave(dev);
 	return 0;
 }
 
@@ -321,11 +391,16 @@ static int
 tally_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
 
+	if (rc != 0)
+		return rc;
 	if ((uint32_t)mtu + RTE_ETHER_HDR_LEN > ad->max_frame)
-		return -EINVAL;
-	tally_hal_set_mtu(&ad->hal, mtu);
-	return 0;
+		rc = -EINVAL;
+	else
+		tally_hal_set_mtu(&ad->hal, mtu);
+	tally_port_leave(dev);
+	return rc;
 }
 
 static int
@@ -504,6 +579,262 @@ tally_rx_metadata_negotiate(struct rte_eth_dev *dev, uint64_t *features)
 	return 0;
 }
 
+/* ---- the ops as ethdev calls them: inside the port ---------------------------
+ *
+ * Each op enters the port for what it needs (tally_port_state.c): the
+ * TALLY_PORT_DEVICE ones fail with -EIO once the device is gone; all fail
+ * with -ENODEV while another thread closes the port. A void op then does
+ * nothing.
+ */
+
+static int
+tally_op_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_dev_infos_get(dev, info);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_fw_version_get(struct rte_eth_dev *dev, char *fw, size_t len)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_fw_version_get(dev, fw, len);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_rss_hash_update(dev, conf);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_rss_hash_conf_get(dev, conf);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		     uint16_t size)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_reta_update(dev, reta, size);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		    uint16_t size)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_reta_query(dev, reta, size);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_stats_get(dev, st);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_stats_reset(struct rte_eth_dev *dev)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_stats_reset(dev);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int n)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_xstats_get(dev, xs, n);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			  unsigned int n)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_xstats_get_names(dev, names, n);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_xstats_reset(struct rte_eth_dev *dev)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_xstats_reset(dev);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_priv_dump(struct rte_eth_dev *dev, FILE *f)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_dev_priv_dump(dev, f);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static void
+tally_op_rxq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_rxq_info *qinfo)
+{
+	if (tally_port_enter(dev, TALLY_PORT_SOFT) != 0)
+		return;
+	tally_rxq_info_get(dev, qid, qinfo);
+	tally_port_leave(dev);
+}
+
+static void
+tally_op_txq_info_get(struct rte_eth_dev *dev, uint16_t qid, struct rte_eth_txq_info *qinfo)
+{
+	if (tally_port_enter(dev, TALLY_PORT_SOFT) != 0)
+		return;
+	tally_txq_info_get(dev, qid, qinfo);
+	tally_port_leave(dev);
+}
+
+static int
+tally_op_rxq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		   unsigned int socket_id, const struct rte_eth_rxconf *conf,
+		   struct rte_mempool *mp)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_rx_queue_setup(dev, qid, nb_desc, socket_id, conf, mp);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_txq_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		   unsigned int socket_id, const struct rte_eth_txconf *conf)
+{
+	int rc = tally_port_enter(dev, TALLY_PORT_DEVICE);
+
+	if (rc != 0)
+		return rc;
+	rc = tally_tx_queue_setup(dev, qid, nb_desc, socket_id, conf);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static void
+tally_op_rxq_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	if (tally_port_enter(dev, TALLY_PORT_SOFT) != 0)
+		return;
+	tally_rx_queue_release(dev, qid);
+	tally_port_leave(dev);
+}
+
+static void
+tally_op_txq_release(struct rte_eth_dev *dev, uint16_t qid)
+{
+	if (tally_port_enter(dev, TALLY_PORT_SOFT) != 0)
+		return;
+	tally_tx_queue_release(dev, qid);
+	tally_port_leave(dev);
+}
+
+/* Queue start programs the device; stop also works without it. */
+static int
+tally_op_queue_ctl(struct rte_eth_dev *dev, uint16_t qid, bool start,
+		   int (*ctl)(struct rte_eth_dev *dev, uint16_t qid))
+{
+	int rc = tally_port_enter(dev, start ? TALLY_PORT_DEVICE : TALLY_PORT_SOFT);
+
+	if (rc != 0)
+		return rc;
+	rc = ctl(dev, qid);
+	tally_port_leave(dev);
+	return rc;
+}
+
+static int
+tally_op_rxq_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return tally_op_queue_ctl(dev, qid, true, tally_rx_queue_start);
+}
+
+static int
+tally_op_rxq_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return tally_op_queue_ctl(dev, qid, false, tally_rx_queue_stop);
+}
+
+static int
+tally_op_txq_start(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return tally_op_queue_ctl(dev, qid, true, tally_tx_queue_start);
+}
+
+static int
+tally_op_txq_stop(struct rte_eth_dev *dev, uint16_t qid)
+{
+	return tally_op_queue_ctl(dev, qid, false, tally_tx_queue_stop);
+}
+
 const struct eth_dev_ops tally_eth_dev_ops = {
 	.dev_configure = tally_dev_configure,
 	.dev_start = tally_dev_start,
@@ -515,29 +846,29 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.allmulticast_enable = tally_allmulticast_enable,
 	.allmulticast_disable = tally_allmulticast_disable,
 	.mtu_set = tally_mtu_set,
-	.stats_get = tally_stats_get,
-	.stats_reset = tally_stats_reset,
-	.xstats_get = tally_xstats_get,
-	.xstats_reset = tally_xstats_reset,
-	.xstats_get_names = tally_xstats_get_names,
-	.dev_infos_get = tally_dev_infos_get,
-	.rxq_info_get = tally_rxq_info_get,
-	.txq_info_get = tally_txq_info_get,
-	.eth_dev_priv_dump = tally_dev_priv_dump,
-	.fw_version_get = tally_fw_version_get,
+	.stats_get = tally_op_stats_get,
+	.stats_reset = tally_op_stats_reset,
+	.xstats_get = tally_op_xstats_get,
+	.xstats_reset = tally_op_xstats_reset,
+	.xstats_get_names = tally_op_xstats_get_names,
+	.dev_infos_get = tally_op_dev_infos_get,
+	.rxq_info_get = tally_op_rxq_info_get,
+	.txq_info_get = tally_op_txq_info_get,
+	.eth_dev_priv_dump = tally_op_priv_dump,
+	.fw_version_get = tally_op_fw_version_get,
 	.dev_supported_ptypes_get = tally_supported_ptypes_get,
-	.rx_queue_start = tally_rx_queue_start,
-	.rx_queue_stop = tally_rx_queue_stop,
-	.tx_queue_start = tally_tx_queue_start,
-	.tx_queue_stop = tally_tx_queue_stop,
-	.rx_queue_setup = tally_rx_queue_setup,
-	.rx_queue_release = tally_rx_queue_release,
-	.tx_queue_setup = tally_tx_queue_setup,
-	.tx_queue_release = tally_tx_queue_release,
-	.rss_hash_update = tally_rss_hash_update,
-	.rss_hash_conf_get = tally_rss_hash_conf_get,
-	.reta_update = tally_reta_update,
-	.reta_query = tally_reta_query,
+	.rx_queue_start = tally_op_rxq_start,
+	.rx_queue_stop = tally_op_rxq_stop,
+	.tx_queue_start = tally_op_txq_start,
+	.tx_queue_stop = tally_op_txq_stop,
+	.rx_queue_setup = tally_op_rxq_setup,
+	.rx_queue_release = tally_op_rxq_release,
+	.tx_queue_setup = tally_op_txq_setup,
+	.tx_queue_release = tally_op_txq_release,
+	.rss_hash_update = tally_op_rss_hash_update,
+	.rss_hash_conf_get = tally_op_rss_hash_conf_get,
+	.reta_update = tally_op_reta_update,
+	.reta_query = tally_op_reta_query,
 	.rx_metadata_negotiate = tally_rx_metadata_negotiate,
 	.flow_ops_get = tally_flow_ops_get,
 };
@@ -606,6 +937,7 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	tally_set_rxtx_functions(dev);
 	dev->rx_descriptor_status = tally_rx_descriptor_status;
 	dev->tx_descriptor_status = tally_tx_descriptor_status;
+	tally_port_state_init(dev);
 	TALLY_INIT_LOG(INFO, "%s: port %u, %u rxq %u txq, max frame %u",
 		       dev->data->name, dev->data->port_id, ad->max_rxq,
 		       ad->max_txq, ad->max_frame);

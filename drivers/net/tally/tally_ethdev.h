@@ -14,7 +14,11 @@
  * Threads: control ops run on the application's control thread (ethdev
  * serialises them per port). Each Rx/Tx queue is polled by one lcore at a
  * time. Stats reads only load device memory-like blocks and may run
- * concurrently with the data path.
+ * concurrently with the data path. The exception is device loss: the loss
+ * is noticed and reported from EAL's interrupt thread, and applications
+ * close the port from there (testpmd does) while their console may close
+ * it too; tally_port_state.c keeps the port's life cycle (RUNNING, GONE,
+ * CLOSING, CLOSED) and every control op enters the port through it.
  */
 #ifndef TALLY_ETHDEV_H
 #define TALLY_ETHDEV_H
@@ -132,7 +136,6 @@ struct tally_adapter {
 	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow.c) */
 	void *transport_priv;		/* the probe's; primary only */
 	bool hal_open;
-	bool gone;			/* device found gone; removal reported */
 	bool started;
 	bool closed;
 	uint16_t max_rxq;
@@ -226,6 +229,32 @@ int tally_dev_close(struct rte_eth_dev *dev);
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
 const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
+
+/*
+ * tally_port_state.c: the port's life cycle in the primary process (see the
+ * file's head). An operation enters the port for what it needs and leaves
+ * it; enter fails with -ENODEV once a close has started, and with -EIO for
+ * TALLY_PORT_DEVICE once the device is gone.
+ */
+enum tally_port_need {
+	TALLY_PORT_SOFT,	/* software state only: still fine after the loss */
+	TALLY_PORT_DEVICE,	/* programs or reads the device */
+};
+/* At the end of a successful probe: RUNNING, and the loss watch armed when
+ * the transport can vanish. */
+void tally_port_state_init(struct rte_eth_dev *dev);
+int tally_port_enter(struct rte_eth_dev *dev, enum tally_port_need need);
+void tally_port_leave(struct rte_eth_dev *dev);
+/* True once the device was found gone (also while and after closing). */
+bool tally_port_gone(const struct rte_eth_dev *dev);
+/* The device was found gone (caller inside the port): RUNNING -> GONE once;
+ * that caller swaps the bursts and schedules the removal event. */
+void tally_port_lost(struct rte_eth_dev *dev);
+/* True: the caller closes the port, nothing else is inside any more, then
+ * calls tally_port_close_end(). False: closed already (by another caller,
+ * which this one waited for): return. */
+bool tally_port_close_begin(struct rte_eth_dev *dev);
+void tally_port_close_end(struct rte_eth_dev *dev);
 
 /* tally_hostif.c: vdev dev=<socket>, the device process on the host. */
 struct rte_vdev_device;

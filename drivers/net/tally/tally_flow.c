@@ -818,6 +818,10 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct rte_flow *flow;
 
+	if (unlikely(tally_port_gone(dev))) {
+		tally_flow_gone(error);
+		return NULL;
+	}
 	if (fc == NULL) {
 		rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
 				   "flow engine not available");
@@ -937,6 +941,8 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 
+	if (unlikely(tally_port_gone(dev)))
+		return tally_flow_gone(error);
 	if (fc == NULL || !tally_flow_live(dev, flow))
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
@@ -1235,6 +1241,7 @@ static struct rte_flow_ops tally_flow_ops = {
 RTE_INIT(tally_flow_ops_init)
 {
 	tally_flow_async_ops_fill(&tally_flow_ops);
+	tally_flow_gate_ops(&tally_flow_ops);
 }
 
 int

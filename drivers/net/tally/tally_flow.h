@@ -93,6 +93,9 @@ int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
 int tally_flow_ops_get_secondary(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* The async/template callbacks (tally_flow_async.c). */
 void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
+/* tally_flow_gate.c: the control ops of a filled table, each run inside the
+ * port (tally_port_state.c); last. */
+void tally_flow_gate_ops(struct rte_flow_ops *ops);
 /* Points a new port at the async fast-path callbacks (24.x: dev->flow_fp_ops). */
 void tally_flow_async_attach(struct rte_eth_dev *dev);
 /* The port's counter pool (shared by every API that counts). */

@@ -97,6 +97,10 @@ age_thread(void *arg)
 
 	while (!__atomic_load_n(&ag->stop, __ATOMIC_ACQUIRE)) {
 		nanosleep(&nap, NULL);
+		/* a device that is gone counts nothing: its rules would all
+		 * look idle; nothing ages after the loss */
+		if (tally_port_gone(fc->dev))
+			continue;
 		fresh = 0;
 		tally_lock(&fc->lock);
 		now = age_now_ns();

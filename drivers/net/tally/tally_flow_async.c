@@ -701,6 +701,10 @@ async_create_full(struct rte_eth_dev *dev, uint32_t queue,
 
 	if (fc == NULL)
 		return NULL;
+	if (tally_port_gone(dev)) {
+		tally_flow_gone(err);
+		return NULL;
+	}
 	q = queue_of(fc, queue, err);
 	if (q == NULL)
 		return NULL;
@@ -794,7 +798,8 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	/* the queues exist while nb_queues is not 0 (t_configure) */
 	if (unlikely(fc == NULL || (t = fc->tmpl) == NULL || queue >= t->nb_queues ||
 		     tally_tmpl_table_check(t, tb) == NULL || pt_idx >= tb->nb_pt ||
-		     at_idx >= tb->nb_at || pattern == NULL || actions == NULL))
+		     at_idx >= tb->nb_at || pattern == NULL || actions == NULL ||
+		     tally_port_gone(dev)))
 		goto full;
 	q = &t->q[queue];
 	kp = tb->kp[pt_idx];
@@ -927,6 +932,10 @@ t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_at
 	RTE_SET_USED(oa);
 	if (fc == NULL)
 		return NULL;
+	if (tally_port_gone(dev)) {
+		tally_flow_gone(err);
+		return NULL;
+	}
 	q = queue_take(fc, queue, err);
 	if (q == NULL)
 		return NULL;
@@ -954,6 +963,9 @@ ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
 
 	if (fc == NULL)
 		return -EIO;
+	/* after the loss a handle is still released, not used */
+	if (op != AH_DESTROY && tally_port_gone(dev))
+		return tally_flow_gone(err);
 	q = queue_take(fc, queue, err);
 	if (q == NULL)
 		return -rte_errno;

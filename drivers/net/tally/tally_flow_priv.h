@@ -23,8 +23,18 @@
 
 #include <rte_flow.h>
 
+#include "tally_ethdev.h"
 #include "tally_flow.h"
 #include "tally_lock.h"
+
+/* The error of every rte_flow call that needs the device, once the device is
+ * gone (doc/guides/nics/tally.rst, "Device loss"). */
+static inline int
+tally_flow_gone(struct rte_flow_error *err)
+{
+	return rte_flow_error_set(err, EIO, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				  "device is gone");
+}
 
 #define TALLY_FLOW_GROUPS	4096
 #define TALLY_FLOW_RSS_SETS	4096

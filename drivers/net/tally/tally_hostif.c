@@ -163,6 +163,8 @@ tally_hostif_attach(struct tally_hostif_priv *priv, const char *name,
 	rc = tally_posted_attach(&priv->posted, bar, priv->bar_len, name, io);
 	if (rc != 0)
 		TALLY_INIT_LOG(ERR, "%s: device at %s: %s", name, path, strerror(-rc));
+	else	/* a closed connection: the device process is gone */
+		tally_posted_watch(&priv->posted, tally_hostif_gone, &priv->conn);
 	return rc;
 }
 

@@ -2,7 +2,8 @@
 /*
  * PCI probe: a Tally function (BAR 0) or a QEMU ivshmem-plain function whose
  * BAR 2 carries the software device's register file. The transport is plain
- * MMIO on the mapped BAR; the device runs by itself (no service hook).
+ * MMIO on the mapped BAR; the device runs by itself (no service hook); a
+ * removed function is told by its signature reading all ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,20 @@ tally_mmio_write32(void *ctx, uint32_t off, uint32_t val)
 	rte_write32(val, RTE_PTR_ADD(ctx, off));
 }
 
+/* A function that is gone (surprise removal) reads all ones; the
+ * signature register never does. */
+static int
+tally_mmio_state(void *ctx)
+{
+	return rte_read32(RTE_PTR_ADD(ctx, TALLY_REG_SIG)) == UINT32_MAX ? -ENODEV : 0;
+}
+
 static const struct tally_io_ops tally_mmio_ops = {
 	.name = "pci-bar",
 	.read32 = tally_mmio_read32,
 	.write32 = tally_mmio_write32,
 	.service = NULL,
+	.state = tally_mmio_state,
 };
 
 static const struct rte_pci_id tally_pci_id_table[] = {
