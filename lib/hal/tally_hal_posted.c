@@ -38,16 +38,30 @@ posted_done(const struct tally_posted *p, enum posted_wait_kind k,
 	return true;
 }
 
+enum posted_lost_why {
+	POSTED_LOST_HEARTBEAT,		/* the heartbeat stood still */
+	POSTED_LOST_PEER,		/* the transport says the device is gone */
+	POSTED_LOST_STUCK,		/* heartbeat, but posted work never applied */
+};
+
 static void
-posted_mark_lost(struct tally_posted *p, bool peer)
+posted_mark_lost(struct tally_posted *p, enum posted_lost_why why)
 {
 	if (__atomic_exchange_n(&p->lost, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	if (peer)
+	switch (why) {
+	case POSTED_LOST_PEER:
 		TALLY_LOG(ERR, "device stopped answering (its transport is gone): treated as removed");
-	else
+		break;
+	case POSTED_LOST_STUCK:
+		TALLY_LOG(ERR, "device stopped applying posted writes (heartbeat, no progress for %u ms): treated as removed",
+			  TALLY_MBOX_LOST_US / 1000);
+		break;
+	case POSTED_LOST_HEARTBEAT:
 		TALLY_LOG(ERR, "device stopped answering (no heartbeat for %u ms): treated as removed",
 			  TALLY_MBOX_LOST_US / 1000);
+		break;
+	}
 }
 
 /* The heartbeat stood still for idle_ns: is the device lost? (marks it) */
@@ -55,29 +69,46 @@ static bool
 posted_check_lost(struct tally_posted *p, uint64_t idle_ns)
 {
 	if (idle_ns > (uint64_t)TALLY_MBOX_LOST_US * 1000) {
-		posted_mark_lost(p, false);
+		posted_mark_lost(p, POSTED_LOST_HEARTBEAT);
 		return true;
 	}
 	if (p->peer_gone != NULL && idle_ns > TALLY_POSTED_PEER_NS &&
 	    p->peer_gone(p->peer_arg)) {
-		posted_mark_lost(p, true);
+		posted_mark_lost(p, POSTED_LOST_PEER);
 		return true;
 	}
 	return false;
 }
 
-/* Wait for the device; false (and the device marked lost) when its
- * heartbeat stands still for TALLY_MBOX_LOST_US. */
+/* What the device has done for the wait of kind k: applied writes, or
+ * the session it serves. */
+static uint64_t
+posted_progress(const struct tally_posted *p, enum posted_wait_kind k)
+{
+	return k == POSTED_WAIT_ACK ?
+	       __atomic_load_n(&p->mb->session_ack, __ATOMIC_RELAXED) :
+	       __atomic_load_n(&p->mb->cons, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait for the device; false (and the device marked lost) when its
+ * heartbeat stands still for TALLY_MBOX_LOST_US, or when it keeps beating
+ * but does nothing for what is waited on (the applied count or the
+ * session it serves does not move) for as long: a healthy device applies
+ * a posted write within microseconds, so a device that does not is stuck,
+ * or lies (a cons beyond what was posted never satisfies a wait for space).
+ */
 static bool
 posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
 {
-	uint64_t hb, t0, now, start;
+	uint64_t hb, t0, now, start, prog, t_prog;
 	unsigned int i;
 
 	if (posted_done(p, k, target))
 		return true;
 	hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
-	start = t0 = tally_time_ns();
+	prog = posted_progress(p, k);
+	start = t0 = t_prog = tally_time_ns();
 	for (;;) {
 		for (i = 0; i < POSTED_SPIN; i++) {
 			if (posted_done(p, k, target))
@@ -91,6 +122,13 @@ posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
 			hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
 			t0 = now;
 		} else if (posted_check_lost(p, now - t0)) {
+			return false;
+		}
+		if (posted_progress(p, k) != prog) {
+			prog = posted_progress(p, k);
+			t_prog = now;
+		} else if (now - t_prog > (uint64_t)TALLY_MBOX_LOST_US * 1000) {
+			posted_mark_lost(p, POSTED_LOST_STUCK);
 			return false;
 		}
 		if (now - start > POSTED_YIELD_NS)
