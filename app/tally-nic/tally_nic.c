@@ -96,7 +96,8 @@ nic_usage(FILE *f)
 		"  --hold-wire       frames from the wire wait until SIGUSR2 (the cable is plugged in)\n"
 		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"
 		"                    pcap_loops, iface, gen_flows, gen_len, gen_count, rxq, txq,\n"
-		"                    counters, comp_counters, mac, mode=thread (the only mode here)\n"
+		"                    counters, comp_counters, mac, mode=thread (the only mode here),\n"
+		"                    bad_rx=none|len|zero|more, bad_rx_every (a faulty device, for tests)\n"
 		"At least one of --bar and --socket. SIGUSR1 prints statistics; SIGINT/SIGTERM stop.\n");
 }
 
