@@ -29,6 +29,14 @@ fi
 # shellcheck source=../../devtools/eal-plugin.sh
 . "$here/../../devtools/eal-plugin.sh"
 pmd=$(tally_plugin "$so")
+# A sanitizer build of the PMD needs its runtime loaded first into the
+# uninstrumented ovs-vswitchd; OVS's own leaks at exit are not ours.
+san_env=()
+san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
+if [ -n "$san" ]; then
+	san_env=(env "LD_PRELOAD=$san${LD_PRELOAD:-}"
+		 "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
+fi
 
 d=$(mktemp -d /tmp/tally-ovs.XXXXXX)
 export OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d
@@ -93,7 +101,7 @@ ovsdb-server --remote="punix:$d/db.sock" --pidfile --detach \
 "${V[@]}" --no-wait set Open_vSwitch . other_config:dpdk-init=true \
 	other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
 	"other_config:dpdk-extra=-d $pmd --file-prefix=tally-ovs-$$ --no-telemetry $mem"
-"$vswitchd" "unix:$d/db.sock" --pidfile --detach --log-file="$d/vs.log"
+"${san_env[@]}" "$vswitchd" "unix:$d/db.sock" --pidfile --detach --log-file="$d/vs.log"
 "${V[@]}" add-br br0 -- set bridge br0 datapath_type=netdev
 
 for i in 1 2; do
