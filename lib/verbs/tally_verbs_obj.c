@@ -93,6 +93,9 @@ tally_verbs_query_device_ex(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	device_attr_fill(c, &a.orig_attr);
+	/* the 64-bit flags and port count repeat the 32-bit ones, as mlx5 */
+	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
+	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	a.raw_packet_caps = 0;
 	a.max_wq_type_rq = 0;
 	memset(attr, 0, attr_size);

@@ -474,6 +474,25 @@ query_port_honours_size(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- rdma-core's own tests (pyverbs) against mlx5 -------------------------------------- */
+
+/* The 64-bit flags hold at least the 32-bit ones; the port count is in both. */
+static int
+query_device_ex_repeats_flags(void)
+{
+	struct ibv_device_attr_ex dx;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	memset(&dx, 0xa5, sizeof(dx));
+	TEST_ASSERT_EQ(ibv_query_device_ex(tv_ctx, NULL, &dx), 0, "");
+	TEST_ASSERT_EQ(dx.phys_port_cnt_ex, dx.orig_attr.phys_port_cnt, "phys_port_cnt_ex");
+	TEST_ASSERT_EQ(dx.phys_port_cnt_ex, 1, "one port");
+	TEST_ASSERT(dx.orig_attr.device_cap_flags != 0, "32-bit flags");
+	TEST_ASSERT_U64_EQ(dx.device_cap_flags_ex & dx.orig_attr.device_cap_flags,
+			   (uint64_t)dx.orig_attr.device_cap_flags, "device_cap_flags_ex");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -497,6 +516,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(double_destroy_einval),
 	TEST_CASE(unimplemented_ops_eopnotsupp),
 	TEST_CASE(query_port_honours_size),
+	TEST_CASE(query_device_ex_repeats_flags),
 };
 
 TEST_MAIN("verbs-errno", cases)
