@@ -321,8 +321,10 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	struct tally_verbs_ctx *c = tally_verbs_ctx_of(context);
 	struct tally_verbs_cq *cq;
 
-	if (c == NULL || channel != NULL) {
-		errno = EINVAL;	/* no channel can be ours */
+	/* no channel can be ours; comp_vector < num_comp_vectors */
+	if (c == NULL || channel != NULL || comp_vector < 0 ||
+	    comp_vector >= context->num_comp_vectors) {
+		errno = EINVAL;
 		return NULL;
 	}
 	cq = cq_new(c, cqe, cq_context);
@@ -351,8 +353,10 @@ tally_verbs_create_cq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->channel != NULL) {
-		errno = EINVAL;	/* no channel can be ours */
+	/* no channel can be ours; comp_vector < num_comp_vectors */
+	if (attr->channel != NULL ||
+	    attr->comp_vector >= (uint32_t)context->num_comp_vectors) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (attr->wc_flags & ~(uint64_t)TALLY_VERBS_CQ_EX_FLAGS) {

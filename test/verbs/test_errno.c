@@ -493,6 +493,34 @@ query_device_ex_repeats_flags(void)
 	return TEST_SUCCESS;
 }
 
+/* comp_vector < num_comp_vectors, for both entries. */
+static int
+create_cq_comp_vector_einval(void)
+{
+	static const int bad[] = { 1, 2, 1000, -1 };
+	struct ibv_cq_init_attr_ex cx = { .cqe = 16 };
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq;
+	unsigned int i;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TEST_ASSERT_EQ(tv_ctx->num_comp_vectors, 1, "");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TV_ASSERT_NULL_ERRNO(ibv_create_cq(tv_ctx, 16, NULL, NULL, bad[i]), EINVAL,
+				     "create_cq");
+		cx.comp_vector = (uint32_t)bad[i];
+		TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EINVAL, "create_cq_ex");
+	}
+	cq = ibv_create_cq(tv_ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT(cq != NULL, "comp_vector 0");
+	cx.comp_vector = 0;
+	cqx = ibv_create_cq_ex(tv_ctx, &cx);
+	TEST_ASSERT(cqx != NULL, "comp_vector 0 (ex)");
+	TEST_ASSERT_EQ(ibv_destroy_cq(cq), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -517,6 +545,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(unimplemented_ops_eopnotsupp),
 	TEST_CASE(query_port_honours_size),
 	TEST_CASE(query_device_ex_repeats_flags),
+	TEST_CASE(create_cq_comp_vector_einval),
 };
 
 TEST_MAIN("verbs-errno", cases)
