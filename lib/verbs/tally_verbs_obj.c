@@ -203,7 +203,10 @@ ibv_reg_mr_iova2(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	struct tally_verbs_mr *mr = NULL;
 	int rc = 0;
 
-	if (addr == NULL && length != 0) {
+	/* remote write or atomic needs local write, as the kernel checks */
+	if ((addr == NULL && length != 0) ||
+	    ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IBV_ACCESS_LOCAL_WRITE))) {
 		errno = EINVAL;
 		return NULL;
 	}

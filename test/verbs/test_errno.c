@@ -521,6 +521,37 @@ create_cq_comp_vector_einval(void)
 	return TEST_SUCCESS;
 }
 
+/* Remote write or atomic without local write: EINVAL, as the kernel. */
+static int
+reg_mr_remote_needs_local_write(void)
+{
+	static char buf[64];
+	static const int bad[] = {
+		IBV_ACCESS_REMOTE_WRITE,
+		IBV_ACCESS_REMOTE_ATOMIC,
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_mr *mr;
+	unsigned int i;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TV_ASSERT_NULL_ERRNO(ibv_reg_mr(tv_pd, buf, sizeof(buf), bad[i]), EINVAL,
+				     "reg_mr");
+		TV_ASSERT_NULL_ERRNO(ibv_reg_mr_iova2(tv_pd, buf, sizeof(buf), 0x1000,
+						      (unsigned int)bad[i]),
+				     EINVAL, "reg_mr_iova2");
+	}
+	mr = ibv_reg_mr(tv_pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	TEST_ASSERT(mr != NULL, "with LOCAL_WRITE");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), 0, "");
+	mr = ibv_reg_mr(tv_pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_READ);
+	TEST_ASSERT(mr != NULL, "REMOTE_READ alone");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -546,6 +577,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(query_port_honours_size),
 	TEST_CASE(query_device_ex_repeats_flags),
 	TEST_CASE(create_cq_comp_vector_einval),
+	TEST_CASE(reg_mr_remote_needs_local_write),
 };
 
 TEST_MAIN("verbs-errno", cases)
