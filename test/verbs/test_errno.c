@@ -552,6 +552,34 @@ reg_mr_remote_needs_local_write(void)
 	return TEST_SUCCESS;
 }
 
+/* create_flags 0 asks for nothing; a flag the device lacks stays refused. */
+static int
+create_qp_ex_create_flags(void)
+{
+	struct ibv_qp_init_attr_ex ax;
+	struct ibv_qp *qp;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	memset(&ax, 0, sizeof(ax));
+	ax.send_cq = q.scq;
+	ax.recv_cq = q.cq;
+	ax.cap.max_send_wr = 4;
+	ax.cap.max_recv_wr = 4;
+	ax.cap.max_send_sge = 1;
+	ax.cap.max_recv_sge = 1;
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	ax.pd = tv_pd;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ax.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp_ex(tv_ctx, &ax), EOPNOTSUPP, "SCATTER_FCS");
+	ax.create_flags = 0;
+	qp = ibv_create_qp_ex(tv_ctx, &ax);
+	TEST_ASSERT(qp != NULL, "create_flags 0: errno %d", errno);
+	TEST_ASSERT_EQ(qp->qp_type, IBV_QPT_RAW_PACKET, "");
+	TEST_ASSERT_EQ(ibv_destroy_qp(qp), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -578,6 +606,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(query_device_ex_repeats_flags),
 	TEST_CASE(create_cq_comp_vector_einval),
 	TEST_CASE(reg_mr_remote_needs_local_write),
+	TEST_CASE(create_qp_ex_create_flags),
 };
 
 TEST_MAIN("verbs-errno", cases)
