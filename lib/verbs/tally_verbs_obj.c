@@ -337,8 +337,10 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	return ibv_cq_ex_to_cq(&cq->ibcq);
 }
 
-#define TALLY_VERBS_CQ_EX_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | \
-				 IBV_WC_EX_WITH_FLOW_TAG)
+/* What a CQ_EX can report: the standard flags (on Ethernet the IB
+ * addressing fields read 0 and no completion carries immediate data, as
+ * mlx5 reports for a raw packet QP) and the flow tag. */
+#define TALLY_VERBS_CQ_EX_FLAGS	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG)
 
 struct ibv_cq_ex *
 tally_verbs_create_cq_ex(struct ibv_context *context,

@@ -580,6 +580,93 @@ create_qp_ex_create_flags(void)
 	return TEST_SUCCESS;
 }
 
+struct eth_attr {
+	struct ibv_flow_attr attr;
+	struct ibv_flow_spec_eth eth;
+} __attribute__((packed, aligned(8)));
+
+/* A CQ_EX with the standard flags on a raw packet QP: created, and every
+ * reader answers what mlx5 reports for Ethernet. Flags it cannot fill are
+ * refused. */
+static int
+cq_ex_standard_flags(void)
+{
+	struct ibv_cq_init_attr_ex cx = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct eth_attr fa;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_flow *f;
+	uint8_t frame[128];
+	const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x20 };
+	const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x21 };
+	unsigned int got = 0;
+	uint64_t t0;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	cx.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EOPNOTSUPP, "timestamp");
+	cx.wc_flags = IBV_WC_EX_WITH_CVLAN;
+	TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EOPNOTSUPP, "cvlan");
+	cx.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cq = ibv_create_cq_ex(tv_ctx, &cx);
+	TEST_ASSERT(cq != NULL, "standard flags: errno %d", errno);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ibv_cq_ex_to_cq(cq);
+	ia.recv_cq = ibv_cq_ex_to_cq(cq);
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.qp_type = IBV_QPT_RAW_PACKET;
+	qp = ibv_create_qp(tv_pd, &ia);
+	TEST_ASSERT(qp != NULL, "qp");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	TEST_ASSERT_EQ(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PORT), 0, "");
+	qa.qp_state = IBV_QPS_RTR;
+	TEST_ASSERT_EQ(ibv_modify_qp(qp, &qa, IBV_QP_STATE), 0, "");
+	memset(&fa, 0, sizeof(fa));
+	tv_eth_attr(&fa.attr, sizeof(fa), 1, &fa.eth, dst[5]);
+	f = ibv_create_flow(qp, &fa.attr);
+	TEST_ASSERT(f != NULL, "flow: errno %d", errno);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)q.buf, .length = TV_BUF,
+				       .lkey = q.mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 55, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		TEST_ASSERT_EQ(ibv_post_recv(qp, &wr, &bad), 0, "");
+	}
+	tv_frame(frame, sizeof(frame), dst, src, 1, 2, 3, 4);
+	TEST_ASSERT_EQ(tv_send(&q, frame, sizeof(frame), 1), 0, "");
+	t0 = tv_now_ms();
+	while (got == 0 && tv_now_ms() - t0 < 1000) {
+		if (ibv_start_poll(cq, &pa) != 0)
+			continue;
+		TEST_ASSERT_EQ(cq->wr_id, 55, "");
+		TEST_ASSERT_EQ(cq->status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQ(ibv_wc_read_opcode(cq), IBV_WC_RECV, "");
+		TEST_ASSERT_EQ(ibv_wc_read_byte_len(cq), sizeof(frame), "byte_len");
+		TEST_ASSERT_EQ(ibv_wc_read_qp_num(cq), qp->qp_num, "qp_num");
+		TEST_ASSERT_EQ(ibv_wc_read_src_qp(cq), 0, "src_qp");
+		TEST_ASSERT_EQ(ibv_wc_read_wc_flags(cq) & IBV_WC_WITH_IMM, 0, "no imm");
+		TEST_ASSERT_EQ(ibv_wc_read_imm_data(cq), 0, "imm_data");
+		TEST_ASSERT_EQ(ibv_wc_read_slid(cq), 0, "slid");
+		TEST_ASSERT_EQ(ibv_wc_read_sl(cq), 0, "sl");
+		TEST_ASSERT_EQ(ibv_wc_read_dlid_path_bits(cq), 0, "dlid_path_bits");
+		got++;
+		ibv_end_poll(cq);
+	}
+	TEST_ASSERT_EQ(got, 1, "received");
+	TEST_ASSERT_EQ(ibv_destroy_flow(f), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_qp(qp), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -607,6 +694,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(create_cq_comp_vector_einval),
 	TEST_CASE(reg_mr_remote_needs_local_write),
 	TEST_CASE(create_qp_ex_create_flags),
+	TEST_CASE(cq_ex_standard_flags),
 };
 
 TEST_MAIN("verbs-errno", cases)
