@@ -93,6 +93,9 @@ tally_verbs_query_device_ex(struct ibv_context *context,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	device_attr_fill(c, &a.orig_attr);
+	/* the 64-bit flags and port count repeat the 32-bit ones, as mlx5 */
+	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
+	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	a.raw_packet_caps = 0;
 	a.max_wq_type_rq = 0;
 	memset(attr, 0, attr_size);
@@ -200,7 +203,10 @@ ibv_reg_mr_iova2(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 	struct tally_verbs_mr *mr = NULL;
 	int rc = 0;
 
-	if (addr == NULL && length != 0) {
+	/* remote write or atomic needs local write, as the kernel checks */
+	if ((addr == NULL && length != 0) ||
+	    ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IBV_ACCESS_LOCAL_WRITE))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -318,8 +324,10 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	struct tally_verbs_ctx *c = tally_verbs_ctx_of(context);
 	struct tally_verbs_cq *cq;
 
-	if (c == NULL || channel != NULL) {
-		errno = EINVAL;	/* no channel can be ours */
+	/* no channel can be ours; comp_vector < num_comp_vectors */
+	if (c == NULL || channel != NULL || comp_vector < 0 ||
+	    comp_vector >= context->num_comp_vectors) {
+		errno = EINVAL;
 		return NULL;
 	}
 	cq = cq_new(c, cqe, cq_context);
@@ -329,8 +337,10 @@ ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 	return ibv_cq_ex_to_cq(&cq->ibcq);
 }
 
-#define TALLY_VERBS_CQ_EX_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | \
-				 IBV_WC_EX_WITH_FLOW_TAG)
+/* What a CQ_EX can report: the standard flags (on Ethernet the IB
+ * addressing fields read 0 and no completion carries immediate data, as
+ * mlx5 reports for a raw packet QP) and the flow tag. */
+#define TALLY_VERBS_CQ_EX_FLAGS	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_FLOW_TAG)
 
 struct ibv_cq_ex *
 tally_verbs_create_cq_ex(struct ibv_context *context,
@@ -348,8 +358,10 @@ tally_verbs_create_cq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->channel != NULL) {
-		errno = EINVAL;	/* no channel can be ours */
+	/* no channel can be ours; comp_vector < num_comp_vectors */
+	if (attr->channel != NULL ||
+	    attr->comp_vector >= (uint32_t)context->num_comp_vectors) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (attr->wc_flags & ~(uint64_t)TALLY_VERBS_CQ_EX_FLAGS) {

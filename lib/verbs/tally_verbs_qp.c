@@ -182,7 +182,11 @@ tally_verbs_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ax->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
+	/* create_flags 0 asks for nothing: accepted */
+	if ((ax->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					 IBV_QP_INIT_ATTR_CREATE_FLAGS)) ||
+	    ((ax->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     ax->create_flags != 0)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

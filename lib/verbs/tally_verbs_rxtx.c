@@ -317,6 +317,38 @@ cqx_read_wc_flags(struct ibv_cq_ex *ibcq)
 	return cq != NULL ? cq->cur.wc_flags : 0;
 }
 
+/* IB addressing and immediate data: none on Ethernet, read as 0 (the
+ * completion's wc_flags never has IBV_WC_WITH_IMM). */
+static __be32
+cqx_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint32_t
+cqx_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint32_t
+cqx_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint8_t
+cqx_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint8_t
+cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
 static uint32_t
 cqx_read_flow_tag(struct ibv_cq_ex *ibcq)
 {
@@ -336,5 +368,10 @@ tally_verbs_cq_ex_ops(struct tally_verbs_cq *cq)
 	cq->ibcq.read_byte_len = cqx_read_byte_len;
 	cq->ibcq.read_qp_num = cqx_read_qp_num;
 	cq->ibcq.read_wc_flags = cqx_read_wc_flags;
+	cq->ibcq.read_imm_data = cqx_read_imm_data;
+	cq->ibcq.read_src_qp = cqx_read_src_qp;
+	cq->ibcq.read_slid = cqx_read_slid;
+	cq->ibcq.read_sl = cqx_read_sl;
+	cq->ibcq.read_dlid_path_bits = cqx_read_dlid_path_bits;
 	cq->ibcq.read_flow_tag = cqx_read_flow_tag;
 }

@@ -474,6 +474,199 @@ query_port_honours_size(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- rdma-core's own tests (pyverbs) against mlx5 -------------------------------------- */
+
+/* The 64-bit flags hold at least the 32-bit ones; the port count is in both. */
+static int
+query_device_ex_repeats_flags(void)
+{
+	struct ibv_device_attr_ex dx;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	memset(&dx, 0xa5, sizeof(dx));
+	TEST_ASSERT_EQ(ibv_query_device_ex(tv_ctx, NULL, &dx), 0, "");
+	TEST_ASSERT_EQ(dx.phys_port_cnt_ex, dx.orig_attr.phys_port_cnt, "phys_port_cnt_ex");
+	TEST_ASSERT_EQ(dx.phys_port_cnt_ex, 1, "one port");
+	TEST_ASSERT(dx.orig_attr.device_cap_flags != 0, "32-bit flags");
+	TEST_ASSERT_U64_EQ(dx.device_cap_flags_ex & dx.orig_attr.device_cap_flags,
+			   (uint64_t)dx.orig_attr.device_cap_flags, "device_cap_flags_ex");
+	return TEST_SUCCESS;
+}
+
+/* comp_vector < num_comp_vectors, for both entries. */
+static int
+create_cq_comp_vector_einval(void)
+{
+	static const int bad[] = { 1, 2, 1000, -1 };
+	struct ibv_cq_init_attr_ex cx = { .cqe = 16 };
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq;
+	unsigned int i;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TEST_ASSERT_EQ(tv_ctx->num_comp_vectors, 1, "");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TV_ASSERT_NULL_ERRNO(ibv_create_cq(tv_ctx, 16, NULL, NULL, bad[i]), EINVAL,
+				     "create_cq");
+		cx.comp_vector = (uint32_t)bad[i];
+		TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EINVAL, "create_cq_ex");
+	}
+	cq = ibv_create_cq(tv_ctx, 16, NULL, NULL, 0);
+	TEST_ASSERT(cq != NULL, "comp_vector 0");
+	cx.comp_vector = 0;
+	cqx = ibv_create_cq_ex(tv_ctx, &cx);
+	TEST_ASSERT(cqx != NULL, "comp_vector 0 (ex)");
+	TEST_ASSERT_EQ(ibv_destroy_cq(cq), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Remote write or atomic without local write: EINVAL, as the kernel. */
+static int
+reg_mr_remote_needs_local_write(void)
+{
+	static char buf[64];
+	static const int bad[] = {
+		IBV_ACCESS_REMOTE_WRITE,
+		IBV_ACCESS_REMOTE_ATOMIC,
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_mr *mr;
+	unsigned int i;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TV_ASSERT_NULL_ERRNO(ibv_reg_mr(tv_pd, buf, sizeof(buf), bad[i]), EINVAL,
+				     "reg_mr");
+		TV_ASSERT_NULL_ERRNO(ibv_reg_mr_iova2(tv_pd, buf, sizeof(buf), 0x1000,
+						      (unsigned int)bad[i]),
+				     EINVAL, "reg_mr_iova2");
+	}
+	mr = ibv_reg_mr(tv_pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	TEST_ASSERT(mr != NULL, "with LOCAL_WRITE");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), 0, "");
+	mr = ibv_reg_mr(tv_pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_READ);
+	TEST_ASSERT(mr != NULL, "REMOTE_READ alone");
+	TEST_ASSERT_EQ(ibv_dereg_mr(mr), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* create_flags 0 asks for nothing; a flag the device lacks stays refused. */
+static int
+create_qp_ex_create_flags(void)
+{
+	struct ibv_qp_init_attr_ex ax;
+	struct ibv_qp *qp;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	memset(&ax, 0, sizeof(ax));
+	ax.send_cq = q.scq;
+	ax.recv_cq = q.cq;
+	ax.cap.max_send_wr = 4;
+	ax.cap.max_recv_wr = 4;
+	ax.cap.max_send_sge = 1;
+	ax.cap.max_recv_sge = 1;
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	ax.pd = tv_pd;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ax.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	TV_ASSERT_NULL_ERRNO(ibv_create_qp_ex(tv_ctx, &ax), EOPNOTSUPP, "SCATTER_FCS");
+	ax.create_flags = 0;
+	qp = ibv_create_qp_ex(tv_ctx, &ax);
+	TEST_ASSERT(qp != NULL, "create_flags 0: errno %d", errno);
+	TEST_ASSERT_EQ(qp->qp_type, IBV_QPT_RAW_PACKET, "");
+	TEST_ASSERT_EQ(ibv_destroy_qp(qp), 0, "");
+	return TEST_SUCCESS;
+}
+
+struct eth_attr {
+	struct ibv_flow_attr attr;
+	struct ibv_flow_spec_eth eth;
+} __attribute__((packed, aligned(8)));
+
+/* A CQ_EX with the standard flags on a raw packet QP: created, and every
+ * reader answers what mlx5 reports for Ethernet. Flags it cannot fill are
+ * refused. */
+static int
+cq_ex_standard_flags(void)
+{
+	struct ibv_cq_init_attr_ex cx = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct eth_attr fa;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_flow *f;
+	uint8_t frame[128];
+	const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x20 };
+	const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x21 };
+	unsigned int got = 0;
+	uint64_t t0;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	cx.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EOPNOTSUPP, "timestamp");
+	cx.wc_flags = IBV_WC_EX_WITH_CVLAN;
+	TV_ASSERT_NULL_ERRNO(ibv_create_cq_ex(tv_ctx, &cx), EOPNOTSUPP, "cvlan");
+	cx.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cq = ibv_create_cq_ex(tv_ctx, &cx);
+	TEST_ASSERT(cq != NULL, "standard flags: errno %d", errno);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ibv_cq_ex_to_cq(cq);
+	ia.recv_cq = ibv_cq_ex_to_cq(cq);
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.qp_type = IBV_QPT_RAW_PACKET;
+	qp = ibv_create_qp(tv_pd, &ia);
+	TEST_ASSERT(qp != NULL, "qp");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	TEST_ASSERT_EQ(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PORT), 0, "");
+	qa.qp_state = IBV_QPS_RTR;
+	TEST_ASSERT_EQ(ibv_modify_qp(qp, &qa, IBV_QP_STATE), 0, "");
+	memset(&fa, 0, sizeof(fa));
+	tv_eth_attr(&fa.attr, sizeof(fa), 1, &fa.eth, dst[5]);
+	f = ibv_create_flow(qp, &fa.attr);
+	TEST_ASSERT(f != NULL, "flow: errno %d", errno);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)q.buf, .length = TV_BUF,
+				       .lkey = q.mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 55, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		TEST_ASSERT_EQ(ibv_post_recv(qp, &wr, &bad), 0, "");
+	}
+	tv_frame(frame, sizeof(frame), dst, src, 1, 2, 3, 4);
+	TEST_ASSERT_EQ(tv_send(&q, frame, sizeof(frame), 1), 0, "");
+	t0 = tv_now_ms();
+	while (got == 0 && tv_now_ms() - t0 < 1000) {
+		if (ibv_start_poll(cq, &pa) != 0)
+			continue;
+		TEST_ASSERT_EQ(cq->wr_id, 55, "");
+		TEST_ASSERT_EQ(cq->status, IBV_WC_SUCCESS, "");
+		TEST_ASSERT_EQ(ibv_wc_read_opcode(cq), IBV_WC_RECV, "");
+		TEST_ASSERT_EQ(ibv_wc_read_byte_len(cq), sizeof(frame), "byte_len");
+		TEST_ASSERT_EQ(ibv_wc_read_qp_num(cq), qp->qp_num, "qp_num");
+		TEST_ASSERT_EQ(ibv_wc_read_src_qp(cq), 0, "src_qp");
+		TEST_ASSERT_EQ(ibv_wc_read_wc_flags(cq) & IBV_WC_WITH_IMM, 0, "no imm");
+		TEST_ASSERT_EQ(ibv_wc_read_imm_data(cq), 0, "imm_data");
+		TEST_ASSERT_EQ(ibv_wc_read_slid(cq), 0, "slid");
+		TEST_ASSERT_EQ(ibv_wc_read_sl(cq), 0, "sl");
+		TEST_ASSERT_EQ(ibv_wc_read_dlid_path_bits(cq), 0, "dlid_path_bits");
+		got++;
+		ibv_end_poll(cq);
+	}
+	TEST_ASSERT_EQ(got, 1, "received");
+	TEST_ASSERT_EQ(ibv_destroy_flow(f), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_qp(qp), 0, "");
+	TEST_ASSERT_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -497,6 +690,11 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(double_destroy_einval),
 	TEST_CASE(unimplemented_ops_eopnotsupp),
 	TEST_CASE(query_port_honours_size),
+	TEST_CASE(query_device_ex_repeats_flags),
+	TEST_CASE(create_cq_comp_vector_einval),
+	TEST_CASE(reg_mr_remote_needs_local_write),
+	TEST_CASE(create_qp_ex_create_flags),
+	TEST_CASE(cq_ex_standard_flags),
 };
 
 TEST_MAIN("verbs-errno", cases)
