@@ -31,7 +31,7 @@
 #define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
 #define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
 #define  TALLY_SPEC_MAJOR		2
-#define  TALLY_SPEC_MINOR		0
+#define  TALLY_SPEC_MINOR		1	/* 2.1: unicast MAC filter table */
 #define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
 #define  TALLY_CAP_RSS			TALLY_BIT(0)
 #define  TALLY_CAP_RX_SCATTER		TALLY_BIT(1)	/* a frame may span Rx descriptors */
@@ -56,15 +56,16 @@
 #define TALLY_REG_CCNT_OFF		0x0024	/* RO: BAR offset of that bank */
 #define TALLY_REG_MAX_FRAME		0x0028	/* RO: largest frame (no FCS) the wire carries */
 #define TALLY_REG_XLT_MAX		0x002c	/* RO: translations the table holds */
-#define TALLY_REG_MAC_LO		0x0030	/* RO: MAC bytes 0..3 (byte 0 in bits 7:0) */
-#define TALLY_REG_MAC_HI		0x0034	/* RO: MAC bytes 4..5 in bits 15:0 */
+#define TALLY_REG_MAC_LO		0x0030	/* RO: factory MAC bytes 0..3 (byte 0 in bits 7:0) */
+#define TALLY_REG_MAC_HI		0x0034	/* RO: factory MAC bytes 4..5 in bits 15:0 */
 
 /* ---- control ----------------------------------------------------------- */
 #define TALLY_REG_RESET			0x0040	/* RW: write TALLY_RESET_MAGIC to reset */
 #define  TALLY_RESET_MAGIC		0x52535421u	/* "!TSR" */
 /*
  * Reset disables every queue, clears the translation table, RSS, steering root and
- * statistics, zeroes both counter banks, and sets STATUS.READY. It reads back 0
+ * statistics, zeroes both counter banks, restores the MAC filter table (entry 0 =
+ * the factory MAC, the others clear), and sets STATUS.READY. It reads back 0
  * once complete (the model completes before the write returns).
  */
 #define TALLY_REG_STATUS		0x0044	/* RO */
@@ -143,6 +144,21 @@ enum tally_xlt_status {
 	TALLY_XLT_ENOSPC = 4,		/* MAP: the table is full */
 	TALLY_XLT_EBUS = 5,		/* MAP: the bus range is not reachable */
 };
+
+/* ---- unicast MAC filter (spec 2.1) ------------------------------------- */
+/*
+ * TALLY_MAC_FILTERS destination addresses the Rx MAC filter accepts, besides
+ * broadcast, multicast with CTRL.ALLMULTI and everything with CTRL.PROMISC.
+ * Entry 0 is the port's primary address: reset loads it from the factory
+ * MAC (MAC_LO/HI) with VALID set and clears every other entry. An entry
+ * matches exactly (a multicast address in a valid entry is accepted too).
+ * Write LO then HI: the entry takes effect at the HI write.
+ */
+#define TALLY_MAC_FILTERS		16
+#define TALLY_REG_MAC_FILTER_LO(i)	(0x0200 + (i) * 8)	/* RW, i < 16: bytes 0..3, byte 0 in 7:0 */
+#define TALLY_REG_MAC_FILTER_HI(i)	(0x0204 + (i) * 8)	/* RW: bytes 4..5 in 15:0, VALID */
+#define  TALLY_MAC_FILTER_BYTES_M	TALLY_GENMASK(15, 0)
+#define  TALLY_MAC_FILTER_VALID		TALLY_BIT(31)
 
 /* ---- RSS (default path and RSS actions) -------------------------------- */
 #define TALLY_RSS_KEY_LEN		40

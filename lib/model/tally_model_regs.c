@@ -83,6 +83,9 @@ tally_model_global_acc(uint32_t off)
 	}
 	if (off <= TALLY_REG_MAC_HI)
 		return TALLY_MODEL_ACC_RO;
+	if (off >= TALLY_REG_MAC_FILTER_LO(0) &&
+	    off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS))
+		return TALLY_MODEL_ACC_RW;
 	if (off >= TALLY_REG_RSS_KEY(0) &&
 	    off < TALLY_REG_RSS_KEY(TALLY_RSS_KEY_LEN / 4))
 		return TALLY_MODEL_ACC_RW;
@@ -161,6 +164,50 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_reset(m);
 }
 
+static void
+tally_model_mac_entry(const struct tally_model *m, unsigned int i, uint8_t mac[6])
+{
+	uint32_t lo = tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_LO(i));
+	uint32_t hi = tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(i));
+
+	mac[0] = (uint8_t)lo;
+	mac[1] = (uint8_t)(lo >> 8);
+	mac[2] = (uint8_t)(lo >> 16);
+	mac[3] = (uint8_t)(lo >> 24);
+	mac[4] = (uint8_t)hi;
+	mac[5] = (uint8_t)(hi >> 8);
+}
+
+/* Rebuild the Rx filter's copy of the MAC filter table. Lock held. */
+static void
+tally_model_mac_sync(struct tally_model *m)
+{
+	unsigned int i;
+
+	m->mac_prim_valid = (tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(0)) &
+			     TALLY_MAC_FILTER_VALID) != 0;
+	tally_model_mac_entry(m, 0, m->mac_prim);
+	m->mac_nextra = 0;
+	for (i = 1; i < TALLY_MAC_FILTERS; i++)
+		if (tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(i)) & TALLY_MAC_FILTER_VALID)
+			tally_model_mac_entry(m, i, m->mac_extra[m->mac_nextra++]);
+}
+
+/* Entry 0 <- the factory MAC, valid; the others are already zero. */
+static void
+tally_model_mac_reset(struct tally_model *m)
+{
+	uint32_t lo = tally_model_bar_rd(m, TALLY_REG_MAC_LO);
+	uint32_t hi = (tally_model_bar_rd(m, TALLY_REG_MAC_HI) & TALLY_MAC_FILTER_BYTES_M) |
+		      TALLY_MAC_FILTER_VALID;
+
+	tally_model_bar_wr(m, TALLY_REG_MAC_FILTER_LO(0), lo);
+	tally_model_bar_wr(m, TALLY_REG_MAC_FILTER_HI(0), hi);
+	m->wr[TALLY_REG_MAC_FILTER_LO(0) / 4] = lo;
+	m->wr[TALLY_REG_MAC_FILTER_HI(0) / 4] = hi;
+	tally_model_mac_sync(m);
+}
+
 /* Everything but the identity block and the mailbox returns to its default.
  * Lock held. */
 void
@@ -176,6 +223,7 @@ tally_model_reset(struct tally_model *m)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_model_bar_wr(m, TALLY_REG_MTU, TALLY_MODEL_MTU_DEFAULT);
 	m->wr[TALLY_REG_MTU / 4] = TALLY_MODEL_MTU_DEFAULT;
+	tally_model_mac_reset(m);
 	tally_model_bar_wr(m, TALLY_REG_STATUS,
 			   TALLY_STATUS_READY | TALLY_STATUS_LINK_UP);
 }
@@ -199,6 +247,11 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 	if (off == TALLY_REG_STEER_ROOT_LO || off == TALLY_REG_STEER_ROOT_HI ||
 	    off == TALLY_REG_STEER_CTRL) {
 		tally_model_cls_invalidate(m);	/* (re)published root */
+		return;
+	}
+	if (off >= TALLY_REG_MAC_FILTER_LO(0) &&
+	    off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS)) {
+		tally_model_mac_sync(m);
 		return;
 	}
 	if (off == TALLY_REG_CCNT_CMD) {

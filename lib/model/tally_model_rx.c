@@ -24,12 +24,19 @@ static bool
 tally_model_rx_mac_ok(const struct tally_model *m, const uint8_t *dst, uint32_t ctrl)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint32_t i;
 
 	if (ctrl & TALLY_CTRL_PROMISC)
 		return true;
-	if (memcmp(dst, m->cfg.mac, 6) == 0 || memcmp(dst, bcast, 6) == 0)
+	if ((m->mac_prim_valid && memcmp(dst, m->mac_prim, 6) == 0) ||
+	    memcmp(dst, bcast, 6) == 0)
 		return true;
-	return (dst[0] & 1) && (ctrl & TALLY_CTRL_ALLMULTI);
+	if ((dst[0] & 1) && (ctrl & TALLY_CTRL_ALLMULTI))
+		return true;
+	for (i = 0; i < m->mac_nextra; i++)
+		if (memcmp(dst, m->mac_extra[i], 6) == 0)
+			return true;
+	return false;
 }
 
 /* Statistics, queue heads and completion counts of one burst, written to

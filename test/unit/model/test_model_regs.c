@@ -20,7 +20,7 @@ test_identity(void)
 	cfg.mac[5] = 0x42;
 	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020000, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020001, "");
 	caps = mt_rd(&d, TALLY_REG_CAPS);
 	TEST_ASSERT_EQ(caps, TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | TALLY_CAP_TX_GATHER |
 		       TALLY_CAP_STEER | TALLY_CAP_CNT | TALLY_CAP_CCNT |
@@ -55,6 +55,7 @@ test_ro_and_unknown(void)
 		TALLY_REG_SIG, TALLY_REG_CAPS, TALLY_REG_STATUS, TALLY_REG_FAULT_CNT,
 		TALLY_REG_FENCE_DONE, TALLY_REG_STAT(TALLY_STAT_RX_PKTS),
 		TALLY_RXQ_REG(0, TALLY_Q_HEAD), TALLY_RXQ_REG(0, TALLY_Q_STAT_PKTS),
+		TALLY_REG_MAC_LO, TALLY_REG_MAC_HI, TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS),
 		0x0038, 0x0202 /* unaligned */, TALLY_RXQ_REG(2, TALLY_Q_CTRL),
 		TALLY_TXQ_REG(15, TALLY_Q_RING_LO), TALLY_CNT_BANK_OFF, 0x7ffffff0,
 	};
@@ -204,12 +205,85 @@ test_queue_enable_checks(void)
 	return TEST_SUCCESS;
 }
 
+/* Frame to dst injected: 1 when it reached the Rx queue, 0 when filtered. */
+static int
+mac_pass(struct mt_dev *d, const uint8_t dst[6])
+{
+	uint64_t pk = mt_stat(d, TALLY_STAT_RX_PKTS), fl = mt_stat(d, TALLY_STAT_RX_FILTERED);
+	uint8_t f[64];
+
+	mt_udp_frame(f, sizeof(f), dst, 1, 2, 3, 4, 0);
+	if (tally_model_inject(d->m, f, sizeof(f)) != 0)
+		return -1;
+	if (mt_stat(d, TALLY_STAT_RX_PKTS) == pk + 1 && mt_stat(d, TALLY_STAT_RX_FILTERED) == fl)
+		return 1;
+	if (mt_stat(d, TALLY_STAT_RX_PKTS) == pk && mt_stat(d, TALLY_STAT_RX_FILTERED) == fl + 1)
+		return 0;
+	return -1;
+}
+
+static void
+mac_entry(struct mt_dev *d, unsigned int i, const uint8_t m[6], bool valid)
+{
+	mt_wr(d, TALLY_REG_MAC_FILTER_LO(i), (uint32_t)m[0] | (uint32_t)m[1] << 8 |
+	      (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24);
+	mt_wr(d, TALLY_REG_MAC_FILTER_HI(i), (uint32_t)m[4] | (uint32_t)m[5] << 8 |
+	      (valid ? TALLY_MAC_FILTER_VALID : 0));
+}
+
+/* The unicast MAC filter table: reset state, match, clear, primary, reset. */
+static int
+test_mac_filter(void)
+{
+	static const uint8_t fac[6] = { 2, 0, 0, 0, 0, 0x42 };
+	static const uint8_t x[6] = { 2, 9, 9, 9, 9, 1 };
+	static const uint8_t y[6] = { 2, 9, 9, 9, 9, 2 };
+	static const uint8_t mc[6] = { 1, 0, 0x5e, 0, 0, 7 };
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	unsigned int i;
+
+	mt_config(&cfg);
+	cfg.mac[5] = 0x42;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 6, 2048, false), 0, "rxq");
+	mt_port(&d, 0);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_FILTER_LO(0)), 0x02, "entry 0 = factory");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_FILTER_HI(0)), 0x4200 | TALLY_MAC_FILTER_VALID, "");
+	for (i = 1; i < TALLY_MAC_FILTERS; i++)
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_FILTER_HI(i)), 0, "entry %u clear", i);
+	TEST_ASSERT_EQ(mac_pass(&d, fac), 1, "factory");
+	TEST_ASSERT_EQ(mac_pass(&d, x), 0, "unknown");
+	mac_entry(&d, 15, x, false);
+	TEST_ASSERT_EQ(mac_pass(&d, x), 0, "written, not valid");
+	mac_entry(&d, 15, x, true);
+	TEST_ASSERT_EQ(mac_pass(&d, x), 1, "entry 15");
+	TEST_ASSERT_EQ(mac_pass(&d, y), 0, "other");
+	mac_entry(&d, 3, mc, true);
+	TEST_ASSERT_EQ(mac_pass(&d, mc), 1, "multicast entry, no ALLMULTI");
+	mt_wr(&d, TALLY_REG_MAC_FILTER_HI(15), 0);
+	TEST_ASSERT_EQ(mac_pass(&d, x), 0, "entry 15 cleared");
+	mac_entry(&d, 0, y, true);
+	TEST_ASSERT_EQ(mac_pass(&d, fac), 0, "old primary");
+	TEST_ASSERT_EQ(mac_pass(&d, y), 1, "new primary");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_LO), 0x02, "factory MAC kept");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "no fault");
+	mt_wr(&d, TALLY_REG_RESET, TALLY_RESET_MAGIC);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_FILTER_HI(0)), 0x4200 | TALLY_MAC_FILTER_VALID,
+		       "reset: factory primary");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MAC_FILTER_HI(3)), 0, "reset: entry 3 clear");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_identity),
 	TEST_CASE(test_ro_and_unknown),
 	TEST_CASE(test_rw_wo_fence),
 	TEST_CASE(test_reset),
 	TEST_CASE(test_queue_enable_checks),
+	TEST_CASE(test_mac_filter),
 };
 
 TEST_MAIN("model-regs", cases)
