@@ -361,6 +361,50 @@ tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu)
 	tally_hal_write32(dev, TALLY_REG_MTU, mtu);
 }
 
+unsigned int
+tally_hal_mac_filters(const struct tally_hal_dev *dev)
+{
+	return tally_hal_version_minor(dev) >= 1 ? TALLY_MAC_FILTERS : 1;
+}
+
+static int
+hal_mac_idx_ok(const struct tally_hal_dev *dev, unsigned int idx)
+{
+	if (tally_hal_mac_filters(dev) == 1)
+		return -ENOTSUP;
+	return idx < TALLY_MAC_FILTERS ? 0 : -EINVAL;
+}
+
+/* LO then HI: the entry takes effect at the HI write (spec 2.1). */
+int
+tally_hal_mac_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6])
+{
+	int rc = hal_mac_idx_ok(dev, idx);
+
+	if (rc != 0)
+		return rc;
+	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx), 0);
+	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_LO(idx),
+			  (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
+			  (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
+	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx),
+			  TALLY_FIELD_PREP(TALLY_MAC_FILTER_BYTES_M,
+					   (uint32_t)mac[4] | (uint32_t)mac[5] << 8) |
+			  TALLY_MAC_FILTER_VALID);
+	return 0;
+}
+
+int
+tally_hal_mac_clear(struct tally_hal_dev *dev, unsigned int idx)
+{
+	int rc = hal_mac_idx_ok(dev, idx);
+
+	if (rc != 0)
+		return rc;
+	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx), 0);
+	return 0;
+}
+
 bool
 tally_hal_link_up(const struct tally_hal_dev *dev)
 {

@@ -156,6 +156,15 @@ void tally_hal_ctrl_update(struct tally_hal_dev *dev, uint32_t set,
 			   uint32_t clear);
 uint32_t tally_hal_ctrl_get(const struct tally_hal_dev *dev);
 void tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu);
+/*
+ * Unicast MAC filter (spec 2.1). tally_hal_mac_filters() is how many entries
+ * the device has: TALLY_MAC_FILTERS, or 1 (only the factory MAC, not
+ * writable) before 2.1. set/clear return -EINVAL for an index beyond it and
+ * -ENOTSUP when the device has no table.
+ */
+unsigned int tally_hal_mac_filters(const struct tally_hal_dev *dev);
+int tally_hal_mac_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6]);
+int tally_hal_mac_clear(struct tally_hal_dev *dev, unsigned int idx);
 /* Link up: the device answers and reports STATUS.LINK_UP. */
 bool tally_hal_link_up(const struct tally_hal_dev *dev);
 /* The device no longer answers (tally_io_ops.state): a device process that
