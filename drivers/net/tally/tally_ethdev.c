@@ -5,10 +5,11 @@
  * Every op of the primary enters the port (tally_port_state.c) for what it
  * needs. After the device is gone (doc/guides/nics/tally.rst, "Device
  * loss") what would program the device fails with -EIO: configure, start,
- * queue setup and start, MTU, promiscuous and all-multicast, RSS hash and
- * RETA updates. What undoes, releases or reads software state succeeds:
- * stop, close, queue stop and release, link (down), statistics and their
- * reset (baselines), device and queue info, RSS and RETA queries.
+ * queue setup and start, MTU, MAC address set and add, promiscuous and
+ * all-multicast, RSS hash and RETA updates. What undoes, releases or reads
+ * software state succeeds: stop, close, queue stop and release, MAC address
+ * removal (ethdev's copy only), link (down), statistics and their reset
+ * (baselines), device and queue info, RSS and RETA queries.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -417,7 +418,7 @@ tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 
 	info->max_rx_queues = ad->max_rxq;
 	info->max_tx_queues = ad->max_txq;
-	info->max_mac_addrs = 1;
+	info->max_mac_addrs = tally_hal_mac_filters(&ad->hal);
 	info->min_rx_bufsize = TALLY_PMD_MIN_RX_BUF;
 	info->max_rx_pktlen = ad->max_frame;
 	info->min_mtu = RTE_ETHER_MIN_MTU;
@@ -846,6 +847,9 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.allmulticast_enable = tally_allmulticast_enable,
 	.allmulticast_disable = tally_allmulticast_disable,
 	.mtu_set = tally_mtu_set,
+	.mac_addr_set = tally_mac_addr_set,
+	.mac_addr_add = tally_mac_addr_add,
+	.mac_addr_remove = tally_mac_addr_remove,
 	.stats_get = tally_op_stats_get,
 	.stats_reset = tally_op_stats_reset,
 	.xstats_get = tally_op_xstats_get,
@@ -907,7 +911,8 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	ad->rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 	tally_reta_default(ad, 1);
 
-	dev->data->mac_addrs = rte_zmalloc("tally_mac", RTE_ETHER_ADDR_LEN, 0);
+	dev->data->mac_addrs = rte_zmalloc("tally_mac", RTE_ETHER_ADDR_LEN *
+					   tally_hal_mac_filters(&ad->hal), 0);
 	if (dev->data->mac_addrs == NULL) {
 		rc = -ENOMEM;
 		goto err;
@@ -989,6 +994,23 @@ tally_sec_allmulti(struct rte_eth_dev *dev)
 }
 
 static int
+tally_sec_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr)
+{
+	RTE_SET_USED(addr);
+	return tally_primary_only(dev, "MAC address");
+}
+
+static int
+tally_sec_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr,
+		       uint32_t index, uint32_t vmdq)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(index);
+	RTE_SET_USED(vmdq);
+	return tally_primary_only(dev, "MAC address");
+}
+
+static int
 tally_sec_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	RTE_SET_USED(mtu);
@@ -1061,6 +1083,10 @@ const struct eth_dev_ops tally_eth_dev_ops_secondary = {
 	.allmulticast_enable = tally_sec_allmulti,
 	.allmulticast_disable = tally_sec_allmulti,
 	.mtu_set = tally_sec_mtu_set,
+	.mac_addr_set = tally_sec_mac_addr_set,
+	.mac_addr_add = tally_sec_mac_addr_add,
+	/* no mac_addr_remove: ethdev answers -ENOTSUP before it clears its
+	 * shared copy of the address (the op has no result to refuse with) */
 	.stats_get = tally_stats_get,
 	.stats_reset = tally_stats_reset,
 	.xstats_get = tally_xstats_get,

@@ -225,6 +225,11 @@ extern const struct eth_dev_ops tally_eth_dev_ops;
 int tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 		      const struct rte_ether_addr *mac);
 int tally_dev_close(struct rte_eth_dev *dev);
+/* tally_mac.c: the MAC address ops (primary process). */
+int tally_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr);
+int tally_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr,
+		       uint32_t index, uint32_t vmdq);
+void tally_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index);
 /* The adapter of port_id if it is a Tally port, else NULL. */
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
