@@ -35,6 +35,7 @@ sec_refusals(uint16_t port)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 	const struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_ether_addr mac = {{ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 }};
 	struct rte_flow_error err;
 
 	/* (configure is ethdev's -EBUSY first, the port runs; and ethdev
@@ -42,6 +43,10 @@ sec_refusals(uint16_t port)
 	 * the driver to stop) */
 	TEST_ASSERT_EQ(rte_eth_promiscuous_disable(port), -EPERM, "");
 	TEST_ASSERT_EQ(rte_eth_dev_set_mtu(port, 1400), -EPERM, "");
+	TEST_ASSERT_EQ(rte_eth_dev_default_mac_addr_set(port, &mac), -EPERM, "");
+	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_add(port, &mac, 0), -EPERM, "");
+	/* no remove op in a secondary: ethdev refuses before it clears */
+	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_remove(port, &mac), -ENOTSUP, "");
 	TEST_ASSERT_EQ(rte_eth_dev_rx_queue_stop(port, 0), -EPERM, "");
 	memset(&err, 0, sizeof(err));
 	TEST_ASSERT_EQ(rte_flow_validate(port, &attr, pattern, actions, &err), -EPERM,

@@ -177,6 +177,7 @@ flow_after_loss(uint16_t port, struct rte_flow *flow, struct rte_flow_action_han
 static int
 ethdev_after_loss(uint16_t port)
 {
+	struct rte_ether_addr mac = {{ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 }};
 	struct rte_mbuf *tx[8], *rx[8];
 	struct rte_eth_link link;
 	struct rte_eth_stats st;
@@ -189,6 +190,8 @@ ethdev_after_loss(uint16_t port)
 	TEST_ASSERT_EQ(rte_eth_rx_burst(port, 0, rx, RTE_DIM(rx)), 0, "Rx after the loss");
 	TEST_ASSERT_EQ(rte_eth_dev_set_mtu(port, 1400), -EIO, "");
 	TEST_ASSERT_EQ(rte_eth_promiscuous_enable(port), -EIO, "");
+	TEST_ASSERT_EQ(rte_eth_dev_default_mac_addr_set(port, &mac), -EIO, "");
+	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_add(port, &mac, 0), -EIO, "");
 	TEST_ASSERT_EQ(rte_eth_stats_get(port, &st), 0, "");
 	TEST_ASSERT(st.ipackets >= 32, "the counts before the loss stay");
 	TEST_ASSERT_EQ(rte_eth_stats_reset(port), 0, "");
