@@ -325,26 +325,16 @@ cqx_read_imm_data(struct ibv_cq_ex *ibcq)
 	return 0;
 }
 
+/* src_qp, slid */
 static uint32_t
-cqx_read_src_qp(struct ibv_cq_ex *ibcq)
+cqx_read_zero32(struct ibv_cq_ex *ibcq)
 {
 	return 0;
 }
 
-static uint32_t
-cqx_read_slid(struct ibv_cq_ex *ibcq)
-{
-	return 0;
-}
-
+/* sl, dlid_path_bits */
 static uint8_t
-cqx_read_sl(struct ibv_cq_ex *ibcq)
-{
-	return 0;
-}
-
-static uint8_t
-cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+cqx_read_zero8(struct ibv_cq_ex *ibcq)
 {
 	return 0;
 }
@@ -369,9 +359,9 @@ tally_verbs_cq_ex_ops(struct tally_verbs_cq *cq)
 	cq->ibcq.read_qp_num = cqx_read_qp_num;
 	cq->ibcq.read_wc_flags = cqx_read_wc_flags;
 	cq->ibcq.read_imm_data = cqx_read_imm_data;
-	cq->ibcq.read_src_qp = cqx_read_src_qp;
-	cq->ibcq.read_slid = cqx_read_slid;
-	cq->ibcq.read_sl = cqx_read_sl;
-	cq->ibcq.read_dlid_path_bits = cqx_read_dlid_path_bits;
+	cq->ibcq.read_src_qp = cqx_read_zero32;
+	cq->ibcq.read_slid = cqx_read_zero32;
+	cq->ibcq.read_sl = cqx_read_zero8;
+	cq->ibcq.read_dlid_path_bits = cqx_read_zero8;
 	cq->ibcq.read_flow_tag = cqx_read_flow_tag;
 }

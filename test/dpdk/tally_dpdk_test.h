@@ -487,6 +487,35 @@ tdt_tx_all(uint16_t port, uint16_t txq, struct rte_mbuf **pkts, unsigned int n)
 	return sent;
 }
 
+/* The pid of port name's tally-nic (TALLY_TEST_NIC), or -1. */
+static inline pid_t
+tdt_nic_pid(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < TDT_MAX_NICS; i++)
+		if (tdt_nics[i].pid > 0 && strcmp(tdt_nics[i].name, name) == 0)
+			return tdt_nics[i].pid;
+	return -1;
+}
+
+/* Loop n (at most 64) frames of 64 bytes through the port's wire on queue
+ * 0; returns how many came back. */
+static inline unsigned int
+tdt_loop_frames(uint16_t port, unsigned int n)
+{
+	struct rte_mbuf *tx[64], *rx[64];
+	unsigned int i, got;
+
+	for (i = 0; i < n; i++)
+		tx[i] = tdt_mbuf_build(64, i, 1);
+	if (tdt_tx_all(port, 0, tx, n) != n)
+		return 0;
+	got = tdt_rx_all(port, 1, rx, NULL, RTE_DIM(rx), n);
+	tdt_free_all(rx, got);
+	return got;
+}
+
 /* Value of the xstat called name, or UINT64_MAX if absent. */
 static inline uint64_t
 tdt_xstat(uint16_t port, const char *name)

@@ -41,42 +41,15 @@ on_rmv(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
 	return 0;
 }
 
-static pid_t
-nic_pid_of(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < TDT_MAX_NICS; i++)
-		if (tdt_nics[i].pid > 0 && strcmp(tdt_nics[i].name, name) == 0)
-			return tdt_nics[i].pid;
-	return -1;
-}
-
 static void
 nic_kill(const char *name)
 {
-	pid_t pid = nic_pid_of(name);
+	pid_t pid = tdt_nic_pid(name);
 
 	if (pid <= 0)
 		return;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-}
-
-/* Loop n frames through the port's wire; returns frames back. */
-static unsigned int
-loop_frames(uint16_t port, unsigned int n)
-{
-	struct rte_mbuf *tx[64], *rx[64];
-	unsigned int i, got;
-
-	for (i = 0; i < n; i++)
-		tx[i] = tdt_mbuf_build(64, i, 1);
-	if (tdt_tx_all(port, 0, tx, n) != n)
-		return 0;
-	got = tdt_rx_all(port, 1, rx, NULL, RTE_DIM(rx), n);
-	tdt_free_all(rx, got);
-	return got;
 }
 
 /* A port on a fresh tally-nic, started, with traffic through it. */
@@ -91,7 +64,7 @@ port_up(char *name, size_t len)
 	if (tdt_port_setup((uint16_t)port, &pc) != 0 ||
 	    rte_eth_dev_callback_register((uint16_t)port, RTE_ETH_EVENT_INTR_RMV,
 					  on_rmv, NULL) != 0 ||
-	    loop_frames((uint16_t)port, 32) != 32) {
+	    tdt_loop_frames((uint16_t)port, 32) != 32) {
 		tdt_port_destroy((uint16_t)port, name);
 		return -EIO;
 	}

@@ -15,6 +15,17 @@
 
 static int rmv_events;
 
+/* The rule both cases make: every frame counted. */
+static const struct rte_flow_item pat[] = {
+	{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+	{ .type = RTE_FLOW_ITEM_TYPE_END },
+};
+static const struct rte_flow_action act[] = {
+	{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+	{ .type = RTE_FLOW_ACTION_TYPE_END },
+};
+static const struct rte_flow_attr attr = { .ingress = 1 };
+
 static int
 on_rmv(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
 {
@@ -26,46 +37,10 @@ on_rmv(uint16_t port, enum rte_eth_event_type ev, void *arg, void *ret)
 	return 0;
 }
 
-/* Loop n frames through the port's wire; returns frames back. */
-static unsigned int
-loop_frames(uint16_t port, unsigned int n)
-{
-	struct rte_mbuf *tx[64], *rx[64];
-	unsigned int i, got;
-
-	for (i = 0; i < n; i++)
-		tx[i] = tdt_mbuf_build(64, i, 1);
-	if (tdt_tx_all(port, 0, tx, n) != n)
-		return 0;
-	got = tdt_rx_all(port, 1, rx, NULL, RTE_DIM(rx), n);
-	tdt_free_all(rx, got);
-	return got;
-}
-
-static pid_t
-nic_pid_of(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < TDT_MAX_NICS; i++)
-		if (tdt_nics[i].pid > 0 && strcmp(tdt_nics[i].name, name) == 0)
-			return tdt_nics[i].pid;
-	return -1;
-}
-
 static int
 test_device_killed_midtraffic(void)
 {
 	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	const struct rte_flow_action act[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_mbuf *tx[32];
 	struct rte_eth_link link;
 	struct rte_eth_stats st;
@@ -81,11 +56,11 @@ test_device_killed_midtraffic(void)
 	TEST_ASSERT_EQ(tdt_port_setup((uint16_t)port, &pc), 0, "");
 	TEST_ASSERT_EQ(rte_eth_dev_callback_register((uint16_t)port,
 		RTE_ETH_EVENT_INTR_RMV, on_rmv, NULL), 0, "");
-	TEST_ASSERT_EQ(loop_frames((uint16_t)port, 32), 32, "traffic before");
+	TEST_ASSERT_EQ(tdt_loop_frames((uint16_t)port, 32), 32, "traffic before");
 	TEST_ASSERT_EQ(rte_eth_link_get_nowait((uint16_t)port, &link), 0, "");
 	TEST_ASSERT_EQ(link.link_status, RTE_ETH_LINK_UP, "");
 
-	pid = nic_pid_of(name);
+	pid = tdt_nic_pid(name);
 	TEST_ASSERT(pid > 0, "");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -126,7 +101,7 @@ test_device_killed_midtraffic(void)
 	port = tdt_port_create("wire=loop", name, sizeof(name));
 	TEST_ASSERT(port >= 0, "re-create %d", port);
 	TEST_ASSERT_EQ(tdt_port_setup((uint16_t)port, &pc), 0, "");
-	TEST_ASSERT_EQ(loop_frames((uint16_t)port, 32), 32, "traffic after");
+	TEST_ASSERT_EQ(tdt_loop_frames((uint16_t)port, 32), 32, "traffic after");
 	tdt_port_destroy((uint16_t)port, name);
 	return TEST_SUCCESS;
 }
@@ -144,15 +119,6 @@ static int
 test_bar_shrinks(void)
 {
 	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
-	const struct rte_flow_item pat[] = {
-		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
-		{ .type = RTE_FLOW_ITEM_TYPE_END },
-	};
-	const struct rte_flow_action act[] = {
-		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
-		{ .type = RTE_FLOW_ACTION_TYPE_END },
-	};
-	const struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_query_count qc = { .reset = 0 };
 	struct rte_mbuf *tx[32];
 	struct rte_eth_link link;
@@ -189,7 +155,7 @@ test_bar_shrinks(void)
 	__atomic_store_n(&rmv_events, 0, __ATOMIC_RELEASE);
 	if (tdt_port_setup(port, &pc) != 0 ||
 	    rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_RMV, on_rmv, NULL) != 0 ||
-	    loop_frames(port, 32) != 32) {
+	    tdt_loop_frames(port, 32) != 32) {
 		fprintf(stderr, "  FAIL: traffic before the truncation\n");
 		goto out_port;
 	}
