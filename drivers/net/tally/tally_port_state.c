@@ -103,27 +103,19 @@ alarm_slot(void *arg, uint16_t *port)
 
 /* ---- Rx/Tx after the loss -------------------------------------------------- */
 
-/* Burst functions of a port whose device is gone: no queue, no device. */
+/* The Rx and the Tx burst function of a port whose device is gone (both
+ * have this type): no queue, no device, nothing received or sent. */
 static uint16_t
-tally_gone_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t n)
+tally_gone_burst(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	RTE_SET_USED(rxq);
-	RTE_SET_USED(pkts);
-	RTE_SET_USED(n);
-	return 0;
-}
-
-static uint16_t
-tally_gone_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t n)
-{
-	RTE_SET_USED(txq);
+	RTE_SET_USED(q);
 	RTE_SET_USED(pkts);
 	RTE_SET_USED(n);
 	return 0;
 }
 
 /*
- * The next burst of every lcore goes to the functions above: the port's
+ * The next burst of every lcore goes to the function above: the port's
  * and, while it is started, the copies ethdev calls through. A burst
  * already running finishes on the real function, which is safe on a device
  * that is gone (writes are dropped, reads give all ones, the rings are host
@@ -135,12 +127,12 @@ port_bursts_gone(struct rte_eth_dev *dev)
 {
 	struct rte_eth_fp_ops *fp = &rte_eth_fp_ops[port_of(dev)];
 
-	dev->rx_pkt_burst = tally_gone_rx_burst;
-	dev->tx_pkt_burst = tally_gone_tx_burst;
+	dev->rx_pkt_burst = tally_gone_burst;
+	dev->tx_pkt_burst = tally_gone_burst;
 	if (!dev->data->dev_started)
 		return;
-	__atomic_store_n(&fp->rx_pkt_burst, tally_gone_rx_burst, __ATOMIC_RELEASE);
-	__atomic_store_n(&fp->tx_pkt_burst, tally_gone_tx_burst, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->rx_pkt_burst, tally_gone_burst, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->tx_pkt_burst, tally_gone_burst, __ATOMIC_RELEASE);
 }
 
 /* ---- entering the port ---------------------------------------------------- */
