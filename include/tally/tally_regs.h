@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tally NIC register map (BAR layout), specification version 2.0.
+ * Tally NIC register map (BAR layout), specification version 2.2.
  *
  * The register file starts at offset 0 of the device BAR. Which BAR holds it
  * is a property of the transport (see tally_io.h), never of this map.
@@ -31,7 +31,8 @@
 #define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
 #define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
 #define  TALLY_SPEC_MAJOR		2
-#define  TALLY_SPEC_MINOR		1	/* 2.1: unicast MAC filter table */
+#define  TALLY_SPEC_MINOR		2	/* 2.1: unicast MAC filter table;
+						 * 2.2: multicast filter, CTRL.LINK_DOWN */
 #define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
 #define  TALLY_CAP_RSS			TALLY_BIT(0)
 #define  TALLY_CAP_RX_SCATTER		TALLY_BIT(1)	/* a frame may span Rx descriptors */
@@ -65,7 +66,8 @@
 /*
  * Reset disables every queue, clears the translation table, RSS, steering root and
  * statistics, zeroes both counter banks, restores the MAC filter table (entry 0 =
- * the factory MAC, the others clear), and sets STATUS.READY. It reads back 0
+ * the factory MAC, the others clear), clears the multicast filter table and
+ * CTRL (so the link is up again), and sets STATUS.READY. It reads back 0
  * once complete (the model completes before the write returns).
  */
 #define TALLY_REG_STATUS		0x0044	/* RO */
@@ -79,6 +81,10 @@
 #define  TALLY_CTRL_RSS			TALLY_BIT(3)	/* default path uses RSS */
 #define  TALLY_CTRL_STEER		TALLY_BIT(4)	/* walk the steering root first */
 #define  TALLY_CTRL_ISOLATE		TALLY_BIT(5)	/* steering miss => drop, not default path */
+#define  TALLY_CTRL_LINK_DOWN		TALLY_BIT(6)	/* (2.2) link held down: nothing is
+							 * taken from the wire, every Tx frame
+							 * completes ERR_WIRE (TX_WIRE_DROP),
+							 * STATUS.LINK_UP reads 0 */
 #define TALLY_REG_MTU			0x004c	/* RW: max L3 payload; larger frames dropped */
 #define TALLY_REG_FAULT_CNT		0x0050	/* RO: faults since reset */
 #define TALLY_REG_FAULT_CAUSE		0x0054	/* W1C: last fault cause (enum tally_fault) */
@@ -160,6 +166,18 @@ enum tally_xlt_status {
 #define  TALLY_MAC_FILTER_BYTES_M	TALLY_GENMASK(15, 0)
 #define  TALLY_MAC_FILTER_VALID		TALLY_BIT(31)
 
+/* ---- multicast filter (spec 2.2) ---------------------------------------- */
+/*
+ * TALLY_MC_FILTERS more destination addresses the Rx MAC filter accepts, in
+ * the format of the unicast table (LO then HI, VALID in HI). The driver keeps
+ * its multicast list here and the unicast addresses in MAC_FILTER_*; the
+ * device accepts a frame whose destination equals a valid entry of either.
+ * Reset clears every entry.
+ */
+#define TALLY_MC_FILTERS		16
+#define TALLY_REG_MC_FILTER_LO(i)	(0x0280 + (i) * 8)	/* RW, i < 16 */
+#define TALLY_REG_MC_FILTER_HI(i)	(0x0284 + (i) * 8)	/* RW: bytes 4..5, VALID */
+
 /* ---- RSS (default path and RSS actions) -------------------------------- */
 #define TALLY_RSS_KEY_LEN		40
 #define TALLY_RSS_RETA_SIZE		128
@@ -225,7 +243,7 @@ enum tally_port_stat {
 	TALLY_STAT_RX_FILTERED,		/* dropped: MAC filter (not promisc) */
 	TALLY_STAT_RX_STEER_DROP,	/* dropped by a steering drop action or isolate miss */
 	TALLY_STAT_TX_ERRORS,		/* Tx descriptors completed ERR_DESC/ERR_DMA */
-	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame */
+	TALLY_STAT_TX_WIRE_DROP,	/* wire back end refused the frame, or link down */
 	TALLY_STAT_DMA_FAULTS,		/* accesses to unmapped IOVAs */
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
 	TALLY_STAT_RX_ERR_DAMAGED,	/* dropped: damaged wire input record (pcap record

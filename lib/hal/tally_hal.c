@@ -375,7 +375,22 @@ hal_mac_idx_ok(const struct tally_hal_dev *dev, unsigned int idx)
 	return idx < TALLY_MAC_FILTERS ? 0 : -EINVAL;
 }
 
-/* LO then HI: the entry takes effect at the HI write (spec 2.1). */
+/* An entry of a filter table whose LO register is at lo (HI follows):
+ * invalid first, then LO, then HI with VALID: it takes effect at the HI
+ * write (spec 2.1). */
+static void
+hal_filter_write(struct tally_hal_dev *dev, uint32_t lo, const uint8_t mac[6])
+{
+	tally_hal_write32(dev, lo + 4, 0);
+	tally_hal_write32(dev, lo,
+			  (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
+			  (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
+	tally_hal_write32(dev, lo + 4,
+			  TALLY_FIELD_PREP(TALLY_MAC_FILTER_BYTES_M,
+					   (uint32_t)mac[4] | (uint32_t)mac[5] << 8) |
+			  TALLY_MAC_FILTER_VALID);
+}
+
 int
 tally_hal_mac_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6])
 {
@@ -383,14 +398,7 @@ tally_hal_mac_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac
 
 	if (rc != 0)
 		return rc;
-	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx), 0);
-	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_LO(idx),
-			  (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
-			  (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
-	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx),
-			  TALLY_FIELD_PREP(TALLY_MAC_FILTER_BYTES_M,
-					   (uint32_t)mac[4] | (uint32_t)mac[5] << 8) |
-			  TALLY_MAC_FILTER_VALID);
+	hal_filter_write(dev, TALLY_REG_MAC_FILTER_LO(idx), mac);
 	return 0;
 }
 
@@ -402,6 +410,46 @@ tally_hal_mac_clear(struct tally_hal_dev *dev, unsigned int idx)
 	if (rc != 0)
 		return rc;
 	tally_hal_write32(dev, TALLY_REG_MAC_FILTER_HI(idx), 0);
+	return 0;
+}
+
+unsigned int
+tally_hal_mc_filters(const struct tally_hal_dev *dev)
+{
+	return tally_hal_version_minor(dev) >= 2 ? TALLY_MC_FILTERS : 0;
+}
+
+int
+tally_hal_mc_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6])
+{
+	if (tally_hal_mc_filters(dev) == 0)
+		return -ENOTSUP;
+	if (idx >= TALLY_MC_FILTERS)
+		return -EINVAL;
+	hal_filter_write(dev, TALLY_REG_MC_FILTER_LO(idx), mac);
+	return 0;
+}
+
+int
+tally_hal_mc_clear(struct tally_hal_dev *dev, unsigned int idx)
+{
+	if (tally_hal_mc_filters(dev) == 0)
+		return -ENOTSUP;
+	if (idx >= TALLY_MC_FILTERS)
+		return -EINVAL;
+	tally_hal_write32(dev, TALLY_REG_MC_FILTER_HI(idx), 0);
+	return 0;
+}
+
+int
+tally_hal_link_set(struct tally_hal_dev *dev, bool up)
+{
+	if (tally_hal_version_minor(dev) < 2)
+		return -ENOTSUP;
+	if (tally_hal_gone(dev))
+		return -ENODEV;
+	tally_hal_ctrl_update(dev, up ? 0 : TALLY_CTRL_LINK_DOWN,
+			      up ? TALLY_CTRL_LINK_DOWN : 0);
 	return 0;
 }
 

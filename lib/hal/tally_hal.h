@@ -165,6 +165,17 @@ void tally_hal_set_mtu(struct tally_hal_dev *dev, uint32_t mtu);
 unsigned int tally_hal_mac_filters(const struct tally_hal_dev *dev);
 int tally_hal_mac_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6]);
 int tally_hal_mac_clear(struct tally_hal_dev *dev, unsigned int idx);
+/*
+ * Multicast filter (spec 2.2): tally_hal_mc_filters() entries, 0 before 2.2.
+ * set/clear return -EINVAL for an index beyond it and -ENOTSUP when the
+ * device has no table.
+ */
+unsigned int tally_hal_mc_filters(const struct tally_hal_dev *dev);
+int tally_hal_mc_set(struct tally_hal_dev *dev, unsigned int idx, const uint8_t mac[6]);
+int tally_hal_mc_clear(struct tally_hal_dev *dev, unsigned int idx);
+/* Hold the link down (CTRL.LINK_DOWN, spec 2.2) or let it up: -ENOTSUP
+ * before 2.2, -ENODEV once the device is gone. */
+int tally_hal_link_set(struct tally_hal_dev *dev, bool up);
 /* Link up: the device answers and reports STATUS.LINK_UP. */
 bool tally_hal_link_up(const struct tally_hal_dev *dev);
 /* The device no longer answers (tally_io_ops.state): a device process that

@@ -97,8 +97,9 @@ tally_model_step_locked(struct tally_model *m)
 	unsigned int frames = 0, i;
 	struct tally_model_rx_in in[TALLY_MODEL_BURST];
 	uint32_t caplen, len;
-	/* the wire keeps its frames until the port runs */
-	const bool rx = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE) &&
+	/* the wire keeps its frames until the port runs with its link up */
+	const bool rx = (tally_model_bar_rd(m, TALLY_REG_CTRL) &
+			 (TALLY_CTRL_ENABLE | TALLY_CTRL_LINK_DOWN)) == TALLY_CTRL_ENABLE &&
 			!__atomic_load_n(&m->wire_held, __ATOMIC_ACQUIRE);
 
 	if (m->cfg.mbox)	/* other processes' doorbells first */
@@ -234,7 +235,8 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 	if (m == NULL || (frame == NULL && len != 0))
 		return -EINVAL;
 	tally_model_lock(m);
-	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE)
+	if ((tally_model_bar_rd(m, TALLY_REG_CTRL) &
+	     (TALLY_CTRL_ENABLE | TALLY_CTRL_LINK_DOWN)) == TALLY_CTRL_ENABLE)
 		tally_model_rx_frame(m, frame, len, len);
 	else
 		rc = -ENETDOWN;

@@ -210,11 +210,12 @@ struct tally_model {
 	uint32_t wr[TALLY_MODEL_REGFILE_LEN / 4];
 	/* Rx MAC filter, rebuilt from MAC_FILTER_* at every write of them
 	 * (lock held) so a frame never reads the BAR: the primary (entry 0)
-	 * and the other valid entries packed in mac_extra[0..mac_nextra). */
+	 * and the other valid entries, unicast then multicast (MC_FILTER_*),
+	 * packed in mac_extra[0..mac_nextra). */
 	uint8_t mac_prim[6];
 	bool mac_prim_valid;
 	uint32_t mac_nextra;
-	uint8_t mac_extra[TALLY_MAC_FILTERS - 1][6];
+	uint8_t mac_extra[TALLY_MAC_FILTERS - 1 + TALLY_MC_FILTERS][6];
 
 	struct tally_model_tlb tlb[1u << TALLY_MODEL_TLB_LOG2];
 	uint32_t tlb_last;		/* the slot the table filled last */

@@ -86,6 +86,9 @@ tally_model_global_acc(uint32_t off)
 	if (off >= TALLY_REG_MAC_FILTER_LO(0) &&
 	    off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS))
 		return TALLY_MODEL_ACC_RW;
+	if (off >= TALLY_REG_MC_FILTER_LO(0) &&
+	    off < TALLY_REG_MC_FILTER_LO(TALLY_MC_FILTERS))
+		return TALLY_MODEL_ACC_RW;
 	if (off >= TALLY_REG_RSS_KEY(0) &&
 	    off < TALLY_REG_RSS_KEY(TALLY_RSS_KEY_LEN / 4))
 		return TALLY_MODEL_ACC_RW;
@@ -164,11 +167,12 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_reset(m);
 }
 
+/* The address of the entry whose LO register is at lo_off (HI follows). */
 static void
-tally_model_mac_entry(const struct tally_model *m, unsigned int i, uint8_t mac[6])
+tally_model_mac_entry(const struct tally_model *m, uint32_t lo_off, uint8_t mac[6])
 {
-	uint32_t lo = tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_LO(i));
-	uint32_t hi = tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(i));
+	uint32_t lo = tally_model_bar_rd(m, lo_off);
+	uint32_t hi = tally_model_bar_rd(m, lo_off + 4);
 
 	mac[0] = (uint8_t)lo;
 	mac[1] = (uint8_t)(lo >> 8);
@@ -178,7 +182,8 @@ tally_model_mac_entry(const struct tally_model *m, unsigned int i, uint8_t mac[6
 	mac[5] = (uint8_t)(hi >> 8);
 }
 
-/* Rebuild the Rx filter's copy of the MAC filter table. Lock held. */
+/* Rebuild the Rx filter's copy of the unicast and multicast filter tables.
+ * Lock held. */
 static void
 tally_model_mac_sync(struct tally_model *m)
 {
@@ -186,11 +191,29 @@ tally_model_mac_sync(struct tally_model *m)
 
 	m->mac_prim_valid = (tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(0)) &
 			     TALLY_MAC_FILTER_VALID) != 0;
-	tally_model_mac_entry(m, 0, m->mac_prim);
+	tally_model_mac_entry(m, TALLY_REG_MAC_FILTER_LO(0), m->mac_prim);
 	m->mac_nextra = 0;
 	for (i = 1; i < TALLY_MAC_FILTERS; i++)
 		if (tally_model_bar_rd(m, TALLY_REG_MAC_FILTER_HI(i)) & TALLY_MAC_FILTER_VALID)
-			tally_model_mac_entry(m, i, m->mac_extra[m->mac_nextra++]);
+			tally_model_mac_entry(m, TALLY_REG_MAC_FILTER_LO(i),
+					      m->mac_extra[m->mac_nextra++]);
+	for (i = 0; i < TALLY_MC_FILTERS; i++)
+		if (tally_model_bar_rd(m, TALLY_REG_MC_FILTER_HI(i)) & TALLY_MAC_FILTER_VALID)
+			tally_model_mac_entry(m, TALLY_REG_MC_FILTER_LO(i),
+					      m->mac_extra[m->mac_nextra++]);
+}
+
+/* STATUS.LINK_UP follows CTRL.LINK_DOWN. Lock held. */
+static void
+tally_model_link_sync(struct tally_model *m)
+{
+	uint32_t st = tally_model_bar_rd(m, TALLY_REG_STATUS);
+
+	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_LINK_DOWN)
+		st &= ~TALLY_STATUS_LINK_UP;
+	else
+		st |= TALLY_STATUS_LINK_UP;
+	tally_model_bar_wr(m, TALLY_REG_STATUS, st);
 }
 
 /* Entry 0 <- the factory MAC, valid; the others are already zero. */
@@ -249,9 +272,15 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		tally_model_cls_invalidate(m);	/* (re)published root */
 		return;
 	}
-	if (off >= TALLY_REG_MAC_FILTER_LO(0) &&
-	    off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS)) {
+	if ((off >= TALLY_REG_MAC_FILTER_LO(0) &&
+	     off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS)) ||
+	    (off >= TALLY_REG_MC_FILTER_LO(0) &&
+	     off < TALLY_REG_MC_FILTER_LO(TALLY_MC_FILTERS))) {
 		tally_model_mac_sync(m);
+		return;
+	}
+	if (off == TALLY_REG_CTRL) {
+		tally_model_link_sync(m);
 		return;
 	}
 	if (off == TALLY_REG_CCNT_CMD) {

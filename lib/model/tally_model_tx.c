@@ -25,6 +25,8 @@
  * descriptors completed with ERR_DESC or ERR_DMA (the queue's ERRORS counts
  * those frames once), TX_WIRE_DROP and the queue's DROPS count frames the wire
  * refused (their descriptors complete with ERR_WIRE but are not TX_ERRORS).
+ * While CTRL.LINK_DOWN is set every frame is such a frame: checked as any
+ * other, then refused without reaching the wire.
  */
 #include <string.h>
 
@@ -190,13 +192,16 @@ tally_model_tx_send(struct tally_model *m, const struct tally_tx_desc *d,
 		    uint32_t n, uint32_t *total, uint8_t *st)
 {
 	uint32_t len = tally_model_tx_len(m, d, n);
+	const bool down = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_LINK_DOWN) != 0;
 	uint8_t *slot = NULL;
 
-	if (len != 0 && m->wire->tx_slot != NULL)
+	if (len != 0 && m->wire->tx_slot != NULL && !down)
 		slot = m->wire->tx_slot(m, len);
 	*st = tally_model_tx_gather(m, d, n, slot != NULL ? slot : m->tx_buf, total);
 	if (*st != TALLY_TXC_OK)
 		return 0;
+	if (down)
+		return -ENETDOWN;
 	if (slot != NULL) {
 		m->wire->tx_put(m, *total);
 		return 0;
@@ -393,7 +398,11 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	int32_t n;
 	bool eop, busy;
 
-	if (!q->en || !(tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_ENABLE))
+	uint32_t ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
+	/* link down: every frame takes the general path, which refuses it */
+	const bool fast = !(ctrl & TALLY_CTRL_LINK_DOWN);
+
+	if (!q->en || !(ctrl & TALLY_CTRL_ENABLE))
 		return 0;
 	acc.pkts = acc.bytes = 0;
 	q->tx_unwritten = head0;
@@ -402,14 +411,14 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	while ((avail = q->prod - q->head) != 0) {
 		if (avail > q->mask + 1)
 			avail = q->mask + 1;	/* producer ran past the ring */
-		if (!q->tx_skip && m->wire->tx_burst != NULL) {
+		if (fast && !q->tx_skip && m->wire->tx_burst != NULL) {
 			k = tally_model_tx_fast_burst(m, q, avail, &acc, &busy);
 			frames += k;
 			if (busy)
 				break;	/* wire busy: retried by a later step */
 			if (k != 0)
 				continue;
-		} else if (!q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
+		} else if (fast && !q->tx_skip && tally_model_tx_fast(m, q, &acc)) {
 			frames++;
 			continue;
 		}

@@ -20,7 +20,7 @@ test_identity(void)
 	cfg.mac[5] = 0x42;
 	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020001, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020002, "");
 	caps = mt_rd(&d, TALLY_REG_CAPS);
 	TEST_ASSERT_EQ(caps, TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | TALLY_CAP_TX_GATHER |
 		       TALLY_CAP_STEER | TALLY_CAP_CNT | TALLY_CAP_CCNT |
@@ -55,7 +55,7 @@ test_ro_and_unknown(void)
 		TALLY_REG_SIG, TALLY_REG_CAPS, TALLY_REG_STATUS, TALLY_REG_FAULT_CNT,
 		TALLY_REG_FENCE_DONE, TALLY_REG_STAT(TALLY_STAT_RX_PKTS),
 		TALLY_RXQ_REG(0, TALLY_Q_HEAD), TALLY_RXQ_REG(0, TALLY_Q_STAT_PKTS),
-		TALLY_REG_MAC_LO, TALLY_REG_MAC_HI, TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS),
+		TALLY_REG_MAC_LO, TALLY_REG_MAC_HI, TALLY_REG_RSS_HF + 4,
 		0x0038, 0x0202 /* unaligned */, TALLY_RXQ_REG(2, TALLY_Q_CTRL),
 		TALLY_TXQ_REG(15, TALLY_Q_RING_LO), TALLY_CNT_BANK_OFF, 0x7ffffff0,
 	};
@@ -277,6 +277,98 @@ test_mac_filter(void)
 	return TEST_SUCCESS;
 }
 
+static void
+mc_entry(struct mt_dev *d, unsigned int i, const uint8_t m[6], bool valid)
+{
+	mt_wr(d, TALLY_REG_MC_FILTER_LO(i), (uint32_t)m[0] | (uint32_t)m[1] << 8 |
+	      (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24);
+	mt_wr(d, TALLY_REG_MC_FILTER_HI(i), (uint32_t)m[4] | (uint32_t)m[5] << 8 |
+	      (valid ? TALLY_MAC_FILTER_VALID : 0));
+}
+
+/* The multicast filter table (2.2): apart from the unicast one, cleared by
+ * reset. */
+static int
+test_mc_filter(void)
+{
+	static const uint8_t mc[6] = { 1, 0, 0x5e, 0, 0, 7 };
+	static const uint8_t mc2[6] = { 1, 0, 0x5e, 0, 0, 8 };
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	struct mt_rxq rq;
+	unsigned int i;
+
+	mt_config(&cfg);
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 6, 2048, false), 0, "rxq");
+	mt_port(&d, 0);
+	for (i = 0; i < TALLY_MC_FILTERS; i++)
+		TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MC_FILTER_HI(i)), 0, "entry %u clear", i);
+	TEST_ASSERT_EQ(mac_pass(&d, mc), 0, "no entry");
+	mc_entry(&d, 15, mc, false);
+	TEST_ASSERT_EQ(mac_pass(&d, mc), 0, "written, not valid");
+	mc_entry(&d, 15, mc, true);
+	TEST_ASSERT_EQ(mac_pass(&d, mc), 1, "entry 15");
+	TEST_ASSERT_EQ(mac_pass(&d, mc2), 0, "other");
+	/* both tables full: every entry of each still counts */
+	for (i = 0; i < TALLY_MC_FILTERS; i++) {
+		uint8_t a[6] = { 1, 0, 0x5e, 1, 0, (uint8_t)i };
+
+		mc_entry(&d, i, a, true);
+	}
+	for (i = 1; i < TALLY_MAC_FILTERS; i++) {
+		uint8_t a[6] = { 2, 0, 0, 1, 0, (uint8_t)i };
+
+		mac_entry(&d, i, a, true);
+	}
+	for (i = 0; i < TALLY_MC_FILTERS; i++) {
+		uint8_t a[6] = { 1, 0, 0x5e, 1, 0, (uint8_t)i };
+		uint8_t u[6] = { 2, 0, 0, 1, 0, (uint8_t)i };
+
+		TEST_ASSERT_EQ(mac_pass(&d, a), 1, "multicast entry %u", i);
+		if (i != 0)
+			TEST_ASSERT_EQ(mac_pass(&d, u), 1, "unicast entry %u", i);
+	}
+	TEST_ASSERT_EQ(mac_pass(&d, mc), 0, "entry 15 replaced");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "no fault");
+	mt_wr(&d, TALLY_REG_RESET, TALLY_RESET_MAGIC);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_MC_FILTER_HI(3)), 0, "reset: entry 3 clear");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
+/* CTRL.LINK_DOWN (2.2): STATUS.LINK_UP follows it, nothing is received while
+ * it is set, reset clears it. */
+static int
+test_link_down(void)
+{
+	static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct tally_model_config cfg;
+	struct mt_dev d;
+	struct mt_rxq rq;
+
+	mt_config(&cfg);
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 6, 2048, false), 0, "rxq");
+	mt_port(&d, 0);
+	TEST_ASSERT_EQ(mac_pass(&d, bc), 1, "link up");
+	mt_wr(&d, TALLY_REG_CTRL, mt_rd(&d, TALLY_REG_CTRL) | TALLY_CTRL_LINK_DOWN);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS), TALLY_STATUS_READY, "link down");
+	TEST_ASSERT_EQ(mac_pass(&d, bc), -1, "nothing taken while down");
+	mt_wr(&d, TALLY_REG_CTRL, mt_rd(&d, TALLY_REG_CTRL) & ~TALLY_CTRL_LINK_DOWN);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS),
+		       TALLY_STATUS_READY | TALLY_STATUS_LINK_UP, "link up again");
+	TEST_ASSERT_EQ(mac_pass(&d, bc), 1, "up again");
+	mt_wr(&d, TALLY_REG_CTRL, TALLY_CTRL_ENABLE | TALLY_CTRL_LINK_DOWN);
+	mt_wr(&d, TALLY_REG_RESET, TALLY_RESET_MAGIC);
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_CTRL), 0, "reset clears CTRL");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_STATUS),
+		       TALLY_STATUS_READY | TALLY_STATUS_LINK_UP, "reset: link up");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_CNT), 0, "no fault");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_identity),
 	TEST_CASE(test_ro_and_unknown),
@@ -284,6 +376,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_reset),
 	TEST_CASE(test_queue_enable_checks),
 	TEST_CASE(test_mac_filter),
+	TEST_CASE(test_mc_filter),
+	TEST_CASE(test_link_down),
 };
 
 TEST_MAIN("model-regs", cases)
