@@ -4,13 +4,15 @@
  * reaches the port only when its destination is in the port's MAC table
  * (or broadcast); every other frame counts once as rx_filtered. Each case
  * sends a known number of frames to one destination and checks exactly how
- * many arrived and how many were filtered.
+ * many arrived and how many were filtered. The multicast list
+ * (set_mc_addr_list) is a table of its own, beside the MAC table.
  */
 #include "tally_dpdk_test.h"
 
 #define NB_FRAMES	40
 #define SETTLE_MS	2000
 #define MAC_TABLE	16	/* addresses a port holds, the primary included */
+#define MC_TABLE	16	/* multicast list entries (spec 2.2) */
 
 static const struct rte_ether_addr unknown = {{ 0x02, 0x11, 0x22, 0x33, 0x44, 0x01 }};
 static const struct rte_ether_addr other = {{ 0x02, 0x11, 0x22, 0x33, 0x44, 0x02 }};
@@ -185,16 +187,68 @@ body_mcast(uint16_t port)
 	return TEST_SUCCESS;
 }
 
+/* The multicast list (spec 2.2): replaced whole, at most MC_TABLE
+ * multicast addresses, refused whole when it cannot be taken. */
+static int
+body_mc_list(uint16_t port)
+{
+	struct rte_ether_addr set[MC_TABLE + 1];
+	unsigned int i;
+
+	TEST_ASSERT_EQ(rte_eth_allmulticast_get(port), 0, "allmulti off");
+	TEST_ASSERT_EQ(expect(port, &mcast, false, "multicast, no list"), 0, "");
+	set[0] = mcast;
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, set, 1), 0, "list of one");
+	TEST_ASSERT_EQ(expect(port, &mcast, true, "listed"), 0, "");
+	TEST_ASSERT_EQ(expect(port, &mcast2, false, "not listed"), 0, "");
+	TEST_ASSERT_EQ(expect(port, &unknown, false, "unicast"), 0, "");
+	/* refused lists change nothing */
+	for (i = 0; i <= MC_TABLE; i++) {
+		set[i] = mcast2;
+		set[i].addr_bytes[5] = (uint8_t)(0x80 + i);
+	}
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, set, MC_TABLE + 1), -ENOSPC,
+		       "one more than the filter holds");
+	set[1] = unknown;
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, set, 2), -EINVAL,
+		       "a unicast address");
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, NULL, 1), -EINVAL, "NULL list");
+	TEST_ASSERT_EQ(expect(port, &mcast, true, "still listed"), 0, "");
+	/* a full list replaces the old one */
+	set[1] = mcast2;
+	set[1].addr_bytes[5] = 0x81;
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, set, MC_TABLE), 0, "full list");
+	TEST_ASSERT_EQ(expect(port, &mcast, false, "replaced"), 0, "");
+	for (i = 0; i < MC_TABLE; i++)
+		TEST_ASSERT_EQ(expect(port, &set[i], true, "full list entry"), 0, "entry %u", i);
+	TEST_ASSERT_EQ(expect(port, &set[MC_TABLE], false, "beyond the list"), 0, "");
+	/* kept across stop/start */
+	TEST_ASSERT_EQ(rte_eth_dev_stop(port), 0, "");
+	TEST_ASSERT_EQ(rte_eth_dev_start(port), 0, "");
+	TEST_ASSERT_EQ(expect(port, &set[3], true, "after restart"), 0, "");
+	/* the unicast table is apart: a MAC address added still counts */
+	set[0] = mcast;
+	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_add(port, &set[0], 0), 0, "add multicast MAC");
+	TEST_ASSERT_EQ(expect(port, &mcast, true, "MAC table"), 0, "");
+	/* an empty list clears it */
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, NULL, 0), 0, "empty list");
+	TEST_ASSERT_EQ(expect(port, &set[3], false, "cleared"), 0, "");
+	TEST_ASSERT_EQ(expect(port, &mcast, true, "MAC table untouched"), 0, "");
+	return TEST_SUCCESS;
+}
+
 static int test_add_remove(void) { return with_port(body_add_remove); }
 static int test_primary(void) { return with_port(body_primary); }
 static int test_full(void) { return with_port(body_full); }
 static int test_mcast(void) { return with_port(body_mcast); }
+static int test_mc_list(void) { return with_port(body_mc_list); }
 
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_add_remove),
 	TEST_CASE(test_primary),
 	TEST_CASE(test_full),
 	TEST_CASE(test_mcast),
+	TEST_CASE(test_mc_list),
 };
 
 int

@@ -5,11 +5,12 @@
  * Every op of the primary enters the port (tally_port_state.c) for what it
  * needs. After the device is gone (doc/guides/nics/tally.rst, "Device
  * loss") what would program the device fails with -EIO: configure, start,
- * queue setup and start, MTU, MAC address set and add, promiscuous and
- * all-multicast, RSS hash and RETA updates. What undoes, releases or reads
- * software state succeeds: stop, close, queue stop and release, MAC address
- * removal (ethdev's copy only), link (down), statistics and their reset
- * (baselines), device and queue info, RSS and RETA queries.
+ * queue setup and start, MTU, MAC address set and add, the multicast list,
+ * link up and down, promiscuous and all-multicast, RSS hash and RETA
+ * updates. What undoes, releases or reads software state succeeds: stop,
+ * close, queue stop and release, MAC address removal (ethdev's copy only),
+ * link (down), statistics and their reset (baselines), device and queue
+ * info, RSS and RETA queries.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,8 @@ tally_adapter_from_port(uint16_t port_id)
 		return NULL;
 	return tally_adapter(dev);
 }
+
+static int tally_link_refresh(struct rte_eth_dev *dev);
 
 static bool
 tally_rss_enabled(const struct rte_eth_dev *dev)
@@ -227,7 +230,8 @@ tally_dev_start_locked(struct rte_eth_dev *dev)
 			      TALLY_CTRL_RSS | TALLY_CTRL_PROMISC |
 			      TALLY_CTRL_ALLMULTI);
 	ad->started = true;
-	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
+	/* up, unless held down (tally_link.c) */
+	(void)tally_link_refresh(dev);
 	return 0;
 
 err_queues:
@@ -245,7 +249,7 @@ tally_dev_stop_locked(struct rte_eth_dev *dev)
 	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_ENABLE);
 	tally_queues_stop_all(dev);
 	ad->started = false;
-	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	(void)tally_link_refresh(dev);
 }
 
 static int
@@ -316,23 +320,19 @@ tally_dev_close(struct rte_eth_dev *dev)
 
 /* Down once the device is gone; the loss seen here is reported as the loss
  * watch would (tally_port_lost(): the event comes from an alarm). */
+/* The link as it is now (caller inside the port): up while started, the
+ * device there and its link not held down. */
 static int
-tally_link_update(struct rte_eth_dev *dev, int wait)
+tally_link_refresh(struct rte_eth_dev *dev)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
-	struct tally_hal_dev *hal;
+	struct tally_hal_dev *hal = tally_proc_hal(dev);
 	struct rte_eth_link link = {
 		.link_speed = RTE_ETH_SPEED_NUM_100G,
 		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
 		.link_autoneg = RTE_ETH_LINK_FIXED,
 	};
-	int rc;
 
-	RTE_SET_USED(wait);
-	rc = tally_port_enter(dev, TALLY_PORT_SOFT);
-	if (rc != 0)
-		return rc;
-	hal = tally_proc_hal(dev);
 	link.link_status = ad->started ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
 	if (tally_port_gone(dev)) {
 		link.link_status = RTE_ETH_LINK_DOWN;
@@ -346,7 +346,21 @@ tally_link_update(struct rte_eth_dev *dev, int wait)
 	}
 	if (link.link_status == RTE_ETH_LINK_DOWN)
 		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
-	rc = rte_eth_linkstatus_set(dev, &link);
+	return rte_eth_linkstatus_set(dev, &link);
+}
+
+/* With intr_conf.lsc ethdev reads dev_link without calling this: start,
+ * stop and the link ops keep it current (tally_link_refresh()). */
+int
+tally_link_update(struct rte_eth_dev *dev, int wait)
+{
+	int rc;
+
+	RTE_SET_USED(wait);
+	rc = tally_port_enter(dev, TALLY_PORT_SOFT);
+	if (rc != 0)
+		return rc;
+	rc = tally_link_refresh(dev);
 	tally_port_leave(dev);
 	return rc;
 }
@@ -850,6 +864,9 @@ const struct eth_dev_ops tally_eth_dev_ops = {
 	.mac_addr_set = tally_mac_addr_set,
 	.mac_addr_add = tally_mac_addr_add,
 	.mac_addr_remove = tally_mac_addr_remove,
+	.set_mc_addr_list = tally_set_mc_addr_list,
+	.dev_set_link_up = tally_dev_set_link_up,
+	.dev_set_link_down = tally_dev_set_link_down,
 	.stats_get = tally_op_stats_get,
 	.stats_reset = tally_op_stats_reset,
 	.xstats_get = tally_op_xstats_get,
@@ -933,7 +950,8 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	}
 	dev->dev_ops = &tally_eth_dev_ops;
 	tally_flow_async_attach(dev);
-	dev->data->dev_flags |= RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE;
+	/* link status change events: tally_link.c */
+	dev->data->dev_flags |= RTE_ETH_DEV_FLOW_OPS_THREAD_SAFE | RTE_ETH_DEV_INTR_LSC;
 	/* our own per-queue xstats: no ethdev autofill */
 	dev->data->dev_flags &= ~RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
 	dev->data->dev_link.link_speed = RTE_ETH_SPEED_NUM_NONE;
@@ -1011,6 +1029,20 @@ tally_sec_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr,
 }
 
 static int
+tally_sec_link_set(struct rte_eth_dev *dev)
+{
+	return tally_primary_only(dev, "link up/down");
+}
+
+static int
+tally_sec_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *set, uint32_t n)
+{
+	RTE_SET_USED(set);
+	RTE_SET_USED(n);
+	return tally_primary_only(dev, "multicast list");
+}
+
+static int
 tally_sec_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	RTE_SET_USED(mtu);
@@ -1085,6 +1117,9 @@ const struct eth_dev_ops tally_eth_dev_ops_secondary = {
 	.mtu_set = tally_sec_mtu_set,
 	.mac_addr_set = tally_sec_mac_addr_set,
 	.mac_addr_add = tally_sec_mac_addr_add,
+	.set_mc_addr_list = tally_sec_mc_addr_list,
+	.dev_set_link_up = tally_sec_link_set,
+	.dev_set_link_down = tally_sec_link_set,
 	/* no mac_addr_remove: ethdev answers -ENOTSUP before it clears its
 	 * shared copy of the address (the op has no result to refuse with) */
 	.stats_get = tally_stats_get,

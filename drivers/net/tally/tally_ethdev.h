@@ -230,6 +230,13 @@ int tally_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr);
 int tally_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr,
 		       uint32_t index, uint32_t vmdq);
 void tally_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index);
+/* tally_link.c: link control and the multicast list (primary process). */
+int tally_dev_set_link_up(struct rte_eth_dev *dev);
+int tally_dev_set_link_down(struct rte_eth_dev *dev);
+int tally_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *set,
+			   uint32_t n);
+/* tally_ethdev.c: ethdev's link_update (0: the status changed). */
+int tally_link_update(struct rte_eth_dev *dev, int wait);
 /* The adapter of port_id if it is a Tally port, else NULL. */
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
@@ -255,6 +262,9 @@ bool tally_port_gone(const struct rte_eth_dev *dev);
 /* The device was found gone (caller inside the port): RUNNING -> GONE once;
  * that caller swaps the bursts and schedules the removal event. */
 void tally_port_lost(struct rte_eth_dev *dev);
+/* The link changed: RTE_ETH_EVENT_INTR_LSC from an alarm, unless the port
+ * is gone or closing by then. */
+void tally_port_link_event(struct rte_eth_dev *dev);
 /* True: the caller closes the port, nothing else is inside any more, then
  * calls tally_port_close_end(). False: closed already (by another caller,
  * which this one waited for): return. */

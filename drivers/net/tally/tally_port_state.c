@@ -207,6 +207,32 @@ tally_port_lost(struct rte_eth_dev *dev)
 			      rte_strerror(rte_errno));
 }
 
+/* A link status change event (tally_link.c), as the removal event is
+ * delivered: from the interrupt thread, for a port still running. */
+static void
+port_link_notify(void *arg)
+{
+	struct tally_port_slot *s;
+	uint16_t port;
+
+	s = alarm_slot(arg, &port);
+	if (s == NULL || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != TALLY_PORT_RUNNING)
+		return;
+	rte_eth_dev_callback_process(&rte_eth_devices[port], RTE_ETH_EVENT_INTR_LSC, NULL);
+}
+
+void
+tally_port_link_event(struct rte_eth_dev *dev)
+{
+	struct tally_port_slot *s = slot_of(dev);
+	uint16_t port = port_of(dev);
+
+	if (rte_eal_alarm_set(1, port_link_notify,
+			      alarm_arg(port, __atomic_load_n(&s->gen, __ATOMIC_RELAXED))) != 0)
+		TALLY_DRV_LOG(ERR, "port %u: cannot schedule the link event: %s", port,
+			      rte_strerror(rte_errno));
+}
+
 /* The loss watch: looks at the transport, re-arms itself until the device is
  * gone or the port closes. Never runs application code. */
 static void
@@ -281,6 +307,8 @@ tally_port_close_begin(struct rte_eth_dev *dev)
 	 * (it waits for a running watch to return); a removal event still
 	 * to come finds the port closing and says nothing */
 	rte_eal_alarm_cancel(port_watch,
+			     alarm_arg(port, __atomic_load_n(&s->gen, __ATOMIC_RELAXED)));
+	rte_eal_alarm_cancel(port_link_notify,
 			     alarm_arg(port, __atomic_load_n(&s->gen, __ATOMIC_RELAXED)));
 	while (__atomic_load_n(&s->users, __ATOMIC_SEQ_CST) != 0)
 		rte_delay_us_sleep(100);
