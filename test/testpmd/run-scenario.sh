@@ -4,6 +4,7 @@
 #
 # A scenario file has three parts:
 #   vdev: <devargs after net_tally0,>     (@DATA@ = DATA_DIR, @WORK@ = temp dir)
+#   eal:  <more EAL args after it: more ports, a bonding or fail-safe vdev>
 #   args: <extra testpmd application args>
 #   cmds:            then testpmd commands, one per line ("sleep N" pauses)
 #   expect:          then extended regexes; each must match a line of the
@@ -24,6 +25,8 @@ trap 'rm -rf "$work"' EXIT
 subst() { sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g" -e "s|@TOOLS@|$tools|g"; }
 vdev=$(sed -n 's/^vdev: *//p' "$scen" | subst)
 args=$(sed -n 's/^args: *//p' "$scen" | subst)
+TALLY_TP_EAL=$(sed -n 's/^eal: *//p' "$scen" | subst)
+export TALLY_TP_EAL
 part() {
 	awk -v p="$1:" '$0 == p {on=1; next} /^(cmds|expect|absent|check):$/ {on=0} on && NF' "$scen"
 }

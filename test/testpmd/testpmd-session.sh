@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # testpmd-session.sh PMD_SO VDEV_ARGS SCRIPT [testpmd args...]
 #
+# TALLY_TP_EAL: more EAL arguments after the port's --vdev (split on
+# spaces), for more ports and the vdevs built on them (bonding, fail-safe).
+#
 # Runs stock dpdk-testpmd on one net_tally vdev, feeding the interactive
 # commands of SCRIPT one line at a time. A line "sleep N" pauses; "wait-quiet"
-# pauses until port 0's Rx counter stops moving (up to 10 s). testpmd's
+# pauses until port 0's Rx counter stops moving (up to 10 s); "telemetry
+# CMD" asks the running testpmd's telemetry socket (stock dpdk-telemetry.py)
+# and puts the reply, one JSON line, into the output. testpmd's
 # output goes to stdout, line-buffered so stdout and stderr lines keep their
 # order. --no-flush-rx: testpmd would otherwise drain the Rx
 # queues at "start", and an inline model reading a pcap wire delivers the
@@ -27,6 +32,7 @@ tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
 . "$tools/eal-plugin.sh"
 tally_eal_mem_skip
 read -ra mem <<<"$(tally_eal_mem 512)"
+read -ra eal_more <<<"${TALLY_TP_EAL:-}"
 pmd=$(tally_plugin "$pmd")
 prefix="tally-tp-$$-$RANDOM"
 nic_pid=""
@@ -94,6 +100,10 @@ feed() {
 	while IFS= read -r line || [ -n "$line" ]; do
 		case "$line" in
 		"sleep "*) sleep "${line#sleep }" ;;
+		"telemetry "*)
+			printf '\n' >&4
+			echo "${line#telemetry }" | dpdk-telemetry.py -f "$prefix" 2>&1 |
+				grep '^{' >&4 || true ;;
 		"") ;;
 		*) echo "$line"; sleep 0.2
 		   case "$line" in
@@ -117,9 +127,10 @@ release_wire() {
 
 sess_dir=$(mktemp -d)
 out="$sess_dir/out"
+exec 4>&1
 feed | timeout 120 stdbuf -oL -eL dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci \
 	--file-prefix="$prefix" --log-level='pmd.net.tally.*:notice' \
-	-d "$pmd" --vdev "$vdev" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 |
+	-d "$pmd" --vdev "$vdev" "${eal_more[@]}" -- -i --total-num-mbufs=4096 --no-flush-rx "$@" 2>&1 |
 	tee "$out" || true
 stop_nic
 rm -rf "$sess_dir"
