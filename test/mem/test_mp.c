@@ -47,6 +47,10 @@ sec_refusals(uint16_t port)
 	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_add(port, &mac, 0), -EPERM, "");
 	/* no remove op in a secondary: ethdev refuses before it clears */
 	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_remove(port, &mac), -ENOTSUP, "");
+	mac.addr_bytes[0] = 0x01;
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, &mac, 1), -EPERM, "");
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_down(port), -EPERM, "");
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_up(port), -EPERM, "");
 	TEST_ASSERT_EQ(rte_eth_dev_rx_queue_stop(port, 0), -EPERM, "");
 	memset(&err, 0, sizeof(err));
 	TEST_ASSERT_EQ(rte_flow_validate(port, &attr, pattern, actions, &err), -EPERM,

@@ -165,6 +165,11 @@ ethdev_after_loss(uint16_t port)
 	TEST_ASSERT_EQ(rte_eth_promiscuous_enable(port), -EIO, "");
 	TEST_ASSERT_EQ(rte_eth_dev_default_mac_addr_set(port, &mac), -EIO, "");
 	TEST_ASSERT_EQ(rte_eth_dev_mac_addr_add(port, &mac, 0), -EIO, "");
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_down(port), -EIO, "");
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_up(port), -EIO, "");
+	mac.addr_bytes[0] = 0x01;
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, &mac, 1), -EIO, "");
+	TEST_ASSERT_EQ(rte_eth_dev_set_mc_addr_list(port, NULL, 0), -EIO, "");
 	TEST_ASSERT_EQ(rte_eth_stats_get(port, &st), 0, "");
 	TEST_ASSERT(st.ipackets >= 32, "the counts before the loss stay");
 	TEST_ASSERT_EQ(rte_eth_stats_reset(port), 0, "");
