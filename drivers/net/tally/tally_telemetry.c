@@ -68,7 +68,9 @@ tally_tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint16_t port;
 
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-	RTE_ETH_FOREACH_DEV(port) {
+	/* owned ports too: a fail-safe or bonding port's Tally sub-devices */
+	for (port = rte_eth_find_next(0); port < RTE_MAX_ETHPORTS;
+	     port = rte_eth_find_next(port + 1)) {
 		struct tally_adapter *ad = tally_adapter_from_port(port);
 
 		if (ad != NULL && !ad->closed)
