@@ -16,6 +16,8 @@ skip() { echo "in-netns: $*" >&2; exit 77; }
 command -v unshare >/dev/null || skip "no unshare(1) (util-linux)"
 command -v ip >/dev/null || skip "no ip(8) (iproute2)"
 unshare --net true 2>/dev/null || skip "unshare --net refused here (no CAP_SYS_ADMIN?)"
+# the script is for the inner bash: nothing expands here
+# shellcheck disable=SC2016
 exec unshare --net -- bash -c '
 	set -euo pipefail
 	pairs=$1
