@@ -72,7 +72,8 @@
  */
 #define TALLY_REG_STATUS		0x0044	/* RO */
 #define  TALLY_STATUS_READY		TALLY_BIT(0)
-#define  TALLY_STATUS_LINK_UP		TALLY_BIT(1)
+#define  TALLY_STATUS_LINK_UP		TALLY_BIT(1)	/* not CTRL.LINK_DOWN, and the wire
+							 * has carrier */
 #define  TALLY_STATUS_FAULT		TALLY_BIT(2)	/* a fault happened; see FAULT_* */
 #define TALLY_REG_CTRL			0x0048	/* RW */
 #define  TALLY_CTRL_ENABLE		TALLY_BIT(0)	/* port passes traffic */

@@ -104,6 +104,8 @@ tally_model_step_locked(struct tally_model *m)
 
 	if (m->cfg.mbox)	/* other processes' doorbells first */
 		frames += tally_model_mbox_poll_locked(m);
+	if (m->wire->carrier != NULL)
+		tally_model_carrier_poll(m, false);
 	m->tx_ref = rx && m->wire->tx_settle != NULL;
 	if (m->tx_pending != 0)
 		frames += tally_model_step_tx(m);
@@ -421,11 +423,13 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 				 m->bar_len);
 		goto fail;
 	}
+	m->carrier = true;	/* until the wire says otherwise */
 	tally_model_regs_init(m);
 	rc = tally_model_wires[cfg->wire]->open(m, errbuf, errlen);
 	if (rc < 0)
 		goto fail;
 	m->wire = tally_model_wires[cfg->wire];
+	tally_model_carrier_poll(m, true);
 	if (cfg->mode == TALLY_MODEL_THREAD) {
 		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
 		if (rc < 0) {

@@ -52,6 +52,7 @@
 #define TALLY_MODEL_L2_OVERHEAD		18	/* Ethernet header + one VLAN tag */
 #define TALLY_MODEL_CCNT_MAX		(1u << 24)
 #define TALLY_MODEL_GEN_FLOWS_MAX	(1u << 24)
+#define TALLY_MODEL_CARRIER_NS		50000000	/* wire carrier looked at this often */
 _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 	       TALLY_MBOX_OFF + sizeof(struct tally_mbox) <= TALLY_CNT_BANK_OFF,
 	       "the mailbox lies between the register file and the banks");
@@ -125,6 +126,9 @@ struct tally_wire_ops {
 						 uint32_t *max_len);
 	void (*tx_ref_put)(struct tally_model *m, unsigned int n);
 	void (*tx_settle)(struct tally_model *m);
+	/* Optional: whether the wire has carrier now (a back end without it
+	 * always has). Called at most every TALLY_MODEL_CARRIER_NS. */
+	bool (*carrier)(struct tally_model *m);
 };
 
 extern const struct tally_wire_ops tally_wire_loop_ops;
@@ -239,6 +243,8 @@ struct tally_model {
 	uint8_t rx_dirty[TALLY_MODEL_BURST];	/* key sections rx_pkts[i] holds (parse) */
 
 	int wire_held;			/* atomic: wire input held back */
+	bool carrier;			/* the wire's carrier, as last seen */
+	uint64_t carrier_ns;		/* when it was last looked at */
 	struct tally_model_cls *cls;	/* classification cache (tally_model_cls.h) */
 	uint32_t cls_gen;		/* atomic: bumped to invalidate the cache */
 	pthread_t thread;
@@ -322,6 +328,12 @@ void tally_model_errf(char *errbuf, size_t errlen, const char *fmt, ...)
 /* tally_model_regs.c */
 void tally_model_regs_init(struct tally_model *m);
 void tally_model_reset(struct tally_model *m);
+/* STATUS.LINK_UP from CTRL.LINK_DOWN and the wire's carrier. Lock held. */
+void tally_model_link_sync(struct tally_model *m);
+/* Look at the wire's carrier when TALLY_MODEL_CARRIER_NS passed since the
+ * last look (or always, with force) and follow a change into STATUS. Lock
+ * held. */
+void tally_model_carrier_poll(struct tally_model *m, bool force);
 uint32_t tally_model_read32(void *ctx, uint32_t off);
 void tally_model_write32(void *ctx, uint32_t off, uint32_t val);
 void tally_model_write32_locked(struct tally_model *m, uint32_t off, uint32_t val);

@@ -203,17 +203,35 @@ tally_model_mac_sync(struct tally_model *m)
 					      m->mac_extra[m->mac_nextra++]);
 }
 
-/* STATUS.LINK_UP follows CTRL.LINK_DOWN. Lock held. */
-static void
+void
 tally_model_link_sync(struct tally_model *m)
 {
 	uint32_t st = tally_model_bar_rd(m, TALLY_REG_STATUS);
 
-	if (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_LINK_DOWN)
+	if ((tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_LINK_DOWN) || !m->carrier)
 		st &= ~TALLY_STATUS_LINK_UP;
 	else
 		st |= TALLY_STATUS_LINK_UP;
 	tally_model_bar_wr(m, TALLY_REG_STATUS, st);
+}
+
+void
+tally_model_carrier_poll(struct tally_model *m, bool force)
+{
+	uint64_t now;
+	bool c;
+
+	if (m->wire == NULL || m->wire->carrier == NULL)
+		return;
+	now = tally_time_ns();
+	if (!force && now - m->carrier_ns < TALLY_MODEL_CARRIER_NS)
+		return;
+	m->carrier_ns = now;
+	c = m->wire->carrier(m);
+	if (c == m->carrier)
+		return;
+	m->carrier = c;
+	tally_model_link_sync(m);
 }
 
 /* Entry 0 <- the factory MAC, valid; the others are already zero. */
@@ -247,8 +265,8 @@ tally_model_reset(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_MTU, TALLY_MODEL_MTU_DEFAULT);
 	m->wr[TALLY_REG_MTU / 4] = TALLY_MODEL_MTU_DEFAULT;
 	tally_model_mac_reset(m);
-	tally_model_bar_wr(m, TALLY_REG_STATUS,
-			   TALLY_STATUS_READY | TALLY_STATUS_LINK_UP);
+	tally_model_bar_wr(m, TALLY_REG_STATUS, TALLY_STATUS_READY);
+	tally_model_link_sync(m);
 }
 
 static void
@@ -350,6 +368,12 @@ tally_model_read32(void *ctx, uint32_t off)
 
 	if ((off & 3) != 0 || off >= m->bar_len)
 		return 0;
+	/* a read of the link sees the carrier of now, stepped or not */
+	if (off == TALLY_REG_STATUS && m->wire != NULL && m->wire->carrier != NULL) {
+		tally_model_lock(m);
+		tally_model_carrier_poll(m, true);
+		tally_model_unlock(m);
+	}
 	/* Write-only registers are never stored in the BAR: they read 0. */
 	return tally_model_bar_rd(m, off);
 }

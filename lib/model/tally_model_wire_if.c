@@ -3,12 +3,15 @@
  * Interface wire: a non-blocking AF_PACKET raw socket bound to cfg->iface,
  * in promiscuous mode. Frames the socket itself sends are not received back
  * (PACKET_IGNORE_OUTGOING, and outgoing frames are skipped as a fallback).
+ * The interface's carrier (up and running) is the link's (STATUS.LINK_UP).
  */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -144,6 +147,21 @@ tally_wire_if_eof(struct tally_model *m)
 	return 0;
 }
 
+/* Carrier: the interface is up and running (a veth whose peer is down is
+ * not). An interface that cannot be asked counts as up. */
+static bool
+tally_wire_if_carrier(struct tally_model *m)
+{
+	struct tally_wire_if *w = m->wire_priv;
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", m->iface);
+	if (ioctl(w->fd, SIOCGIFFLAGS, &ifr) < 0)
+		return true;
+	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}
+
 const struct tally_wire_ops tally_wire_if_ops = {
 	.name = "if",
 	.open = tally_wire_if_open,
@@ -151,4 +169,5 @@ const struct tally_wire_ops tally_wire_if_ops = {
 	.tx = tally_wire_if_tx,
 	.rx = tally_wire_if_rx,
 	.eof = tally_wire_if_eof,
+	.carrier = tally_wire_if_carrier,
 };

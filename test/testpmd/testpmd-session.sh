@@ -9,7 +9,8 @@
 # commands of SCRIPT one line at a time. A line "sleep N" pauses; "wait-quiet"
 # pauses until port 0's Rx counter stops moving (up to 10 s); "telemetry
 # CMD" asks the running testpmd's telemetry socket (stock dpdk-telemetry.py)
-# and puts the reply, one JSON line, into the output. testpmd's
+# and puts the reply, one JSON line, into the output; "shell CMD" runs CMD
+# (its output into the output too), e.g. to act on a port's interface. testpmd's
 # output goes to stdout, line-buffered so stdout and stderr lines keep their
 # order. --no-flush-rx: testpmd would otherwise drain the Rx
 # queues at "start", and an inline model reading a pcap wire delivers the
@@ -100,6 +101,9 @@ feed() {
 	while IFS= read -r line || [ -n "$line" ]; do
 		case "$line" in
 		"sleep "*) sleep "${line#sleep }" ;;
+		"shell "*)
+			printf '\n' >&4
+			bash -c "${line#shell }" >&4 2>&1 || true ;;
 		"telemetry "*)
 			printf '\n' >&4
 			echo "${line#telemetry }" | dpdk-telemetry.py -f "$prefix" 2>&1 |

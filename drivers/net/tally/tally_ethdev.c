@@ -71,8 +71,6 @@ tally_adapter_from_port(uint16_t port_id)
 	return tally_adapter(dev);
 }
 
-static int tally_link_refresh(struct rte_eth_dev *dev);
-
 static bool
 tally_rss_enabled(const struct rte_eth_dev *dev)
 {
@@ -297,6 +295,7 @@ tally_dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (!tally_port_close_begin(dev))
 		return 0;
+	tally_link_watch_stop(dev);
 	ad = tally_adapter(dev);
 	if (ad->started)
 		tally_dev_stop_locked(dev);
@@ -320,51 +319,6 @@ tally_dev_close(struct rte_eth_dev *dev)
 
 /* Down once the device is gone; the loss seen here is reported as the loss
  * watch would (tally_port_lost(): the event comes from an alarm). */
-/* The link as it is now (caller inside the port): up while started, the
- * device there and its link not held down. */
-static int
-tally_link_refresh(struct rte_eth_dev *dev)
-{
-	struct tally_adapter *ad = tally_adapter(dev);
-	struct tally_hal_dev *hal = tally_proc_hal(dev);
-	struct rte_eth_link link = {
-		.link_speed = RTE_ETH_SPEED_NUM_100G,
-		.link_duplex = RTE_ETH_LINK_FULL_DUPLEX,
-		.link_autoneg = RTE_ETH_LINK_FIXED,
-	};
-
-	link.link_status = ad->started ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
-	if (tally_port_gone(dev)) {
-		link.link_status = RTE_ETH_LINK_DOWN;
-	} else {
-		if (ad->started && !tally_hal_link_up(hal))
-			link.link_status = RTE_ETH_LINK_DOWN;
-		if (ad->hal_open && tally_hal_gone(hal)) {
-			link.link_status = RTE_ETH_LINK_DOWN;
-			tally_port_lost(dev);
-		}
-	}
-	if (link.link_status == RTE_ETH_LINK_DOWN)
-		link.link_speed = RTE_ETH_SPEED_NUM_NONE;
-	return rte_eth_linkstatus_set(dev, &link);
-}
-
-/* With intr_conf.lsc ethdev reads dev_link without calling this: start,
- * stop and the link ops keep it current (tally_link_refresh()). */
-int
-tally_link_update(struct rte_eth_dev *dev, int wait)
-{
-	int rc;
-
-	RTE_SET_USED(wait);
-	rc = tally_port_enter(dev, TALLY_PORT_SOFT);
-	if (rc != 0)
-		return rc;
-	rc = tally_link_refresh(dev);
-	tally_port_leave(dev);
-	return rc;
-}
-
 static int
 tally_ctrl_bit(struct rte_eth_dev *dev, uint32_t bit, bool on)
 {
@@ -961,6 +915,7 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	dev->rx_descriptor_status = tally_rx_descriptor_status;
 	dev->tx_descriptor_status = tally_tx_descriptor_status;
 	tally_port_state_init(dev);
+	tally_link_watch_start(dev);
 	TALLY_INIT_LOG(INFO, "%s: port %u, %u rxq %u txq, max frame %u",
 		       dev->data->name, dev->data->port_id, ad->max_rxq,
 		       ad->max_txq, ad->max_frame);

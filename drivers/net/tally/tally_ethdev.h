@@ -146,6 +146,7 @@ struct tally_adapter {
 	uint8_t reta[TALLY_RSS_RETA_SIZE];
 	uint64_t rss_hf;		/* RTE_ETH_RSS_* */
 	bool reta_user;			/* reta set by reta_update */
+	rte_spinlock_t link_lock;	/* one event per link change (tally_link.c) */
 	/* the device's view of host memory (tally_dma.c); the probe sets
 	 * the bus (and, for a device process, how to share memory) */
 	struct tally_dma *dma;
@@ -230,13 +231,18 @@ int tally_mac_addr_set(struct rte_eth_dev *dev, struct rte_ether_addr *addr);
 int tally_mac_addr_add(struct rte_eth_dev *dev, struct rte_ether_addr *addr,
 		       uint32_t index, uint32_t vmdq);
 void tally_mac_addr_remove(struct rte_eth_dev *dev, uint32_t index);
-/* tally_link.c: link control and the multicast list (primary process). */
+/* tally_link.c: the link, link control and the multicast list. */
 int tally_dev_set_link_up(struct rte_eth_dev *dev);
 int tally_dev_set_link_down(struct rte_eth_dev *dev);
 int tally_set_mc_addr_list(struct rte_eth_dev *dev, struct rte_ether_addr *set,
 			   uint32_t n);
-/* tally_ethdev.c: ethdev's link_update (0: the status changed). */
+/* ethdev's link_update (0: the status changed). */
 int tally_link_update(struct rte_eth_dev *dev, int wait);
+/* dev_link as it is now, no event (caller inside the port). */
+int tally_link_refresh(struct rte_eth_dev *dev);
+/* The link watch (primary): armed at the end of probe, cancelled by close. */
+void tally_link_watch_start(struct rte_eth_dev *dev);
+void tally_link_watch_stop(struct rte_eth_dev *dev);
 /* The adapter of port_id if it is a Tally port, else NULL. */
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
 uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
