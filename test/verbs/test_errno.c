@@ -720,6 +720,36 @@ create_raw_qp_caps_over_max_einval(void)
 	return TEST_SUCCESS;
 }
 
+/* Exported verbs of libibverbs that dispatch through its private ops (a
+ * crash on a Tally object, were libibverbs' own reached): dma-buf memory
+ * regions and imports are not supported (EOPNOTSUPP on ours, EINVAL on any
+ * other handle), unimport has nothing to undo, fork needs no care. */
+static int
+dmabuf_import_fork_answers(void)
+{
+	static char junk[4096];		/* never a handle of the library */
+	struct ibv_context *fctx = (struct ibv_context *)(void *)junk;
+	struct ibv_pd *fpd = (struct ibv_pd *)(void *)junk;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TV_ASSERT_NULL_ERRNO(ibv_reg_dmabuf_mr(tv_pd, 0, 4096, 0, 3, IBV_ACCESS_LOCAL_WRITE),
+			     EOPNOTSUPP, "reg_dmabuf_mr");
+	TV_ASSERT_NULL_ERRNO(ibv_reg_dmabuf_mr(fpd, 0, 4096, 0, 3, IBV_ACCESS_LOCAL_WRITE),
+			     EINVAL, "reg_dmabuf_mr foreign PD");
+	TV_ASSERT_NULL_ERRNO(ibv_import_pd(tv_ctx, 1), EOPNOTSUPP, "import_pd");
+	TV_ASSERT_NULL_ERRNO(ibv_import_pd(fctx, 1), EINVAL, "import_pd foreign context");
+	TV_ASSERT_NULL_ERRNO(ibv_import_mr(tv_pd, 1), EOPNOTSUPP, "import_mr");
+	TV_ASSERT_NULL_ERRNO(ibv_import_mr(fpd, 1), EINVAL, "import_mr foreign PD");
+	TV_ASSERT_NULL_ERRNO(ibv_import_dm(tv_ctx, 1), EOPNOTSUPP, "import_dm");
+	TV_ASSERT_NULL_ERRNO(ibv_import_dm(fctx, 1), EINVAL, "import_dm foreign context");
+	ibv_unimport_pd(fpd);
+	ibv_unimport_mr((struct ibv_mr *)(void *)junk);
+	ibv_unimport_dm((struct ibv_dm *)(void *)junk);
+	TEST_ASSERT_EQ(ibv_fork_init(), 0, "fork_init");
+	TEST_ASSERT_EQ(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED, "is_fork_initialized");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -749,6 +779,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(create_qp_ex_create_flags),
 	TEST_CASE(cq_ex_standard_flags),
 	TEST_CASE(create_raw_qp_caps_over_max_einval),
+	TEST_CASE(dmabuf_import_fork_answers),
 };
 
 TEST_MAIN("verbs-errno", cases)
