@@ -26,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # the rdma-core release whose tests and outcomes rdma-core-44.expect lists
 RDMA_CORE=44.0
-MODULES="test_flow test_device test_pd test_cq test_cqex test_qp test_mr"
+MODULES="test_flow test_device test_pd test_cq test_cqex test_qp test_mr test_fork"
 TESTS=/usr/share/doc/rdma-core/tests
 PYTHON=/usr/bin/python3
 expect=$here/rdma-core-${RDMA_CORE%%.*}.expect
