@@ -20,7 +20,7 @@
 # tests are not where the package puts them, when not root (rdma-core's raw
 # packet tests need it), or where the memory mode cannot run.
 set -uo pipefail
-lib=$1
+lib=$(realpath "$1") || exit 1	# python3 runs in another directory
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../devtools/eal-mem.sh"
 
