@@ -13,7 +13,9 @@
 # The tests are copied from the installed package into a private directory
 # at run time (gunzip'd: Debian compresses some) and run with Debian's
 # python3, in one process whose EAL (TALLY_VERBS_EAL_ARGS) has one port, in
-# the memory mode of TALLY_TEST_MEM (devtools/eal-mem.sh).
+# the memory mode of TALLY_TEST_MEM (devtools/eal-mem.sh). Run under
+# with-eal.sh or test/nic/with-nic.sh, it keeps the TALLY_VERBS_EAL_ARGS
+# they give (the port in a tally-nic device process, for instance).
 #
 # Exit 77 (skipped), with one line saying why, when python3-pyverbs is not
 # installed or not of the pinned rdma-core release (RDMA_CORE), when the
@@ -66,10 +68,13 @@ trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
 cp -r "$TESTS" "$tmp/tests" || exit 1
 find "$tmp/tests" -name '*.gz' -exec gunzip -f {} + || exit 1
 
-mem=$(tally_eal_mem 512) || exit 1
+if [ -z "${TALLY_VERBS_EAL_ARGS:-}" ]; then
+	mem=$(tally_eal_mem 512) || exit 1
+	export TALLY_VERBS_EAL_ARGS="-l 0 $mem --no-pci --file-prefix=$prefix --vdev net_tally0 --log-level=pmd.net.tally*:notice"
+fi
 echo "rdma-core $ver tests ($TESTS), LD_PRELOAD=$preload"
+echo "TALLY_VERBS_EAL_ARGS=$TALLY_VERBS_EAL_ARGS"
 (cd "$tmp/tests" &&
-	TALLY_VERBS_EAL_ARGS="-l 0 $mem --no-pci --file-prefix=$prefix --vdev net_tally0 --log-level=pmd.net.tally*:notice" \
 	PYTHONDONTWRITEBYTECODE=1 timeout 100 \
 	env LD_PRELOAD="$preload" "$PYTHON" run_tests.py --dev tally_0 -v $MODULES) \
 	>"$tmp/log" 2>&1
