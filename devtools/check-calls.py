@@ -127,7 +127,7 @@ def size_problems(sources):
         with open(s, encoding="utf-8", errors="replace") as f:
             text = f.read()
         n = text.count("\n")
-        head = text[:text.find("*/") + 2] if "*/" in text else ""
+        head = text[:text.find("#include")] if "#include" in text else text
         if n > MAX_LINES and "Size:" not in head:
             bad.append("%s: %d lines, over %d with no 'Size:' reason in its header"
                        % (s, n, MAX_LINES))

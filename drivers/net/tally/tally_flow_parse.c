@@ -8,6 +8,10 @@
  * fields an item implies (an ipv4 item implies ip_version 4, a udp item
  * implies ip_protocol 17, a vxlan item implies outer UDP port 4789).
  * Items after vxlan describe the inner headers and fill the inner section.
+ *
+ * Size: the item and action tables, the key helpers every item uses and the
+ * fragment-range solver are one unit; split, the tables' helpers would all
+ * become exported functions of the flow engine.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -546,7 +550,7 @@ vxlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	  .nic_mask = &st##_nic_mask, .default_mask = &rte_flow_item_##st##_mask, \
 	  .copies = (copies_), .ncopies = RTE_DIM(copies_), .extra = (extra_), \
 	  .range_off = (range_) }
-#define ITEM(TYPE, nm, lay, outer, st, copies_, extra_) ITEM_R(TYPE, nm, lay, outer, st, copies_, extra_, 0)
+#define ITEM(TYPE, nm, lay, outer, st, cp, ex) ITEM_R(TYPE, nm, lay, outer, st, cp, ex, 0)
 
 /* Parsed by devtools/check-flow-doc.sh: each entry starts a line with ITEM( or ITEM_R(. */
 static const struct item_desc items[] = {
@@ -943,6 +947,31 @@ static const struct rss_hf_map rss_hf_map[] = {
 	{ RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX, TALLY_RSS_HF_IPV6_UDP },
 };
 
+/* The device's hash types of ethdev's; *left: the types it has none for. */
+static uint32_t
+rss_map(uint64_t types, uint64_t *left)
+{
+	uint32_t dev = 0;
+	unsigned int i;
+
+	*left = types;
+	for (i = 0; i < RTE_DIM(rss_hf_map); i++) {
+		if (types & rss_hf_map[i].eth) {
+			dev |= rss_hf_map[i].dev;
+			*left &= ~rss_hf_map[i].eth;
+		}
+	}
+	return dev;
+}
+
+uint32_t
+tally_rss_hf_to_dev(uint64_t rss_hf)
+{
+	uint64_t left;
+
+	return rss_map(rss_hf, &left);
+}
+
 static int
 act_fate(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	 enum tally_steer_fate fate, uint32_t arg, struct rte_flow_error *error)
@@ -996,14 +1025,7 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	}
 	a->rss_nq = (uint16_t)rss->queue_num;
 	types = rss->types ? rss->types : RTE_ETH_RSS_IP;
-	left = types;
-	a->rss_hf = 0;
-	for (i = 0; i < RTE_DIM(rss_hf_map); i++) {
-		if (types & rss_hf_map[i].eth) {
-			a->rss_hf |= rss_hf_map[i].dev;
-			left &= ~rss_hf_map[i].eth;
-		}
-	}
+	a->rss_hf = rss_map(types, &left);
 	if (left != 0)
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
@@ -1012,107 +1034,159 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 }
 
 static int
-act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
-	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+act_void(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
 {
-	switch (act->type) {
-	case RTE_FLOW_ACTION_TYPE_VOID:
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_COUNT:
-	case RTE_FLOW_ACTION_TYPE_INDIRECT:
-		if (a->count != NULL || a->indirect != NULL)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one count (inline or indirect) per rule");
-		if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
-			a->count = act;
-		} else {
-			if (act->conf == NULL)
-				return rte_flow_error_set(error, EINVAL,
-					RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-					"indirect action needs a handle");
-			a->indirect = act;
-		}
-		a->act.flags |= TALLY_STEER_A_COUNT;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_AGE: {
-		const struct rte_flow_action_age *age = act->conf;
-
-		if (a->age != NULL)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act, "one age per rule");
-		if (age == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "age needs a timeout");
-		if (age->timeout == 0)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"age timeout must be at least 1 second");
-		if (age->reserved != 0)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"age reserved bits must be zero");
-		a->age = act;
-		return 0;
-	}
-	case RTE_FLOW_ACTION_TYPE_MARK:
-		if (act->conf == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
-		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one mark or flag per rule");
-		a->act.flags |= TALLY_STEER_A_MARK;
-		a->act.mark = ((const struct rte_flow_action_mark *)act->conf)->id;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_FLAG:
-		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one mark or flag per rule");
-		a->act.flags |= TALLY_STEER_A_FLAG;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_QUEUE: {
-		const struct rte_flow_action_queue *q = act->conf;
-
-		if (q == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
-		if (q->index >= lim->nb_rx_queues)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"queue index out of range");
-		return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
-	}
-	case RTE_FLOW_ACTION_TYPE_RSS:
-		return act_rss(a, act, lim, error);
-	case RTE_FLOW_ACTION_TYPE_DROP:
-		return act_fate(a, act, TALLY_STEER_FATE_DROP, 0, error);
-	case RTE_FLOW_ACTION_TYPE_PASSTHRU:
-		return act_fate(a, act, TALLY_STEER_FATE_PASSTHRU, 0, error);
-	case RTE_FLOW_ACTION_TYPE_JUMP: {
-		const struct rte_flow_action_jump *j = act->conf;
-
-		if (j == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
-		if (j->group >= lim->max_groups)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"jump group beyond the device's table count");
-		return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
-	}
-	default:
-		return rte_flow_error_set(error, ENOTSUP,
-			RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
-	}
+	return 0;
 }
 
-/* Parsed by devtools/check-flow-doc.sh: the actions act_one() accepts.
- * ACTION(age) ACTION(count) ACTION(drop) ACTION(flag) ACTION(indirect) ACTION(jump)
- * ACTION(mark) ACTION(passthru) ACTION(queue) ACTION(rss) ACTION(void)
- */
+/* count and indirect (an indirect COUNT handle) */
+static int
+act_count(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	  const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	if (a->count != NULL || a->indirect != NULL)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"one count (inline or indirect) per rule");
+	if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
+		a->count = act;
+	} else {
+		if (act->conf == NULL)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"indirect action needs a handle");
+		a->indirect = act;
+	}
+	a->act.flags |= TALLY_STEER_A_COUNT;
+	return 0;
+}
+
+static int
+act_age(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_age *age = act->conf;
+
+	if (a->age != NULL)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act, "one age per rule");
+	if (age == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "age needs a timeout");
+	if (age->timeout == 0)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"age timeout must be at least 1 second");
+	if (age->reserved != 0)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"age reserved bits must be zero");
+	a->age = act;
+	return 0;
+}
+
+/* mark and flag */
+static int
+act_mark(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	bool mark = act->type == RTE_FLOW_ACTION_TYPE_MARK;
+
+	if (mark && act->conf == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
+	if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"one mark or flag per rule");
+	if (!mark) {
+		a->act.flags |= TALLY_STEER_A_FLAG;
+		return 0;
+	}
+	a->act.flags |= TALLY_STEER_A_MARK;
+	a->act.mark = ((const struct rte_flow_action_mark *)act->conf)->id;
+	return 0;
+}
+
+static int
+act_queue(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	  const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_queue *q = act->conf;
+
+	if (q == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
+	if (q->index >= lim->nb_rx_queues)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"queue index out of range");
+	return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
+}
+
+static int
+act_drop(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	return act_fate(a, act, TALLY_STEER_FATE_DROP, 0, error);
+}
+
+static int
+act_passthru(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	     const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	return act_fate(a, act, TALLY_STEER_FATE_PASSTHRU, 0, error);
+}
+
+static int
+act_jump(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_jump *j = act->conf;
+
+	if (j == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
+	if (j->group >= lim->max_groups)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"jump group beyond the device's table count");
+	return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
+}
+
+typedef int (*act_fn)(struct tally_flow_acts *a, const struct rte_flow_action *act,
+		      const struct tally_flow_limits *lim, struct rte_flow_error *error);
+
+/* The actions the device has, one per line: the parser, the templates
+ * (tally_flow_action_supported()) and devtools/check-flow-doc.sh (against
+ * features/tally.ini) all read this table. */
+#define ACTION(TYPE, fn)	[RTE_FLOW_ACTION_TYPE_##TYPE] = (fn)
+static const act_fn action_table[] = {
+	ACTION(VOID, act_void),
+	ACTION(COUNT, act_count),
+	ACTION(INDIRECT, act_count),
+	ACTION(AGE, act_age),
+	ACTION(MARK, act_mark),
+	ACTION(FLAG, act_mark),
+	ACTION(QUEUE, act_queue),
+	ACTION(RSS, act_rss),
+	ACTION(DROP, act_drop),
+	ACTION(PASSTHRU, act_passthru),
+	ACTION(JUMP, act_jump),
+};
+
+static inline act_fn
+action_fn(enum rte_flow_action_type type)
+{
+	return (unsigned int)type < RTE_DIM(action_table) ? action_table[type] : NULL;
+}
+
+bool
+tally_flow_action_supported(enum rte_flow_action_type type)
+{
+	return action_fn(type) != NULL;
+}
 
 int
 tally_flow_parse_actions(const struct rte_flow_action actions[],
@@ -1127,7 +1201,12 @@ tally_flow_parse_actions(const struct rte_flow_action actions[],
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL, "NULL action list");
 	for (act = actions; act->type != RTE_FLOW_ACTION_TYPE_END; act++) {
-		ret = act_one(a, act, lim, error);
+		act_fn fn = action_fn(act->type);
+
+		if (fn == NULL)
+			return rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
+		ret = fn(a, act, lim, error);
 		if (ret)
 			return ret;
 	}
