@@ -19,7 +19,6 @@
 #define TALLY_DEFAULT_PKEY	0xffff	/* full-member default P_Key */
 
 #define ON_QP(qp)	(tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL)
-#define ON_PD(pd)	(tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL)
 
 /* ---- P_Key table: one entry, the default P_Key ----------------------------- */
 
@@ -69,7 +68,7 @@ ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -77,7 +76,7 @@ struct ibv_ah *
 ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		      uint8_t port_num)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -101,7 +100,7 @@ ibv_destroy_ah(struct ibv_ah *ah)
 struct ibv_srq *
 ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -154,7 +153,7 @@ struct ibv_mr *
 ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		  uint64_t iova, int fd, int access)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -178,7 +177,7 @@ ibv_unimport_pd(struct ibv_pd *pd)
 struct ibv_mr *
 ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
