@@ -10,7 +10,7 @@ ini=doc/guides/nics/features/tally.ini
 section() {
 	awk -v s="[$1]" '$0 == s {on = 1; next} /^\[/ {on = 0} on && /=/ {print $1}' "$ini" | sort
 }
-code_items=$(grep -o '^	ITEM([A-Z0-9_]*, [a-z0-9_]*' "$src" | sed 's/.*, //' | sort)
+code_items=$(grep -o '^	ITEM\(_R\)\?([A-Z0-9_]*, [a-z0-9_]*' "$src" | sed 's/.*, //' | sort)
 code_actions=$(grep -o 'ACTION([a-z_]*)' "$src" | sed 's/ACTION(\(.*\))/\1/' | grep -v -x -e void -e indirect | sort)
 rc=0
 if [ "$code_items" != "$(section 'rte_flow items')" ]; then
