@@ -23,10 +23,10 @@
 #   wait_for SECONDS CMD...     until CMD succeeds
 #   ovs_log_tail                the log's warnings and errors, at the end
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # fail, pmd, mem, V: read by the scenarios
 
 OVS_VSWITCHD=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
 OVS_APPCTL=(ovs-appctl -t ovs-vswitchd-dpdk)
-# shellcheck disable=SC2034 # read by the scenarios
 fail=0
 
 ovs_enter_netns() {

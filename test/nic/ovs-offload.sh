@@ -4,7 +4,8 @@
 # (other_config:hw-offload=true, netdev datapath) on three Tally ports:
 #   p0, p1  wire=if on a veth each; frames are sent from the veth's peer
 #           (ovs-traffic.py): ARP, IPv4 TCP/UDP/ICMP, IPv6 TCP/UDP,
-#           VLAN-tagged IPv4, IPv4 and IPv6 first and later fragments
+#           VLAN-tagged IPv4, IPv4 and IPv6 first and later fragments (an
+#           IPv4 one at offset 1480 and one at offset 40)
 #   p2      wire=none, where OpenFlow sends them
 # OpenFlow: everything from p0 to p2 on its in_port alone; from p1, rules
 # on udp/tcp tp_dst and on nw_src, so megaflows of p1 match L3/L4 fields.
@@ -16,8 +17,9 @@
 #     SOFTWARE below (what the device cannot express, with the reason);
 #   - OVS's "Inserted offloads" equals the sum of Tally's /tally/flows
 #     "flows" (DPDK telemetry socket of ovs-vswitchd);
-#   - "phwol hits" (pmd-stats-show) of the second round equals its frames on
-#     offloaded megaflows, and each megaflow counted COUNT frames more;
+#   - each megaflow counted the second round's frames; the round's "phwol
+#     hits" (pmd-stats-show) equal its frames on offloaded megaflows, less
+#     those their rule does not match (UNMARKED below);
 #   - every rte_flow OVS failed to create (its log, with the PMD's cause)
 #     is a full-offload (transfer) try or of a kind in SOFTWARE.
 # --no-huge: EAL on --no-huge -m 2048 --legacy-mem (otherwise huge pages;
@@ -49,13 +51,21 @@ TRANSFER_WHY="Tally's rte_flow takes ingress rules only (no transfer)"
 
 # What each port receives, and the megaflow kinds that must come of it
 P0_SEND=(arp ipv4-udp ipv4-tcp ipv4-icmp ipv6-udp ipv6-tcp vlan-ipv4
-	 ipv4-frag-first ipv4-frag-later ipv6-frag-first ipv6-frag-later)
+	 ipv4-frag-first ipv4-frag-later ipv4-frag-low ipv6-frag-first
+	 ipv6-frag-later)
 P0_KINDS=(arp ipv4 ipv6 vlan-ipv4 ipv4-frag-first ipv4-frag-later
 	  ipv6-frag-first ipv6-frag-later)
 P1_SEND=(arp ipv4-udp ipv4-tcp ipv4-icmp ipv6-tcp)
 P1_KINDS=(arp ipv4-udp ipv4-tcp ipv4-icmp ipv6)
 # frames of each megaflow per round: kinds that share a megaflow add up
-declare -A PER_ROUND=([p0 ipv4]=3 [p0 ipv6]=2)
+declare -A PER_ROUND=([p0 ipv4]=3 [p0 ipv6]=2 [p0 ipv4-frag-later]=2)
+# frames of an offloaded megaflow that its rte_flow rule does not match, so
+# they arrive unmarked (no phwol hit) and OVS's lookup finds the megaflow:
+# OVS 3.1 asks for IPv4 later fragments with fragment_offset 8..0x1fff, in
+# units of 8 bytes, so one at offset 40 (ipv4-frag-low) is "later" to the
+# megaflow and outside the rule; the device does what the rule says.
+declare -A UNMARKED=([p0 ipv4-frag-later]=1)
+UNMARKED_WHY="OVS's rule asks for offset >= 64 bytes (fragment_offset 8..0x1fff)"
 
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 for i in 0 1; do
@@ -132,7 +142,7 @@ phwol1=$(pmd_stat "phwol hits")
 echo "rounds took $((SECONDS - t0)) s"
 
 # Per megaflow: present, offloaded or allowed in software, packets
-offloaded_packets=0
+marked_packets=0
 seen=""
 for port in p0 p1; do
 	if [ "$port" = p0 ]; then kinds=("${P0_KINDS[@]}"); else kinds=("${P1_KINDS[@]}"); fi
@@ -149,9 +159,12 @@ for port in p0 p1; do
 		delta=$(( pk - ${pk0:-0} ))
 		n=$(( COUNT * ${PER_ROUND[$port $kind]:-1} ))
 		why=${SOFTWARE[$kind]:-}
+		u=$(( COUNT * ${UNMARKED[$port $kind]:-0} ))
 		if [ "$off" != no ]; then
-			offloaded_packets=$((offloaded_packets + delta))
-			check "$port $kind: offloaded:$off, +$delta packets (+$n sent)" \
+			marked_packets=$((marked_packets + delta - u))
+			note=""
+			[ "$u" -eq 0 ] || note=", $u of them outside the rule: $UNMARKED_WHY"
+			check "$port $kind: offloaded:$off, +$delta packets (+$n sent$note)" \
 				[ "$delta" -eq "$n" ]
 		elif [ -n "$why" ]; then
 			echo "PASS: $port $kind: in software, +$delta packets ($why)"
@@ -170,8 +183,8 @@ sock=/var/run/dpdk/$ovs_prefix/dpdk_telemetry.v2
 tflows=$("${flows[@]}" tally-flows "$sock" 2>/dev/null || echo "?")
 check "Inserted offloads ($inserted) = Tally's /tally/flows ($tflows)" \
 	[ "$inserted" = "$tflows" ]
-check "phwol hits of round 2 ($((phwol1 - phwol0))) = its packets on offloaded megaflows ($offloaded_packets)" \
-	[ $((phwol1 - phwol0)) -eq "$offloaded_packets" ]
+check "phwol hits of round 2 ($((phwol1 - phwol0))) = its frames that offloaded rules match ($marked_packets)" \
+	[ $((phwol1 - phwol0)) -eq "$marked_packets" ]
 
 # Refusals: every failed rte_flow is a transfer try or a kind in SOFTWARE
 refused=$("${flows[@]}" refused < "$d/vs.log" | sort | uniq -c |

@@ -69,7 +69,10 @@ KINDS = {
     "ipv4-frag-first": lambda: gp.eth(
         ipv4(17, gp.udp(1002, 53, DATA), frag=MF, ident=7), 0x0800),
     "ipv4-frag-later": lambda: gp.eth(
-        ipv4(17, DATA, frag=5, ident=7), 0x0800),
+        ipv4(17, DATA, frag=185, ident=7), 0x0800),
+    # a later fragment at offset 40 (5 units of 8 bytes)
+    "ipv4-frag-low": lambda: gp.eth(
+        ipv4(17, DATA, frag=5, ident=8), 0x0800),
     "ipv6-frag-first": lambda: gp.eth(
         ipv6_frag(17, 0, True, gp.udp(3002, 4000, DATA)), 0x86DD),
     "ipv6-frag-later": lambda: gp.eth(
