@@ -22,21 +22,24 @@
 #     those their rule does not match (UNMARKED below);
 #   - every rte_flow OVS failed to create (its log, with the PMD's cause)
 #     is a full-offload (transfer) try or of a kind in SOFTWARE.
-# --no-huge: EAL on --no-huge -m 2048 --legacy-mem (otherwise huge pages;
-# OVS adds --in-memory, which keeps the telemetry socket, in
-# /var/run/dpdk/<file-prefix>/). Skipped (77) when Open vSwitch with DPDK is
-# not installed or no network namespace can be made.
+# EAL memory: huge pages when there are free ones (OVS adds --in-memory,
+# which keeps the telemetry socket, in /var/run/dpdk/<file-prefix>/),
+# otherwise and with --no-huge: --no-huge -m 2048 --legacy-mem (the device's
+# steering arrays then live in its host window). TALLY_OVS_COUNT: frames of
+# each kind in the second round (100). Skipped (77) when Open vSwitch with
+# DPDK is not installed or no network namespace can be made.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=ovs-lib.sh
 . "$here/ovs-lib.sh"
 ovs_enter_netns "$0" "$@"
 so=${1:?PMD}
-memmode=huge
+memmode=auto
 [ "${2:-}" != --no-huge ] || memmode=nohuge
 ovs_require
 ovs_setup "$so"
 ovs_mem "$memmode"
+echo "EAL memory: ${mem:-huge pages}"
 traffic=("$here/ovs-traffic.py")
 flows=("$here/ovs-flows.py")
 COUNT=${TALLY_OVS_COUNT:-100}
