@@ -21,7 +21,8 @@
 #     hits" (pmd-stats-show) equal its frames on offloaded megaflows, less
 #     those their rule does not match (UNMARKED below);
 #   - every rte_flow OVS failed to create (its log, with the PMD's cause)
-#     is a full-offload (transfer) try or of a kind in SOFTWARE.
+#     is a full-offload (transfer) try or of a kind in SOFTWARE, and no
+#     other offload failure is logged.
 # EAL memory: huge pages when there are free ones (OVS adds --in-memory,
 # which keeps the telemetry socket, in /var/run/dpdk/<file-prefix>/),
 # otherwise and with --no-huge: --no-huge -m 2048 --legacy-mem (the device's
@@ -207,6 +208,11 @@ while IFS=$'\t' read -r n kind why; do
 	fi
 done <<<"$refused"
 check "nothing refused but what the device cannot express" [ "$bad" -eq 0 ]
+# offload failures OVS logs without the rule it tried
+other=$(grep -iE "failed to offload|offload.*(error|refused)" "$d/vs.log" |
+	grep -vE "Failed flow:|rte_flow creation failed:" || true)
+check "no other offload failure logged" [ -z "$other" ]
+[ -z "$other" ] || echo "$other"
 
 ovs_stop
 [ "$fail" -eq 0 ] || ovs_log_tail
