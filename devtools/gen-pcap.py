@@ -7,6 +7,11 @@ bad.pcap    good frames mixed with a zero-length record, a truncated record
             (captured length < wire length), a runt, a 10000-byte frame, a
             damaged record (captured length > wire length) and, last, a
             record cut short by the end of the file
+frag.pcap   fragments and whole datagrams, 33 frames: IPv4 UDP datagrams
+            of 3000 bytes cut at MTU 1500 (first, middle, last; 4 of them),
+            two 2-fragment datagrams whose second fragment starts 24 bytes
+            in, 4 whole datagrams with DF, 3 VLAN-tagged whole ones; IPv6
+            UDP datagrams cut into 3 fragments (2 of them), 4 whole ones
 """
 import struct
 import sys
@@ -86,6 +91,58 @@ def demo_frames():
     return frames
 
 
+def ipv4_frags(proto, src, dst, ident, payload, step, df=False):
+    """payload cut into fragments carrying step bytes (a multiple of 8)"""
+    out = []
+    for off in range(0, len(payload), step):
+        part = payload[off:off + step]
+        more = off + step < len(payload)
+        fo = (0x4000 if df else 0) | (0x2000 if more else 0) | (off // 8)
+        h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(part), ident, fo,
+                        64, proto, 0, bytes(src), bytes(dst))
+        h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+        out.append(h + part)
+    return out
+
+
+def ipv6_frags(nh, src, dst, ident, payload, step):
+    out = []
+    for off in range(0, len(payload), step):
+        part = payload[off:off + step]
+        more = off + step < len(payload)
+        fh = struct.pack("!BBHI", nh, 0, off | (1 if more else 0), ident)
+        out.append(ipv6(44, src, dst, fh + part))
+    return out
+
+
+def frag_frames():
+    frames = []
+    src4, dst4 = [10, 0, 0, 1], [10, 0, 2, 1]
+    data = bytes(j & 0xFF for j in range(3000 - 8))
+    for i in range(4):
+        dgram = udp(7000 + i, 9000, data)
+        frames += [eth(f, 0x0800) for f in ipv4_frags(17, src4, dst4, 100 + i, dgram, 1480)]
+    for i in range(2):          # an offset under 64 bytes
+        dgram = udp(7100 + i, 9000, bytes(40))
+        frames += [eth(f, 0x0800) for f in ipv4_frags(17, src4, dst4, 200 + i, dgram, 24)]
+    for i in range(4):
+        l3 = ipv4(17, src4, dst4, udp(7200 + i, 9000, bytes(100)))
+        h = l3[:6] + b"\x40\x00" + l3[8:10] + b"\0\0" + l3[12:20]   # DF
+        l3 = h[:10] + struct.pack("!H", csum(h)) + h[12:] + l3[20:]
+        frames.append(eth(l3, 0x0800))
+    for i in range(3):
+        frames.append(eth(ipv4(17, src4, dst4, udp(7300 + i, 9000, bytes(64))), 0x0800,
+                          vlan=300))
+    s6 = [0x20, 0x01, 0x0d, 0xb8] + [0] * 11 + [1]
+    d6 = [0x20, 0x01, 0x0d, 0xb8] + [0] * 11 + [2]
+    for i in range(2):
+        dgram = udp(7400 + i, 9000, data)
+        frames += [eth(f, 0x86DD) for f in ipv6_frags(17, s6, d6, 300 + i, dgram, 1448)]
+    for i in range(4):
+        frames.append(eth(ipv6(17, s6, d6, udp(7500 + i, 9000, bytes(100))), 0x86DD))
+    return frames
+
+
 def write(path, recs):
     with open(path, "wb") as f:
         f.write(pcap_header())
@@ -96,6 +153,7 @@ def write(path, recs):
 def main(outdir):
     frames = demo_frames()
     write(outdir + "/demo.pcap", [(fr,) for fr in frames])
+    write(outdir + "/frag.pcap", [(fr,) for fr in frag_frames()])
     good = frames[:8]
     bad = [
         (good[0],),

@@ -13,11 +13,12 @@
 # With --packages it only prints the Debian packages it installs.
 set -euo pipefail
 
-# dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests)
+# dpdk-dev ships dpdk-testpmd and dpdk-test (both used by the tests);
+# python3-pyverbs ships rdma-core's own tests (/usr/share/doc/rdma-core/tests)
 PKGS="build-essential meson ninja-build pkg-config dpkg-dev \
       dpdk dpdk-dev libdpdk-dev libibverbs-dev libpcap-dev libpci-dev \
       iproute2 tcpdump python3 python3-pyelftools clang libclang-rt-dev \
-      ibverbs-utils perftest git openvswitch-switch-dpdk"
+      ibverbs-utils perftest git openvswitch-switch-dpdk python3-pyverbs"
 CACHE="${TALLY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tally}"
 SDK_HEADERS="ethdev_driver.h ethdev_vdev.h ethdev_pci.h bus_pci_driver.h \
              bus_vdev_driver.h dev_driver.h bus_driver.h rte_flow_driver.h \

@@ -53,6 +53,8 @@ enum tally_match_section {
 #define TALLY_L24_TCP_DPORT		22	/* 2 */
 #define TALLY_L24_IHL_OK		26	/* 1: ihl 7:4, l3_ok 3, l4_ok 2, ipv4_csum_ok 1, l4_csum_ok 0 */
 #define TALLY_L24_TTL_HOPLIMIT		27	/* 1 */
+#define TALLY_L24_FRAG_DATA		24	/* 2: IPv4 flags and fragment offset (header bytes 6..7, as they are);
+						 * IPv6: frag_data of the first fragment header (0 without one) */
 #define TALLY_L24_UDP_SPORT		28	/* 2 */
 #define TALLY_L24_UDP_DPORT		30	/* 2 */
 #define TALLY_L24_SRC_IP		32	/* 16: IPv6, or IPv4 in bytes 44..47 */
@@ -68,9 +70,16 @@ enum tally_match_section {
 #define  TALLY_MISC_F_INNER_SECOND_CVLAN 0x40
 #define  TALLY_MISC_F_OUTER_SECOND_SVLAN 0x20
 #define  TALLY_MISC_F_INNER_SECOND_SVLAN 0x10
+#define TALLY_MISC_FRAG_CLASS		13	/* 1: fragment offset classes, per header stack */
+#define  TALLY_MISC_F_OUTER_FRAG_OFF1	0x80	/* outer: fragment offset >= 1 (a later fragment) */
+#define  TALLY_MISC_F_OUTER_FRAG_OFF8	0x40	/* outer: fragment offset >= 8 (64 bytes on) */
+#define  TALLY_MISC_F_INNER_FRAG_OFF1	0x20
+#define  TALLY_MISC_F_INNER_FRAG_OFF8	0x10
 #define TALLY_MISC_VXLAN_VNI		20	/* 3 */
 #define TALLY_MISC_OUTER_IPV6_FLOW_LABEL 28	/* 4: low 20 bits */
 #define TALLY_MISC_INNER_IPV6_FLOW_LABEL 32	/* 4: low 20 bits */
+#define TALLY_MISC_OUTER_IPV6_FRAG_NH	56	/* 1: next header of the first IPv6 fragment header */
+#define TALLY_MISC_INNER_IPV6_FRAG_NH	57
 
 /* misc3 (section 4) byte offsets: ICMP. */
 #define TALLY_MISC3_ICMP_HEADER_DATA	24	/* 4 */

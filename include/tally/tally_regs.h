@@ -31,8 +31,9 @@
 #define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
 #define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
 #define  TALLY_SPEC_MAJOR		2
-#define  TALLY_SPEC_MINOR		2	/* 2.1: unicast MAC filter table;
-						 * 2.2: multicast filter, CTRL.LINK_DOWN */
+#define  TALLY_SPEC_MINOR		2	/* 2.1: unicast MAC filter table, fragment
+						 * fields in the match key; 2.2: multicast
+						 * filter, CTRL.LINK_DOWN, wire carrier */
 #define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
 #define  TALLY_CAP_RSS			TALLY_BIT(0)
 #define  TALLY_CAP_RX_SCATTER		TALLY_BIT(1)	/* a frame may span Rx descriptors */

@@ -14,6 +14,9 @@
  *  - ip_protocol is the L4 protocol (after IPv6 extension headers).
  *  - frag is set for any IPv4 fragment (MF or offset) and for an IPv6
  *    fragment header; L4 fields are only filled for the first fragment.
+ *    The IPv4 flags and offset (or the first IPv6 fragment header's
+ *    frag_data and next header) are in the key as they are, and two class
+ *    bits per stack tell offset >= 1 (a later fragment) and offset >= 8.
  *  - A header cut short by the end of the frame stops parsing; the fields
  *    filled so far stay (never reads past len).
  *
@@ -125,6 +128,22 @@ set_ip_version(struct parse_out *o, uint8_t ver)
 	TALLY_FIELD_SET(o->sec[TALLY_L24_FLAGS], TALLY_L24_F_IPVER_M, ver);
 }
 
+/* A fragment: the frag bit, and the offset classes of an offset in 8-byte
+ * units. */
+static void
+set_frag(struct parse_out *o, uint16_t offset)
+{
+	uint8_t off1 = o->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 : TALLY_MISC_F_OUTER_FRAG_OFF1;
+	uint8_t off8 = o->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 : TALLY_MISC_F_OUTER_FRAG_OFF8;
+
+	o->sec[TALLY_L24_FLAGS] |= TALLY_L24_F_FRAG;
+	o->l4 = TALLY_PTYPE_L4_FRAG;
+	if (offset >= 1)
+		o->misc[TALLY_MISC_FRAG_CLASS] |= off1;
+	if (offset >= 8)
+		o->misc[TALLY_MISC_FRAG_CLASS] |= off8;
+}
+
 /* IPv4 header. Returns the L4 offset (0 = stop), sets *proto, *first_frag. */
 static uint32_t
 parse_ipv4(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
@@ -148,10 +167,11 @@ parse_ipv4(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
 	memcpy(o->dst, f + off + 16, 4);
 	*proto = f[off + 9];
 	frag = rd16(f + off + 6);
+	o->sec[TALLY_L24_FRAG_DATA] = f[off + 6];
+	o->sec[TALLY_L24_FRAG_DATA + 1] = f[off + 7];
 	*l4_ok = 1;
 	if (frag & 0x3fff) {	/* MF or offset */
-		o->sec[TALLY_L24_FLAGS] |= TALLY_L24_F_FRAG;
-		o->l4 = TALLY_PTYPE_L4_FRAG;
+		set_frag(o, frag & 0x1fff);
 		if (frag & 0x1fff)
 			*l4_ok = 0;	/* not the first fragment */
 	}
@@ -197,9 +217,16 @@ parse_ipv6(const uint8_t *f, uint32_t len, uint32_t off, struct parse_out *o,
 		if (len < off + 8)
 			return 0;
 		if (nh == 44) {
-			o->sec[TALLY_L24_FLAGS] |= TALLY_L24_F_FRAG;
-			o->l4 = TALLY_PTYPE_L4_FRAG;
-			if (rd16(f + off + 2) & 0xfff8)
+			uint16_t fd = rd16(f + off + 2);
+
+			if (!(o->sec[TALLY_L24_FLAGS] & TALLY_L24_F_FRAG)) {
+				/* the first fragment header is the one matched */
+				memcpy(&o->sec[TALLY_L24_FRAG_DATA], f + off + 2, 2);
+				o->misc[o->inner ? TALLY_MISC_INNER_IPV6_FRAG_NH :
+					TALLY_MISC_OUTER_IPV6_FRAG_NH] = f[off];
+				set_frag(o, fd >> 3);
+			}
+			if (fd & 0xfff8)
 				*l4_ok = 0;
 			nh = f[off];
 			off += 8;
@@ -314,8 +341,8 @@ parse_general(const uint8_t *frame, uint32_t len, struct tally_model_pkt *pkt)
 	pkt->dport = o.dport;
 	pkt->ptype = (uint8_t)(TALLY_FIELD_PREP(TALLY_PTYPE_L3_M, o.l3) |
 			       TALLY_FIELD_PREP(TALLY_PTYPE_L4_M, o.l4));
-	/* misc: second VLAN tags, IPv6 flow label; misc3: ICMP */
-	if (o.has_vlan || o.l3 == TALLY_PTYPE_L3_IPV6)
+	/* misc: second VLAN tags, IPv6 flow label, fragment classes; misc3: ICMP */
+	if (o.has_vlan || o.l3 == TALLY_PTYPE_L3_IPV6 || o.l4 == TALLY_PTYPE_L4_FRAG)
 		dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC);
 	if (o.l4 == TALLY_PTYPE_L4_ICMP)
 		dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC3);
@@ -401,8 +428,9 @@ parse_fast(const uint8_t *f, uint32_t len, struct tally_model_pkt *pkt)
 	/* byte 16 protocol, 17 dscp/ecn, 18 flags (IP version 4) */
 	w2 = ip[9] | (uint64_t)ip[1] << 8 |
 	     (uint64_t)TALLY_FIELD_PREP(TALLY_L24_F_IPVER_M, 4) << 16;
-	/* byte 26 ihl, 27 ttl */
-	w3 = (uint64_t)(5u << 4) << 16 | (uint64_t)ip[8] << 24;
+	/* bytes 24..25 flags and offset (DF and the reserved bit alone here),
+	 * 26 ihl, 27 ttl */
+	w3 = (uint64_t)ip[6] | (uint64_t)(5u << 4) << 16 | (uint64_t)ip[8] << 24;
 	if (l4t == TALLY_PTYPE_L4_TCP)
 		/* byte 18 bit 0 = TCP flag bit 8, 19 = flags 7:0, 20..23 ports */
 		w2 |= (uint64_t)(l4[12] & 1) << 16 | (uint64_t)l4[13] << 24 |

@@ -220,10 +220,20 @@ tally_verbs_port_id(struct ibv_context *context, uint16_t *port_id)
 	return 0;
 }
 
+/* fork() needs no care: the device never reads or writes registered
+ * memory (the data path copies between it and mbufs), so a child's
+ * copy-on-write pages cannot be lost to it. As libibverbs on a kernel with
+ * copy-on-fork: ibv_fork_init succeeds, and the status is UNNEEDED. */
 int
 ibv_fork_init(void)
 {
 	return 0;
+}
+
+enum ibv_fork_status
+ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
 }
 
 const char *

@@ -13,7 +13,6 @@
 #include "tally_verbs_priv.h"
 
 #define ON_CTX(ctx)	(tally_verbs_ctx_of(ctx) != NULL ? EOPNOTSUPP : EINVAL)
-#define ON_PD(pd)	(tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL)
 
 /* creators on a context or PD: NULL + errno */
 #define CREATE(type, name, on, first, ...)				\
@@ -31,7 +30,8 @@ CREATE_ON_CTX(struct ibv_wq, create_wq, struct ibv_wq_init_attr)
 CREATE_ON_CTX(struct ibv_qp, open_qp, struct ibv_qp_open_attr)
 CREATE_ON_CTX(struct ibv_srq, create_srq_ex, struct ibv_srq_init_attr_ex)
 CREATE_ON_CTX(struct ibv_xrcd, open_xrcd, struct ibv_xrcd_init_attr)
-CREATE(struct ibv_mw, alloc_mw, ON_PD(pd), struct ibv_pd *pd, enum ibv_mw_type type)
+CREATE(struct ibv_mw, alloc_mw, tally_verbs_unsup_on_pd(pd), struct ibv_pd *pd,
+       enum ibv_mw_type type)
 
 /* dm cannot be ours (the library allocates no device memory) */
 static struct ibv_mr *
@@ -45,7 +45,7 @@ dummy_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset,
 static struct ibv_mr *
 dummy_alloc_null_mr(struct ibv_pd *pd)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -59,7 +59,7 @@ static int
 dummy_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges)
 {
-	return ON_PD(pd);
+	return tally_verbs_unsup_on_pd(pd);
 }
 
 static int

@@ -337,6 +337,14 @@ name(const pub *h)							\
 }
 
 TALLY_VERBS_CHECKED(tally_verbs_pd_of, struct ibv_pd, tally_verbs_pd, TALLY_VERBS_T_PD)
+
+/* The errno of an operation Tally does not have on a protection domain:
+ * EOPNOTSUPP on one of Tally's, EINVAL on anything else. */
+static inline int
+tally_verbs_unsup_on_pd(struct ibv_pd *pd)
+{
+	return tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL;
+}
 TALLY_VERBS_CHECKED(tally_verbs_mr_of, struct ibv_mr, tally_verbs_mr, TALLY_VERBS_T_MR)
 TALLY_VERBS_CHECKED(tally_verbs_cq_of, struct ibv_cq, tally_verbs_cq, TALLY_VERBS_T_CQ)
 TALLY_VERBS_CHECKED(tally_verbs_cqx_of, struct ibv_cq_ex, tally_verbs_cq, TALLY_VERBS_T_CQ)

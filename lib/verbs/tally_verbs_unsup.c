@@ -3,7 +3,7 @@
  * Exported verbs of libibverbs that stock tools call and a raw-Ethernet
  * Tally port either answers trivially (the P_Key table) or does not
  * implement (multicast attach, address handles, SRQs, re-registration,
- * ECE).
+ * ECE, dma-buf memory regions, objects shared between contexts).
  *
  * They exist so that a program using them works or fails cleanly: under
  * LD_PRELOAD, libibverbs' own versions would be reached instead, and those
@@ -19,7 +19,6 @@
 #define TALLY_DEFAULT_PKEY	0xffff	/* full-member default P_Key */
 
 #define ON_QP(qp)	(tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL)
-#define ON_PD(pd)	(tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL)
 
 /* ---- P_Key table: one entry, the default P_Key ----------------------------- */
 
@@ -69,7 +68,7 @@ ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -77,7 +76,7 @@ struct ibv_ah *
 ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		      uint8_t port_num)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -101,7 +100,7 @@ ibv_destroy_ah(struct ibv_ah *ah)
 struct ibv_srq *
 ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	errno = ON_PD(pd);
+	errno = tally_verbs_unsup_on_pd(pd);
 	return NULL;
 }
 
@@ -146,6 +145,57 @@ ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	errno = ON_QP(qp);
 	return errno;
+}
+
+/* dma-buf memory: none can be registered (the data path copies from
+ * process memory; a dma-buf is device memory the library cannot reach). */
+struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+		  uint64_t iova, int fd, int access)
+{
+	errno = tally_verbs_unsup_on_pd(pd);
+	return NULL;
+}
+
+/* ---- objects shared between contexts (import by kernel handle) ------------------ */
+
+/* No Tally object has a kernel handle another context could import, so
+ * nothing can be imported, and unimporting (which only frees what an
+ * import made) has nothing to do. */
+struct ibv_pd *
+ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	return NULL;
+}
+
+void
+ibv_unimport_pd(struct ibv_pd *pd)
+{
+}
+
+struct ibv_mr *
+ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	errno = tally_verbs_unsup_on_pd(pd);
+	return NULL;
+}
+
+void
+ibv_unimport_mr(struct ibv_mr *mr)
+{
+}
+
+struct ibv_dm *
+ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	return NULL;
+}
+
+void
+ibv_unimport_dm(struct ibv_dm *dm)
+{
 }
 
 /* No operation is promised to place data in order: 0 (as for any QP the

@@ -10,73 +10,17 @@
 #   - ovs-vswitchd exits cleanly at the end.
 # Skipped (77) when Open vSwitch with DPDK is not installed.
 set -euo pipefail
-# a network namespace of its own: the netdev datapath makes a tap device
-if [ -z "${TALLY_OVS_NETNS:-}" ]; then
-	if TALLY_OVS_NETNS=1 unshare --net true 2>/dev/null; then
-		TALLY_OVS_NETNS=1 exec unshare --net "$0" "$@"
-	fi
-	echo "SKIP: no network namespace of our own (not root?)" >&2
-	exit 77
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ovs-lib.sh
+. "$here/ovs-lib.sh"
+ovs_enter_netns "$0" "$@"
 nic=${1:?tally-nic}
 so=${2:?PMD}
-vswitchd=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
-here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -x "$vswitchd" ] || ! command -v ovsdb-server >/dev/null; then
-	echo "SKIP: openvswitch-switch-dpdk is not installed (devtools/setup.sh installs it)" >&2
-	exit 77
-fi
-# shellcheck source=../../devtools/eal-plugin.sh
-. "$here/../../devtools/eal-plugin.sh"
-pmd=$(tally_plugin "$so")
-# A sanitizer build of the PMD needs its runtime loaded first into the
-# uninstrumented ovs-vswitchd; OVS's own leaks at exit are not ours.
-san_env=()
-san=$(ldd "$pmd" | awk '/lib(asan|ubsan)\.so/ {print $3}' | tr '\n' ' ')
-if [ -n "$san" ]; then
-	san_env=(env "LD_PRELOAD=$san${LD_PRELOAD:-}"
-		 "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
-fi
-
-d=$(mktemp -d /tmp/tally-ovs.XXXXXX)
-export OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d
-V=(ovs-vsctl --db="unix:$d/db.sock" --timeout=30)
+ovs_require
+ovs_setup "$so"
 nic_pid=""
-fail=0
-
-cleanup() {
+ovs_cleanup_hook() {
 	[ -z "$nic_pid" ] || kill -9 "$nic_pid" 2>/dev/null || true
-	if [ -f "$d/ovs-vswitchd-dpdk.pid" ]; then
-		kill -9 "$(cat "$d/ovs-vswitchd-dpdk.pid")" 2>/dev/null || true
-	fi
-	if [ -f "$d/ovsdb-server.pid" ]; then
-		kill "$(cat "$d/ovsdb-server.pid")" 2>/dev/null || true
-	fi
-	rm -rf "$d"
-}
-trap cleanup EXIT
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS: $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
-
-# wait_for SECONDS CMD...: until CMD succeeds
-wait_for() {
-	local t=$(( $1 * 10 ))
-	shift
-	while [ "$t" -gt 0 ]; do
-		if "$@" 2>/dev/null; then return 0; fi
-		sleep 0.1
-		t=$((t - 1))
-	done
-	return 1
 }
 
 vswitchd_alive() { kill -0 "$(cat "$d/ovs-vswitchd-dpdk.pid")" 2>/dev/null; }
@@ -90,18 +34,8 @@ start_nic() {
 }
 
 # EAL memory: huge pages (OVS adds --in-memory) when there are any
-mem=""
-if ! awk '/^HugePages_Free:/ { exit !($2 > 0) }' /proc/meminfo; then
-	mem="--no-huge -m 2048 --legacy-mem"
-fi
-ovsdb-tool create "$d/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-ovsdb-server --remote="punix:$d/db.sock" --pidfile --detach \
-	--log-file="$d/ovsdb.log" "$d/conf.db"
-"${V[@]}" --no-wait init
-"${V[@]}" --no-wait set Open_vSwitch . other_config:dpdk-init=true \
-	other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
-	"other_config:dpdk-extra=-d $pmd --file-prefix=tally-ovs-$$ --no-telemetry $mem"
-"${san_env[@]}" "$vswitchd" "unix:$d/db.sock" --pidfile --detach --log-file="$d/vs.log"
+ovs_mem auto
+ovs_start --no-telemetry
 "${V[@]}" add-br br0 -- set bridge br0 datapath_type=netdev
 
 for i in 1 2; do
@@ -120,16 +54,6 @@ for i in 1 2; do
 	check "round $i: ovs-vswitchd answers" ovs-appctl -t ovs-vswitchd-dpdk version
 done
 
-pid=$(cat "$d/ovs-vswitchd-dpdk.pid")
-ovs-appctl -t ovs-vswitchd-dpdk exit >/dev/null 2>&1 || true
-check "ovs-vswitchd exits" wait_for 30 sh -c "! kill -0 $pid 2>/dev/null"
-if grep -qE "EMER|SIGSEGV|SIGBUS|SIGABRT|Segmentation" "$d/vs.log"; then
-	echo "FAIL: ovs-vswitchd log has a crash:"
-	grep -E "EMER|SIGSEGV|SIGBUS|SIGABRT|Segmentation" "$d/vs.log"
-	fail=1
-fi
-if [ "$fail" -ne 0 ]; then
-	echo "---- ovs-vswitchd log ----"
-	grep -vE "\|(INFO|DBG)\|" "$d/vs.log" | tail -40 || true
-fi
+ovs_stop
+[ "$fail" -eq 0 ] || ovs_log_tail
 exit "$fail"

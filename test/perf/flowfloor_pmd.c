@@ -392,7 +392,19 @@ floor_async_h_query(struct rte_eth_dev *dev, uint32_t queue,
 	return floor_notsup(err);
 }
 
-static struct rte_flow_ops floor_flow_ops = {
+/* The async fast path: in rte_flow_ops on 22.11, its own table on 24.x
+ * (drivers/net/tally/tally_compat.h), attached to each port at probe. */
+#define FLOOR_FP_OPS							\
+	.async_create = floor_async_create,				\
+	.async_destroy = floor_async_destroy,				\
+	.push = floor_push,						\
+	.pull = floor_pull,						\
+	.async_action_handle_create = floor_async_h_create,		\
+	.async_action_handle_destroy = floor_async_h_destroy,		\
+	.async_action_handle_update = floor_async_h_update,		\
+	.async_action_handle_query = floor_async_h_query
+
+static const struct rte_flow_ops floor_flow_ops = {
 	.validate = floor_validate,
 	.create = floor_create,
 	.destroy = floor_destroy,
@@ -406,25 +418,17 @@ static struct rte_flow_ops floor_flow_ops = {
 	.actions_template_destroy = floor_at_destroy,
 	.template_table_create = floor_tbl_create,
 	.template_table_destroy = floor_tbl_destroy,
+#if !TALLY_FLOW_FP_OWN_TABLE
+	FLOOR_FP_OPS,
+#endif
 };
 
-/* The async fast path: in rte_flow_ops on 22.11, its own table on 24.x
- * (drivers/net/tally/tally_compat.h), attached to each port at probe. */
-static tally_flow_fp_ops_t floor_fp_ops;
-
-RTE_INIT(floor_flow_ops_init)
-{
-	tally_flow_fp_ops_t *fp = tally_compat_flow_fp_table(&floor_flow_ops, &floor_fp_ops);
-
-	fp->async_create = floor_async_create;
-	fp->async_destroy = floor_async_destroy;
-	fp->push = floor_push;
-	fp->pull = floor_pull;
-	fp->async_action_handle_create = floor_async_h_create;
-	fp->async_action_handle_destroy = floor_async_h_destroy;
-	fp->async_action_handle_update = floor_async_h_update;
-	fp->async_action_handle_query = floor_async_h_query;
-}
+#if TALLY_FLOW_FP_OWN_TABLE
+static const struct rte_flow_fp_ops floor_fp_ops = {
+	FLOOR_FP_OPS,
+	TALLY_COMPAT_FLOW_FP_REFUSED,
+};
+#endif
 
 /* ---- ethdev ---------------------------------------------------------------- */
 
@@ -639,7 +643,9 @@ floor_probe(struct rte_vdev_device *vdev)
 	dev->data->mac_addrs->addr_bytes[0] = 0x02;
 	dev->data->mac_addrs->addr_bytes[5] = 0x01;
 	dev->dev_ops = &floor_dev_ops;
-	tally_compat_flow_fp_attach(dev, &floor_fp_ops);
+#if TALLY_FLOW_FP_OWN_TABLE
+	dev->flow_fp_ops = &floor_fp_ops;
+#endif
 	dev->rx_pkt_burst = floor_rx;
 	dev->tx_pkt_burst = floor_tx;
 	/* not FLOW_OPS_THREAD_SAFE: ethdev serialises flow ops with its lock */

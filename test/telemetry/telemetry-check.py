@@ -31,7 +31,7 @@ EXPECT = {
     '/tally/flows,x': None,
 }
 DUMP = ['tally port 0 (net_tally0): spec 2.2 via model',
-        '  rx_pkts          64', '  rx_bytes         28256',
+        '  rx_packets       64', '  rx_bytes         28256',
         '  flows 4 indirect counters 1 matchers 3',
         '  counter pool 4194304: in use 3 free 4194301 pending reuse 0']
 

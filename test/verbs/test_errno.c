@@ -667,6 +667,89 @@ cq_ex_standard_flags(void)
 	return TEST_SUCCESS;
 }
 
+/* rdma-core 44's test_create_raw_qp_ex_with_illegal_caps_* make UD QPs
+ * (skipped); what they mean to check, on a raw packet QP: a limit above the
+ * device's max_qp_wr / max_sge → EINVAL, through both creators. */
+static int
+create_raw_qp_caps_over_max_einval(void)
+{
+	static const char *const name[] = {
+		"max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge",
+	};
+	struct ibv_device_attr da;
+	struct ibv_qp_init_attr_ex ax;
+	unsigned int i, j;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TEST_ASSERT_EQ(ibv_query_device(tv_ctx, &da), 0, "");
+	TEST_ASSERT((uint32_t)da.max_qp_wr < 0xffffffff && da.max_sge < 0xffff, "limits");
+	for (i = 0; i < 4; i++) {
+		/* one over the limit, and what the rdma-core tests ask for */
+		uint32_t v[2] = { (uint32_t)(i < 2 ? da.max_qp_wr : da.max_sge) + 1,
+				  i < 2 ? 0xffffffff : 0xffff };
+
+		for (j = 0; j < 2; j++) {
+			struct ibv_qp_init_attr ia;
+			uint32_t *cap[4] = { &ax.cap.max_send_wr, &ax.cap.max_recv_wr,
+					     &ax.cap.max_send_sge, &ax.cap.max_recv_sge };
+
+			memset(&ax, 0, sizeof(ax));
+			ax.send_cq = q.scq;
+			ax.recv_cq = q.cq;
+			ax.cap.max_send_wr = 4;
+			ax.cap.max_recv_wr = 4;
+			ax.cap.max_send_sge = 1;
+			ax.cap.max_recv_sge = 1;
+			*cap[i] = v[j];
+			ax.qp_type = IBV_QPT_RAW_PACKET;
+			ax.pd = tv_pd;
+			ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+			errno = 0;
+			TEST_ASSERT(ibv_create_qp_ex(tv_ctx, &ax) == NULL, "%s %u", name[i], v[j]);
+			TEST_ASSERT_EQ(errno, EINVAL, "%s %u", name[i], v[j]);
+			memset(&ia, 0, sizeof(ia));
+			ia.send_cq = ax.send_cq;
+			ia.recv_cq = ax.recv_cq;
+			ia.cap = ax.cap;
+			ia.qp_type = IBV_QPT_RAW_PACKET;
+			errno = 0;
+			TEST_ASSERT(ibv_create_qp(tv_pd, &ia) == NULL, "%s %u", name[i], v[j]);
+			TEST_ASSERT_EQ(errno, EINVAL, "%s %u", name[i], v[j]);
+		}
+	}
+	return TEST_SUCCESS;
+}
+
+/* Exported verbs of libibverbs that dispatch through its private ops (a
+ * crash on a Tally object, were libibverbs' own reached): dma-buf memory
+ * regions and imports are not supported (EOPNOTSUPP on ours, EINVAL on any
+ * other handle), unimport has nothing to undo, fork needs no care. */
+static int
+dmabuf_import_fork_answers(void)
+{
+	static char junk[4096];		/* never a handle of the library */
+	struct ibv_context *fctx = (struct ibv_context *)(void *)junk;
+	struct ibv_pd *fpd = (struct ibv_pd *)(void *)junk;
+
+	TEST_ASSERT_EQ(setup(), 0, "setup");
+	TV_ASSERT_NULL_ERRNO(ibv_reg_dmabuf_mr(tv_pd, 0, 4096, 0, 3, IBV_ACCESS_LOCAL_WRITE),
+			     EOPNOTSUPP, "reg_dmabuf_mr");
+	TV_ASSERT_NULL_ERRNO(ibv_reg_dmabuf_mr(fpd, 0, 4096, 0, 3, IBV_ACCESS_LOCAL_WRITE),
+			     EINVAL, "reg_dmabuf_mr foreign PD");
+	TV_ASSERT_NULL_ERRNO(ibv_import_pd(tv_ctx, 1), EOPNOTSUPP, "import_pd");
+	TV_ASSERT_NULL_ERRNO(ibv_import_pd(fctx, 1), EINVAL, "import_pd foreign context");
+	TV_ASSERT_NULL_ERRNO(ibv_import_mr(tv_pd, 1), EOPNOTSUPP, "import_mr");
+	TV_ASSERT_NULL_ERRNO(ibv_import_mr(fpd, 1), EINVAL, "import_mr foreign PD");
+	TV_ASSERT_NULL_ERRNO(ibv_import_dm(tv_ctx, 1), EOPNOTSUPP, "import_dm");
+	TV_ASSERT_NULL_ERRNO(ibv_import_dm(fctx, 1), EINVAL, "import_dm foreign context");
+	ibv_unimport_pd(fpd);
+	ibv_unimport_mr((struct ibv_mr *)(void *)junk);
+	ibv_unimport_dm((struct ibv_dm *)(void *)junk);
+	TEST_ASSERT_EQ(ibv_fork_init(), 0, "fork_init");
+	TEST_ASSERT_EQ(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED, "is_fork_initialized");
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(create_counters_comp_mask_eopnotsupp),
 	TEST_CASE(attach_dynamic_enotsup),
@@ -695,6 +778,8 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(reg_mr_remote_needs_local_write),
 	TEST_CASE(create_qp_ex_create_flags),
 	TEST_CASE(cq_ex_standard_flags),
+	TEST_CASE(create_raw_qp_caps_over_max_einval),
+	TEST_CASE(dmabuf_import_fork_answers),
 };
 
 TEST_MAIN("verbs-errno", cases)

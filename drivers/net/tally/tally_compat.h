@@ -115,14 +115,15 @@ tally_compat_port_attr_check(const struct rte_flow_port_attr *pa,
 /* ---- rte_flow: where the async fast path lives ----------------------- */
 
 /*
- * tally_flow_fp_ops_t is the struct holding async_create, async_destroy,
- * push, pull and async_action_handle_{create,destroy,update,query} (same
- * member names and prototypes in both releases). tally_compat_flow_fp_table()
- * gives the one to fill: the driver's own table on 24.x, rte_flow_ops itself
- * before; tally_compat_flow_fp_attach() points a port at it.
+ * The async fast path (async_create, async_destroy, push, pull and
+ * async_action_handle_{create,destroy,update,query}, same names and
+ * prototypes in both releases) is in rte_flow_ops before 24.03 and in a
+ * struct rte_flow_fp_ops of the driver's own from 24.03
+ * (TALLY_FLOW_FP_OWN_TABLE), whose other members the driver refuses
+ * (TALLY_COMPAT_FLOW_FP_REFUSED, its initializers).
  */
 #if TALLY_DPDK_AT_LEAST(24, 3)
-typedef struct rte_flow_fp_ops tally_flow_fp_ops_t;
+#define TALLY_FLOW_FP_OWN_TABLE 1
 
 static inline struct rte_flow *
 tally_compat_by_index(struct rte_eth_dev *dev, uint32_t queue,
@@ -204,41 +205,16 @@ tally_compat_list_query_update(struct rte_eth_dev *dev, uint32_t queue,
 				  "no indirect action lists");
 }
 
-static inline tally_flow_fp_ops_t *
-tally_compat_flow_fp_table(struct rte_flow_ops *ops, tally_flow_fp_ops_t *own)
-{
-	RTE_SET_USED(ops);
-	own->async_create_by_index = tally_compat_by_index;
-	own->async_create_by_index_with_pattern = tally_compat_by_index_pattern;
-	own->async_actions_update = tally_compat_actions_update;
-	own->async_action_handle_query_update = tally_compat_ah_query_update;
-	own->async_action_list_handle_create = tally_compat_list_create;
-	own->async_action_list_handle_destroy = tally_compat_list_destroy;
-	own->async_action_list_handle_query_update = tally_compat_list_query_update;
-	return own;
-}
-
-static inline void
-tally_compat_flow_fp_attach(struct rte_eth_dev *dev, const tally_flow_fp_ops_t *own)
-{
-	dev->flow_fp_ops = own;
-}
+#define TALLY_COMPAT_FLOW_FP_REFUSED						\
+	.async_create_by_index = tally_compat_by_index,				\
+	.async_create_by_index_with_pattern = tally_compat_by_index_pattern,	\
+	.async_actions_update = tally_compat_actions_update,			\
+	.async_action_handle_query_update = tally_compat_ah_query_update,	\
+	.async_action_list_handle_create = tally_compat_list_create,		\
+	.async_action_list_handle_destroy = tally_compat_list_destroy,		\
+	.async_action_list_handle_query_update = tally_compat_list_query_update
 #else
-typedef struct rte_flow_ops tally_flow_fp_ops_t;
-
-static inline tally_flow_fp_ops_t *
-tally_compat_flow_fp_table(struct rte_flow_ops *ops, tally_flow_fp_ops_t *own)
-{
-	RTE_SET_USED(own);
-	return ops;
-}
-
-static inline void
-tally_compat_flow_fp_attach(struct rte_eth_dev *dev, const tally_flow_fp_ops_t *own)
-{
-	RTE_SET_USED(dev);
-	RTE_SET_USED(own);
-}
+#define TALLY_FLOW_FP_OWN_TABLE 0
 #endif
 
 #endif /* TALLY_COMPAT_H */

@@ -36,28 +36,6 @@ static const uint8_t tally_default_rss_key[TALLY_RSS_KEY_LEN] = {
 	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
-uint32_t
-tally_rss_hf_to_dev(uint64_t hf)
-{
-	uint32_t d = 0;
-
-	if (hf & (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 |
-		  RTE_ETH_RSS_NONFRAG_IPV4_OTHER))
-		d |= TALLY_RSS_HF_IPV4;
-	if (hf & RTE_ETH_RSS_NONFRAG_IPV4_TCP)
-		d |= TALLY_RSS_HF_IPV4_TCP;
-	if (hf & RTE_ETH_RSS_NONFRAG_IPV4_UDP)
-		d |= TALLY_RSS_HF_IPV4_UDP;
-	if (hf & (RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 |
-		  RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_IPV6_EX))
-		d |= TALLY_RSS_HF_IPV6;
-	if (hf & (RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_IPV6_TCP_EX))
-		d |= TALLY_RSS_HF_IPV6_TCP;
-	if (hf & (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX))
-		d |= TALLY_RSS_HF_IPV6_UDP;
-	return d;
-}
-
 struct tally_adapter *
 tally_adapter_from_port(uint16_t port_id)
 {

@@ -133,7 +133,7 @@ struct tally_stats_retired {
 struct tally_adapter {
 	struct tally_hal_dev hal;
 	struct rte_eth_dev *eth_dev;
-	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow.c) */
+	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow_ops.c) */
 	void *transport_priv;		/* the probe's; primary only */
 	bool hal_open;
 	bool started;
@@ -245,7 +245,6 @@ void tally_link_watch_start(struct rte_eth_dev *dev);
 void tally_link_watch_stop(struct rte_eth_dev *dev);
 /* The adapter of port_id if it is a Tally port, else NULL. */
 struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
-uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
 const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 
 /*

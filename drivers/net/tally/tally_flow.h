@@ -64,12 +64,17 @@ int tally_flow_parse_actions(const struct rte_flow_action actions[],
 			     const struct tally_flow_limits *lim,
 			     struct tally_flow_acts *a,
 			     struct rte_flow_error *error);
+/* The device's RSS hash types (TALLY_RSS_HF_*) of ethdev's RTE_ETH_RSS_*,
+ * for the port and for RSS actions alike; types it has none for are left out. */
+uint32_t tally_rss_hf_to_dev(uint64_t rss_hf);
+/* An action type the parser takes (the templates check with it too). */
+bool tally_flow_action_supported(enum rte_flow_action_type type);
 int tally_flow_parse_attr(const struct rte_flow_attr *attr,
 			  const struct tally_flow_limits *lim,
 			  struct rte_flow_error *error);
 
 
-/* ---- the flow engine of one port (tally_flow.c) ---------------------------- */
+/* ---- the flow engine of one port (tally_flow_ops.c, tally_flow_rule.c) ----- */
 
 struct tally_adapter;
 struct tally_flow_ctx;
@@ -91,11 +96,6 @@ size_t tally_flow_mem_window_populated(const struct tally_flow_ctx *fc);
 int tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
 /* tally_flow_refuse.c: a secondary process's, every operation EPERM. */
 int tally_flow_ops_get_secondary(struct rte_eth_dev *dev, const struct rte_flow_ops **ops);
-/* The async/template callbacks (tally_flow_async.c). */
-void tally_flow_async_ops_fill(struct rte_flow_ops *ops);
-/* tally_flow_gate.c: the control ops of a filled table, each run inside the
- * port (tally_port_state.c); last. */
-void tally_flow_gate_ops(struct rte_flow_ops *ops);
 /* Points a new port at the async fast-path callbacks (24.x: dev->flow_fp_ops). */
 void tally_flow_async_attach(struct rte_eth_dev *dev);
 /* The port's counter pool (shared by every API that counts). */
@@ -117,8 +117,6 @@ tally_flow_matcher_acquire(struct tally_adapter *ad, uint32_t group,
 			   int *ret);
 void tally_flow_matcher_release(struct tally_adapter *ad,
 				struct tally_flow_matcher *fm);
-struct tally_steer_matcher *
-tally_flow_matcher_steer(const struct tally_flow_matcher *fm);
 /*
  * Operator views (tally_telemetry.c): every rte_flow rule of the port in
  * creation order, under the engine lock (cb must not call flow ops; a

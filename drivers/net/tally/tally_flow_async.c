@@ -50,6 +50,10 @@
  * once; a queue waiting for another queue's batch spins briefly, then
  * yields the CPU between attempts (tally_lock.h). Queues and tables must not be reconfigured or destroyed while
  * other threads operate on them.
+ *
+ * Size: a flow queue's enqueue, batch, flush and pull share the static
+ * inline fast paths of the async insertion rate; split across files, each
+ * would become a call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +79,9 @@ static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queu
 
 /* ---- info and configure ------------------------------------------------------ */
 
-static int
-t_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
-	   struct rte_flow_queue_info *qi, struct rte_flow_error *err)
+int
+tally_flow_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
+		    struct rte_flow_queue_info *qi, struct rte_flow_error *err)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 
@@ -165,10 +169,10 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	}
 }
 
-static int
-t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
-	    uint16_t nb_queue, const struct rte_flow_queue_attr *qa[],
-	    struct rte_flow_error *err)
+int
+tally_flow_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
+		     uint16_t nb_queue, const struct rte_flow_queue_attr *qa[],
+		     struct rte_flow_error *err)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
@@ -243,6 +247,7 @@ t_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 	for (i = 0; i < nb_queue; i++)
 		queue_refill(fc, &t->q[i]);
 	t->flags = pa->flags;
+	fc->strict_queue = (pa->flags & RTE_FLOW_PORT_FLAG_STRICT_QUEUE) != 0;
 	t->nb_counters = pa->nb_counters;
 	t->nb_aging = pa->nb_aging_objects;
 out:
@@ -306,7 +311,7 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 	struct rte_flow_template_table *tb = p->tb;
 	int ret = -ENOSPC;
 
-	if (tb->nb_rules < tb->nb_flows) {
+	if (*tb->nb_rules < tb->nb_flows) {
 		/* a counter of the queue's share first (configure took them
 		 * from the pool) */
 		ret = tally_flow_commit_locked(fc, p->flow, tb->fm[p->pt_idx], key, &p->act,
@@ -322,7 +327,7 @@ run_create(struct tally_flow_ctx *fc, struct tally_flow_queue *q,
 		return;
 	}
 	p->flow->tbl_id = (uint16_t)(tb->id + 1);
-	tb->nb_rules++;
+	(*tb->nb_rules)++;
 	queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
 }
 
@@ -348,7 +353,7 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 	struct rte_flow_template_table *tb = p0->tb;
 	const struct tally_act_prog *ap = &tb->at[p0->at_idx]->prog;
 	struct tally_flow_matcher *fm = tb->fm[p0->pt_idx];
-	uint32_t room = tb->nb_rules < tb->nb_flows ? tb->nb_flows - tb->nb_rules : 0;
+	uint32_t room = *tb->nb_rules < tb->nb_flows ? tb->nb_flows - *tb->nb_rules : 0;
 	uint32_t j, n, done, end = room < q->npend - i ? i + room : q->npend;
 	uint16_t tbl_id = (uint16_t)(tb->id + 1);
 
@@ -393,7 +398,7 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 	}
 	fm->refs += done;
 	fc->nb_flows += done;
-	tb->nb_rules += done;
+	*tb->nb_rules += done;
 	return i + n;
 }
 
@@ -646,7 +651,7 @@ create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	struct rte_flow_error e2;
 	struct rte_flow *flow;
 
-	if (tb->nb_rules >= tb->nb_flows) {
+	if (*tb->nb_rules >= tb->nb_flows) {
 		/* the table is full: a rejected operation */
 		queue_post(q, RTE_FLOW_OP_ERROR, user_data);
 		return &q->failed;
@@ -677,12 +682,12 @@ create_parsed(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		return &q->failed;
 	}
 	flow->tbl_id = (uint16_t)(tb->id + 1);
-	tb->nb_rules++;
+	(*tb->nb_rules)++;
 	queue_post(q, RTE_FLOW_OP_SUCCESS, user_data);
 	return flow;
 }
 
-/* Every create the fast path of t_async_create() does not take, with all
+/* Every create the fast path of tally_flow_async_create() does not take, with all
  * the checks and their errors. */
 static __rte_noinline struct rte_flow *
 async_create_full(struct rte_eth_dev *dev, uint32_t queue,
@@ -780,12 +785,12 @@ actions_fit(const struct rte_flow_actions_template *at, const struct rte_flow_ac
  * every error included, takes async_create_full(), which reports it; what
  * passes here would pass there and take create_enc() too.
  */
-static struct rte_flow *
-t_async_create(struct rte_eth_dev *dev, uint32_t queue,
-	       const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
-	       const struct rte_flow_item pattern[], uint8_t pt_idx,
-	       const struct rte_flow_action actions[], uint8_t at_idx,
-	       void *user_data, struct rte_flow_error *err)
+struct rte_flow *
+tally_flow_async_create(struct rte_eth_dev *dev, uint32_t queue,
+			const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
+			const struct rte_flow_item pattern[], uint8_t pt_idx,
+			const struct rte_flow_action actions[], uint8_t at_idx,
+			void *user_data, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct rte_flow_template_table *tb = tbp;
@@ -795,7 +800,7 @@ t_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	struct tally_flow_tmpl *t;
 	struct rte_flow *flow;
 
-	/* the queues exist while nb_queues is not 0 (t_configure) */
+	/* the queues exist while nb_queues is not 0 (tally_flow_configure) */
 	if (unlikely(fc == NULL || (t = fc->tmpl) == NULL || queue >= t->nb_queues ||
 		     tally_tmpl_table_check(t, tb) == NULL || pt_idx >= tb->nb_pt ||
 		     at_idx >= tb->nb_at || pattern == NULL || actions == NULL ||
@@ -817,10 +822,10 @@ full:
 				 user_data, err);
 }
 
-static int
-t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
-		const struct rte_flow_op_attr *oa, struct rte_flow *flow,
-		void *user_data, struct rte_flow_error *err)
+int
+tally_flow_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
+			 const struct rte_flow_op_attr *oa, struct rte_flow *flow,
+			 void *user_data, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct tally_flow_pending *p;
@@ -850,8 +855,8 @@ t_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	return 0;
 }
 
-static int
-t_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
+int
+tally_flow_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct tally_flow_queue *q;
@@ -867,8 +872,8 @@ t_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 }
 
 /* Results are touched only by the queue's owner thread: no lock. */
-static int
-t_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
+int
+tally_flow_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
        uint16_t n_res, struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
@@ -919,11 +924,12 @@ queue_take(struct tally_flow_ctx *fc, uint32_t queue, struct rte_flow_error *err
 	return q;
 }
 
-static struct rte_flow_action_handle *
-t_ah_create(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
-	    const struct rte_flow_indir_action_conf *conf,
-	    const struct rte_flow_action *action, void *user_data,
-	    struct rte_flow_error *err)
+struct rte_flow_action_handle *
+tally_flow_async_ah_create(struct rte_eth_dev *dev, uint32_t queue,
+			   const struct rte_flow_op_attr *oa,
+			   const struct rte_flow_indir_action_conf *conf,
+			   const struct rte_flow_action *action, void *user_data,
+			   struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_action_handle *h;
@@ -988,27 +994,30 @@ ah_queued(struct rte_eth_dev *dev, uint32_t queue, enum ah_op op,
 	return 0;
 }
 
-static int
-t_ah_destroy(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
-	     struct rte_flow_action_handle *h, void *user_data, struct rte_flow_error *err)
+int
+tally_flow_async_ah_destroy(struct rte_eth_dev *dev, uint32_t queue,
+			    const struct rte_flow_op_attr *oa,
+			    struct rte_flow_action_handle *h, void *user_data, struct rte_flow_error *err)
 {
 	RTE_SET_USED(oa);
 	return ah_queued(dev, queue, AH_DESTROY, h, NULL, NULL, user_data, err);
 }
 
-static int
-t_ah_update(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
-	    struct rte_flow_action_handle *h, const void *update, void *user_data,
-	    struct rte_flow_error *err)
+int
+tally_flow_async_ah_update(struct rte_eth_dev *dev, uint32_t queue,
+			   const struct rte_flow_op_attr *oa,
+			   struct rte_flow_action_handle *h, const void *update, void *user_data,
+			   struct rte_flow_error *err)
 {
 	RTE_SET_USED(oa);
 	return ah_queued(dev, queue, AH_UPDATE, h, update, NULL, user_data, err);
 }
 
-static int
-t_ah_query(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_attr *oa,
-	   const struct rte_flow_action_handle *h, void *data, void *user_data,
-	   struct rte_flow_error *err)
+int
+tally_flow_async_ah_query(struct rte_eth_dev *dev, uint32_t queue,
+			  const struct rte_flow_op_attr *oa,
+			  const struct rte_flow_action_handle *h, void *data, void *user_data,
+			  struct rte_flow_error *err)
 {
 	RTE_SET_USED(oa);
 	return ah_queued(dev, queue, AH_QUERY, (struct rte_flow_action_handle *)(uintptr_t)h,
@@ -1016,12 +1025,6 @@ t_ah_query(struct rte_eth_dev *dev, uint32_t queue, const struct rte_flow_op_att
 }
 
 /* ---- life cycle -------------------------------------------------------------------- */
-
-bool
-tally_flow_tmpl_strict(const struct tally_flow_ctx *fc)
-{
-	return fc->tmpl != NULL && (fc->tmpl->flags & RTE_FLOW_PORT_FLAG_STRICT_QUEUE);
-}
 
 void
 tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
@@ -1034,33 +1037,7 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 	tally_tmpl_release_all(fc);
 	queues_free(fc, t);
 	fc->tmpl = NULL;
+	fc->strict_queue = false;
 	tally_unlock(&fc->lock);
 	rte_free(t);
-}
-
-/* The async fast path: in rte_flow_ops on 22.11, a table of its own on 24.x. */
-static tally_flow_fp_ops_t tally_flow_fp_ops;
-
-void
-tally_flow_async_ops_fill(struct rte_flow_ops *ops)
-{
-	tally_flow_fp_ops_t *fp = tally_compat_flow_fp_table(ops, &tally_flow_fp_ops);
-
-	ops->info_get = t_info_get;
-	ops->configure = t_configure;
-	tally_flow_tmpl_ops_fill(ops);
-	fp->async_create = t_async_create;
-	fp->async_destroy = t_async_destroy;
-	fp->push = t_push;
-	fp->pull = t_pull;
-	fp->async_action_handle_create = t_ah_create;
-	fp->async_action_handle_destroy = t_ah_destroy;
-	fp->async_action_handle_update = t_ah_update;
-	fp->async_action_handle_query = t_ah_query;
-}
-
-void
-tally_flow_async_attach(struct rte_eth_dev *dev)
-{
-	tally_compat_flow_fp_attach(dev, &tally_flow_fp_ops);
 }

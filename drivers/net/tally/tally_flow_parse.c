@@ -8,6 +8,10 @@
  * fields an item implies (an ipv4 item implies ip_version 4, a udp item
  * implies ip_protocol 17, a vxlan item implies outer UDP port 4789).
  * Items after vxlan describe the inner headers and fill the inner section.
+ *
+ * Size: the item and action tables, the key helpers every item uses and the
+ * fragment-range solver are one unit; split, the tables' helpers would all
+ * become exported functions of the flow engine.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -38,6 +42,7 @@ enum layer {
 	LAYER_L2 = 1,
 	LAYER_VLAN,
 	LAYER_L3,
+	LAYER_L3_EXT,		/* IPv6 extension headers */
 	LAYER_L4,
 	LAYER_TUNNEL,
 };
@@ -65,6 +70,9 @@ struct item_desc {
 	/* special fields and implied matches; spec/mask are never NULL here */
 	int (*extra)(struct parse_state *ps, const struct rte_flow_item *item,
 		     const void *spec, const void *mask);
+	/* the one field that takes a range (last), a 16-bit fragment field:
+	 * its byte offset in the item, 0 for none */
+	uint16_t range_off;
 };
 
 /* ---- key helpers ---------------------------------------------------------- */
@@ -185,19 +193,27 @@ eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	const struct rte_flow_item_eth *s = spec, *mk = mask;
 	uint16_t type = rte_be_to_cpu_16(s->hdr.ether_type);
 	uint16_t tmask = rte_be_to_cpu_16(mk->hdr.ether_type);
+	bool tpid = ps->next != NULL && ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN;
 	uint8_t bit;
 	int ret;
 
 	if (mk->has_vlan) {
-		/* has_vlan matches the C-tag bit, as the device cannot OR tags */
-		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
-				s->has_vlan ? TALLY_L24_F_CVLAN : 0, TALLY_L24_F_CVLAN);
+		/* Both tag bits, whatever the value (one mask per pattern
+		 * shape): 0 is no tag of either kind; 1 is the kind the TPID
+		 * names, else a C-tag, as the device cannot OR the two bits. */
+		uint8_t v = 0;
+
+		if (s->has_vlan)
+			v = tpid && tmask == 0xffff && tpid_bit(type, &bit) == 0 ?
+			    bit : TALLY_L24_F_CVLAN;
+		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS, v,
+				TALLY_L24_F_CVLAN | TALLY_L24_F_SVLAN);
 		if (ret)
 			return ret;
 	}
 	if (tmask == 0)
 		return 0;
-	if (ps->next != NULL && ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN) {
+	if (tpid) {
 		/* type is the TPID of the tag that follows */
 		if (tmask != 0xffff || tpid_bit(type, &bit) != 0)
 			return rte_flow_error_set(ps->error, ENOTSUP,
@@ -222,6 +238,33 @@ static const struct rte_flow_item_vlan vlan_nic_mask = {
 	.hdr.eth_proto = RTE_BE16(0xffff),
 };
 
+/*
+ * The inner_type of the only vlan item. The device's ethertype is the type
+ * after the last of up to two tags, so: a TPID names the second tag's kind;
+ * any other type is the ethertype, and no second tag may follow.
+ */
+static int
+vlan_first_inner_type(struct parse_state *ps, const struct rte_flow_item *item,
+		      const struct rte_flow_item_vlan *s,
+		      const struct rte_flow_item_vlan *mk)
+{
+	uint16_t type = rte_be_to_cpu_16(s->hdr.eth_proto);
+	uint8_t c = ps->inner ? TALLY_MISC_F_INNER_SECOND_CVLAN : TALLY_MISC_F_OUTER_SECOND_CVLAN;
+	uint8_t sv = ps->inner ? TALLY_MISC_F_INNER_SECOND_SVLAN : TALLY_MISC_F_OUTER_SECOND_SVLAN;
+	uint8_t bit;
+	int ret;
+
+	if (mk->hdr.eth_proto == RTE_BE16(0xffff) && tpid_bit(type, &bit) == 0)
+		return key_imply(ps, item, KS_MISC, TALLY_MISC_SECOND_TAGS,
+				 type == RTE_ETHER_TYPE_VLAN ? c : sv, c | sv);
+	ret = key_imply(ps, item, KS_MISC, TALLY_MISC_SECOND_TAGS, 0, c | sv);
+	if (ret == 0)
+		ret = key_set(ps, item, KS_L24, TALLY_L24_ETHERTYPE,
+			      (const uint8_t *)&s->hdr.eth_proto,
+			      (const uint8_t *)&mk->hdr.eth_proto, 2);
+	return ret;
+}
+
 static int
 vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	   const void *spec, const void *mask)
@@ -233,11 +276,17 @@ vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	int ret;
 
 	if (ps->vlans == 0) {
+		uint8_t tags = TALLY_L24_F_CVLAN | TALLY_L24_F_SVLAN;
+		uint8_t tm = sec_base(&ps->m->mask, ps, KS_L24)[TALLY_L24_FLAGS] & tags;
+
 		sec = KS_L24;
 		tci_off = TALLY_L24_VLAN;
+		if (tm != 0 && !(sec_base(&ps->m->value, ps, KS_L24)[TALLY_L24_FLAGS] & tm))
+			return rte_flow_error_set(ps->error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ITEM, item,
+				"vlan item after eth has_vlan is 0");
 		/* a vlan item requires a tag; the C-tag bit unless eth named S */
-		if (!(sec_base(&ps->m->mask, ps, KS_L24)[TALLY_L24_FLAGS] &
-		      (TALLY_L24_F_CVLAN | TALLY_L24_F_SVLAN))) {
+		if (tm == 0) {
 			ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
 					TALLY_L24_F_CVLAN, TALLY_L24_F_CVLAN);
 			if (ret)
@@ -258,11 +307,14 @@ vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 		      (const uint8_t *)&mk->hdr.vlan_tci, 2);
 	if (ret)
 		return ret;
-	if (mk->hdr.eth_proto != 0 && ps->next != NULL &&
-	    ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN)
+	if (mk->hdr.eth_proto == 0)
+		return 0;
+	if (ps->next != NULL && ps->next->type == RTE_FLOW_ITEM_TYPE_VLAN)
 		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 			"vlan inner_type before a second vlan item is not supported");
+	if (ps->vlans == 1)
+		return vlan_first_inner_type(ps, item, s, mk);
 	return key_set(ps, item, KS_L24, TALLY_L24_ETHERTYPE,
 		       (const uint8_t *)&s->hdr.eth_proto,
 		       (const uint8_t *)&mk->hdr.eth_proto, 2);
@@ -272,6 +324,7 @@ vlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 
 static const struct rte_flow_item_ipv4 ipv4_nic_mask = {
 	.hdr.type_of_service = 0xff,
+	.hdr.fragment_offset = RTE_BE16(0xffff),	/* flags and offset */
 	.hdr.time_to_live = 0xff,
 	.hdr.next_proto_id = 0xff,
 	.hdr.src_addr = RTE_BE32(0xffffffff),
@@ -280,6 +333,7 @@ static const struct rte_flow_item_ipv4 ipv4_nic_mask = {
 
 static const struct field_copy ipv4_copies[] = {
 	{ offsetof(struct rte_flow_item_ipv4, hdr.type_of_service), TALLY_L24_IP_DSCP_ECN, 1, KS_L24 },
+	{ offsetof(struct rte_flow_item_ipv4, hdr.fragment_offset), TALLY_L24_FRAG_DATA, 2, KS_L24 },
 	{ offsetof(struct rte_flow_item_ipv4, hdr.time_to_live), TALLY_L24_TTL_HOPLIMIT, 1, KS_L24 },
 	{ offsetof(struct rte_flow_item_ipv4, hdr.next_proto_id), TALLY_L24_IP_PROTOCOL, 1, KS_L24 },
 	{ offsetof(struct rte_flow_item_ipv4, hdr.src_addr), TALLY_L24_SRC_IPV4, 4, KS_L24 },
@@ -304,6 +358,7 @@ static const struct rte_flow_item_ipv6 ipv6_nic_mask = {
 	/* braced: uint8_t[16] before 24.11, struct rte_ipv6_addr since */
 	.hdr.src_addr = { "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" },
 	.hdr.dst_addr = { "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" },
+	.has_frag_ext = 1,
 };
 
 static const struct field_copy ipv6_copies[] = {
@@ -334,6 +389,47 @@ ipv6_extra(struct parse_state *ps, const struct rte_flow_item *item,
 		ret = key_set(ps, item, KS_MISC, ps->inner ?
 			      TALLY_MISC_INNER_IPV6_FLOW_LABEL :
 			      TALLY_MISC_OUTER_IPV6_FLOW_LABEL, fl_v, fl_m, 4);
+	if (ret == 0 && mk->has_frag_ext)
+		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+				s->has_frag_ext ? TALLY_L24_F_FRAG : 0, TALLY_L24_F_FRAG);
+	return ret;
+}
+
+/* ---- ipv6_frag_ext -------------------------------------------------------- */
+
+static const struct rte_flow_item_ipv6_frag_ext ipv6_frag_ext_nic_mask = {
+	.hdr.next_header = 0xff,
+	.hdr.frag_data = RTE_BE16(0xffff),
+};
+
+/* what DPDK leaves undefined: all the device matches */
+static const struct rte_flow_item_ipv6_frag_ext rte_flow_item_ipv6_frag_ext_mask = {
+	.hdr.next_header = 0xff,
+	.hdr.frag_data = RTE_BE16(0xffff),
+};
+
+static const struct field_copy ipv6_frag_ext_copies[] = {
+	{ offsetof(struct rte_flow_item_ipv6_frag_ext, hdr.frag_data), TALLY_L24_FRAG_DATA, 2, KS_L24 },
+};
+
+static int
+ipv6_frag_ext_extra(struct parse_state *ps, const struct rte_flow_item *item,
+		    const void *spec, const void *mask)
+{
+	const struct rte_flow_item_ipv6_frag_ext *s = spec, *mk = mask;
+	int ret;
+
+	if (ps->ipver != 6)
+		return rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM, item,
+			"ipv6_frag_ext item must follow an ipv6 item");
+	/* the device matches the first fragment header of a packet */
+	ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS, TALLY_L24_F_FRAG,
+			TALLY_L24_F_FRAG);
+	if (ret == 0)
+		ret = key_set(ps, item, KS_MISC, ps->inner ?
+			      TALLY_MISC_INNER_IPV6_FRAG_NH : TALLY_MISC_OUTER_IPV6_FRAG_NH,
+			      &s->hdr.next_header, &mk->hdr.next_header, 1);
 	return ret;
 }
 
@@ -342,6 +438,7 @@ ipv6_extra(struct parse_state *ps, const struct rte_flow_item *item,
 static const struct rte_flow_item_tcp tcp_nic_mask = {
 	.hdr.src_port = RTE_BE16(0xffff),
 	.hdr.dst_port = RTE_BE16(0xffff),
+	.hdr.data_off = 0x01,		/* the NS flag, TCP flag bit 8 */
 	.hdr.tcp_flags = 0xff,
 };
 
@@ -349,6 +446,8 @@ static const struct field_copy tcp_copies[] = {
 	{ offsetof(struct rte_flow_item_tcp, hdr.src_port), TALLY_L24_TCP_SPORT, 2, KS_L24 },
 	{ offsetof(struct rte_flow_item_tcp, hdr.dst_port), TALLY_L24_TCP_DPORT, 2, KS_L24 },
 	{ offsetof(struct rte_flow_item_tcp, hdr.tcp_flags), TALLY_L24_TCP_FLAGS, 1, KS_L24 },
+	/* bit 0 of both bytes */
+	{ offsetof(struct rte_flow_item_tcp, hdr.data_off), TALLY_L24_FLAGS, 1, KS_L24 },
 };
 
 static int
@@ -445,19 +544,25 @@ vxlan_extra(struct parse_state *ps, const struct rte_flow_item *item,
 
 /* ---- the catalogue -------------------------------------------------------- */
 
-#define ITEM(TYPE, nm, lay, outer, st, copies_, extra_)			\
+#define ITEM_R(TYPE, nm, lay, outer, st, copies_, extra_, range_)		\
 	{ .type = RTE_FLOW_ITEM_TYPE_##TYPE, .name = #nm, .layer = (lay),	\
 	  .outer_only = (outer), .size = sizeof(struct rte_flow_item_##st),	\
 	  .nic_mask = &st##_nic_mask, .default_mask = &rte_flow_item_##st##_mask, \
-	  .copies = (copies_), .ncopies = RTE_DIM(copies_), .extra = (extra_) }
+	  .copies = (copies_), .ncopies = RTE_DIM(copies_), .extra = (extra_), \
+	  .range_off = (range_) }
+#define ITEM(TYPE, nm, lay, outer, st, cp, ex) ITEM_R(TYPE, nm, lay, outer, st, cp, ex, 0)
 
-/* Parsed by devtools/check-flow-doc.sh: keep one ITEM( per line. */
+/* Parsed by devtools/check-flow-doc.sh: each entry starts a line with ITEM( or ITEM_R(. */
 static const struct item_desc items[] = {
 	ITEM(ETH, eth, LAYER_L2, 0, eth, eth_copies, eth_extra),
 	ITEM(ICMP, icmp, LAYER_L4, 1, icmp, icmp_copies, icmp_extra),
 	ITEM(ICMP6, icmp6, LAYER_L4, 1, icmp6, icmp6_copies, icmp6_extra),
-	ITEM(IPV4, ipv4, LAYER_L3, 0, ipv4, ipv4_copies, ipv4_extra),
+	ITEM_R(IPV4, ipv4, LAYER_L3, 0, ipv4, ipv4_copies, ipv4_extra,
+	       offsetof(struct rte_flow_item_ipv4, hdr.fragment_offset)),
 	ITEM(IPV6, ipv6, LAYER_L3, 0, ipv6, ipv6_copies, ipv6_extra),
+	ITEM_R(IPV6_FRAG_EXT, ipv6_frag_ext, LAYER_L3_EXT, 0, ipv6_frag_ext,
+	       ipv6_frag_ext_copies, ipv6_frag_ext_extra,
+	       offsetof(struct rte_flow_item_ipv6_frag_ext, hdr.frag_data)),
 	ITEM(TCP, tcp, LAYER_L4, 0, tcp, tcp_copies, tcp_extra),
 	ITEM(UDP, udp, LAYER_L4, 0, udp, udp_copies, udp_extra),
 	ITEM(VLAN, vlan, LAYER_VLAN, 0, vlan, vlan_copies, vlan_extra),
@@ -543,6 +648,154 @@ mask_outside(const uint8_t *mask, const uint8_t *nic, size_t size, bool *any)
 	return bad != 0;
 }
 
+/* ---- ranges -------------------------------------------------------------- */
+
+/*
+ * A range (last) on a 16-bit fragment field: lo <= (field & mask) <= hi.
+ * The device matches the field under a value/mask and, per header stack,
+ * the frag bit and two offset classes (offset >= 1, offset >= 8, in 8-byte
+ * units). A range is accepted when exactly the fields it allows pass one
+ * such match: the tightest match holding every allowed field is found, and
+ * it must allow no other. The field has 2^16 values, so both are counted.
+ */
+enum { RC_FRAG = 1, RC_OFF1 = 2, RC_OFF8 = 4 };
+
+struct frag_range {
+	uint16_t v, m;		/* the field's value/mask */
+	uint8_t cv, cm;		/* RC_* classes: value/mask */
+};
+
+static uint8_t
+frag_classes(uint16_t x, bool ipv6)
+{
+	/* IPv4: flags 15:13, offset 12:0; IPv6 frag_data: offset 15:3, M 0 */
+	uint16_t off = ipv6 ? (uint16_t)(x >> 3) : (uint16_t)(x & 0x1fff);
+	bool frag = ipv6 || (x & 0x3fff) != 0;
+
+	return (uint8_t)((frag ? RC_FRAG : 0) | (off >= 1 ? RC_OFF1 : 0) |
+			 (off >= 8 ? RC_OFF8 : 0));
+}
+
+static int
+frag_range_solve(uint16_t lo, uint16_t hi, uint16_t mask, bool ipv6,
+		 struct frag_range *r)
+{
+	uint32_t x, in = 0, fit = 0;
+	uint16_t ones = 0xffff, seen = 0;
+	uint8_t cand = 0xff, cor = 0, c;
+
+	for (x = 0; x <= 0xffff; x++) {
+		uint16_t f = (uint16_t)x & mask;
+
+		if (f < lo || f > hi)
+			continue;
+		in++;
+		ones &= (uint16_t)x;
+		seen |= (uint16_t)x;
+		c = frag_classes((uint16_t)x, ipv6);
+		cand &= c;
+		cor |= c;
+	}
+	if (in == 0)
+		return -EINVAL;
+	r->m = (uint16_t)~(ones ^ seen);
+	r->v = ones & r->m;
+	r->cm = (uint8_t)(~(cand ^ cor) & (RC_FRAG | RC_OFF1 | RC_OFF8));
+	r->cv = cand & r->cm;
+	for (x = 0; x <= 0xffff; x++)
+		if (((uint16_t)x & r->m) == r->v &&
+		    (frag_classes((uint16_t)x, ipv6) & r->cm) == r->cv)
+			fit++;
+	return fit == in ? 0 : -ENOTSUP;
+}
+
+/* Match the range of item's range field; the item's copies skip it. */
+static int
+key_range(struct parse_state *ps, const struct item_desc *d,
+	  const struct rte_flow_item *item, uint16_t lo, uint16_t hi, uint16_t mask)
+{
+	bool ipv6 = d->type == RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT;
+	uint8_t v[2], m[2], cv = 0, cm = 0;
+	struct frag_range r;
+	int ret;
+
+	ret = frag_range_solve(lo & mask, hi & mask, mask, ipv6, &r);
+	if (ret == -EINVAL)
+		return rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
+			"empty range: last is below spec under the mask");
+	if (ret != 0)
+		return rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
+			"fragment range not matchable: the device matches a value/mask, fragment or not, and offset >= 1 or >= 8 (8-byte units)");
+	v[0] = (uint8_t)(r.v >> 8);
+	v[1] = (uint8_t)r.v;
+	m[0] = (uint8_t)(r.m >> 8);
+	m[1] = (uint8_t)r.m;
+	ret = key_set(ps, item, KS_L24, TALLY_L24_FRAG_DATA, v, m, 2);
+	if (ret == 0 && (r.cm & RC_FRAG))
+		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
+				(r.cv & RC_FRAG) ? TALLY_L24_F_FRAG : 0, TALLY_L24_F_FRAG);
+	if (r.cm & RC_OFF1) {
+		cm |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 : TALLY_MISC_F_OUTER_FRAG_OFF1;
+		if (r.cv & RC_OFF1)
+			cv |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 :
+					  TALLY_MISC_F_OUTER_FRAG_OFF1;
+	}
+	if (r.cm & RC_OFF8) {
+		cm |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 : TALLY_MISC_F_OUTER_FRAG_OFF8;
+		if (r.cv & RC_OFF8)
+			cv |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 :
+					  TALLY_MISC_F_OUTER_FRAG_OFF8;
+	}
+	if (ret == 0 && cm != 0)
+		ret = key_set(ps, item, KS_MISC, TALLY_MISC_FRAG_CLASS, &cv, &cm, 1);
+	return ret;
+}
+
+static inline uint16_t
+rd_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/*
+ * An item's last: ignored where it is zero or equal to spec (rte_flow's
+ * rule), a range on the item's range field, refused anywhere else.
+ * *range tells whether the range field is a range.
+ */
+static int
+check_last(struct parse_state *ps, const struct item_desc *d,
+	   const struct rte_flow_item *item, bool *range)
+{
+	const uint8_t *last = item->last, *spec = item->spec;
+	bool zero = true, same = true;
+	size_t i, ro = d->range_off;
+
+	*range = false;
+	if (spec == NULL)
+		return rte_flow_error_set(ps->error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ITEM_LAST, last, "last without spec");
+	for (i = 0; i < d->size; i++) {
+		if (ro != 0 && (i == ro || i == ro + 1))
+			continue;
+		zero &= last[i] == 0;
+		same &= last[i] == spec[i];
+	}
+	if (!zero && !same)
+		return rte_flow_error_set(ps->error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ITEM_LAST, last,
+			d->range_off != 0 ?
+			"ranges (last) are supported on the fragment field only" :
+			"ranges (last) are not supported on this item");
+	if (ro != 0) {
+		uint16_t l = rd_be16(last + ro);
+
+		*range = l != 0 && l != rd_be16(spec + ro);
+	}
+	return 0;
+}
+
 static int
 parse_item(struct parse_state *ps, const struct item_desc *d,
 	   const struct rte_flow_item *item)
@@ -550,29 +803,37 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 	static const uint8_t zero[sizeof(struct rte_flow_item_ipv6)];
 	const uint8_t *spec = item->spec, *mask = item->mask;
 	const uint8_t *nic = d->nic_mask;
+	bool any, range = false;
 	unsigned int i;
-	bool any;
 	int ret;
 
+	if (item->last != NULL) {
+		ret = check_last(ps, d, item, &range);
+		if (ret)
+			return ret;
+	}
 	if (spec == NULL) {
 		spec = zero;
 		mask = zero;
 	} else if (mask == NULL) {
 		mask = d->default_mask;
 	}
-	if (item->last != NULL && (item->spec == NULL ||
-				   memcmp(item->last, item->spec, d->size) != 0))
-		return rte_flow_error_set(ps->error, ENOTSUP,
-			RTE_FLOW_ERROR_TYPE_ITEM_LAST, item->last,
-			"ranges (last) are not supported");
 	if (mask_outside(mask, nic, d->size, &any))
 		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
 			"mask covers a field the device cannot match");
+	if (range) {
+		const uint8_t *l = item->last;
+
+		ret = key_range(ps, d, item, rd_be16(spec + d->range_off),
+				rd_be16(l + d->range_off), rd_be16(mask + d->range_off));
+		if (ret)
+			return ret;
+	}
 	for (i = 0; any && i < d->ncopies; i++) {
 		const struct field_copy *c = &d->copies[i];
 
-		if (c->len == 0)
+		if (c->len == 0 || (range && c->item_off == d->range_off))
 			continue;
 		ret = key_set(ps, item, c->sec, c->key_off, spec + c->item_off,
 			      mask + c->item_off, c->len);
@@ -686,6 +947,31 @@ static const struct rss_hf_map rss_hf_map[] = {
 	{ RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_IPV6_UDP_EX, TALLY_RSS_HF_IPV6_UDP },
 };
 
+/* The device's hash types of ethdev's; *left: the types it has none for. */
+static uint32_t
+rss_map(uint64_t types, uint64_t *left)
+{
+	uint32_t dev = 0;
+	unsigned int i;
+
+	*left = types;
+	for (i = 0; i < RTE_DIM(rss_hf_map); i++) {
+		if (types & rss_hf_map[i].eth) {
+			dev |= rss_hf_map[i].dev;
+			*left &= ~rss_hf_map[i].eth;
+		}
+	}
+	return dev;
+}
+
+uint32_t
+tally_rss_hf_to_dev(uint64_t rss_hf)
+{
+	uint64_t left;
+
+	return rss_map(rss_hf, &left);
+}
+
 static int
 act_fate(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	 enum tally_steer_fate fate, uint32_t arg, struct rte_flow_error *error)
@@ -739,14 +1025,7 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 	}
 	a->rss_nq = (uint16_t)rss->queue_num;
 	types = rss->types ? rss->types : RTE_ETH_RSS_IP;
-	left = types;
-	a->rss_hf = 0;
-	for (i = 0; i < RTE_DIM(rss_hf_map); i++) {
-		if (types & rss_hf_map[i].eth) {
-			a->rss_hf |= rss_hf_map[i].dev;
-			left &= ~rss_hf_map[i].eth;
-		}
-	}
+	a->rss_hf = rss_map(types, &left);
 	if (left != 0)
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
@@ -755,107 +1034,159 @@ act_rss(struct tally_flow_acts *a, const struct rte_flow_action *act,
 }
 
 static int
-act_one(struct tally_flow_acts *a, const struct rte_flow_action *act,
-	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+act_void(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
 {
-	switch (act->type) {
-	case RTE_FLOW_ACTION_TYPE_VOID:
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_COUNT:
-	case RTE_FLOW_ACTION_TYPE_INDIRECT:
-		if (a->count != NULL || a->indirect != NULL)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one count (inline or indirect) per rule");
-		if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
-			a->count = act;
-		} else {
-			if (act->conf == NULL)
-				return rte_flow_error_set(error, EINVAL,
-					RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-					"indirect action needs a handle");
-			a->indirect = act;
-		}
-		a->act.flags |= TALLY_STEER_A_COUNT;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_AGE: {
-		const struct rte_flow_action_age *age = act->conf;
-
-		if (a->age != NULL)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act, "one age per rule");
-		if (age == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "age needs a timeout");
-		if (age->timeout == 0)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"age timeout must be at least 1 second");
-		if (age->reserved != 0)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"age reserved bits must be zero");
-		a->age = act;
-		return 0;
-	}
-	case RTE_FLOW_ACTION_TYPE_MARK:
-		if (act->conf == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
-		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one mark or flag per rule");
-		a->act.flags |= TALLY_STEER_A_MARK;
-		a->act.mark = ((const struct rte_flow_action_mark *)act->conf)->id;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_FLAG:
-		if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION, act,
-				"one mark or flag per rule");
-		a->act.flags |= TALLY_STEER_A_FLAG;
-		return 0;
-	case RTE_FLOW_ACTION_TYPE_QUEUE: {
-		const struct rte_flow_action_queue *q = act->conf;
-
-		if (q == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
-		if (q->index >= lim->nb_rx_queues)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"queue index out of range");
-		return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
-	}
-	case RTE_FLOW_ACTION_TYPE_RSS:
-		return act_rss(a, act, lim, error);
-	case RTE_FLOW_ACTION_TYPE_DROP:
-		return act_fate(a, act, TALLY_STEER_FATE_DROP, 0, error);
-	case RTE_FLOW_ACTION_TYPE_PASSTHRU:
-		return act_fate(a, act, TALLY_STEER_FATE_PASSTHRU, 0, error);
-	case RTE_FLOW_ACTION_TYPE_JUMP: {
-		const struct rte_flow_action_jump *j = act->conf;
-
-		if (j == NULL)
-			return rte_flow_error_set(error, EINVAL,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
-		if (j->group >= lim->max_groups)
-			return rte_flow_error_set(error, ENOTSUP,
-				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
-				"jump group beyond the device's table count");
-		return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
-	}
-	default:
-		return rte_flow_error_set(error, ENOTSUP,
-			RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
-	}
+	return 0;
 }
 
-/* Parsed by devtools/check-flow-doc.sh: the actions act_one() accepts.
- * ACTION(age) ACTION(count) ACTION(drop) ACTION(flag) ACTION(indirect) ACTION(jump)
- * ACTION(mark) ACTION(passthru) ACTION(queue) ACTION(rss) ACTION(void)
- */
+/* count and indirect (an indirect COUNT handle) */
+static int
+act_count(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	  const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	if (a->count != NULL || a->indirect != NULL)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"one count (inline or indirect) per rule");
+	if (act->type == RTE_FLOW_ACTION_TYPE_COUNT) {
+		a->count = act;
+	} else {
+		if (act->conf == NULL)
+			return rte_flow_error_set(error, EINVAL,
+				RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+				"indirect action needs a handle");
+		a->indirect = act;
+	}
+	a->act.flags |= TALLY_STEER_A_COUNT;
+	return 0;
+}
+
+static int
+act_age(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_age *age = act->conf;
+
+	if (a->age != NULL)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act, "one age per rule");
+	if (age == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "age needs a timeout");
+	if (age->timeout == 0)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"age timeout must be at least 1 second");
+	if (age->reserved != 0)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"age reserved bits must be zero");
+	a->age = act;
+	return 0;
+}
+
+/* mark and flag */
+static int
+act_mark(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	bool mark = act->type == RTE_FLOW_ACTION_TYPE_MARK;
+
+	if (mark && act->conf == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "mark needs an id");
+	if (a->act.flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG))
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION, act,
+			"one mark or flag per rule");
+	if (!mark) {
+		a->act.flags |= TALLY_STEER_A_FLAG;
+		return 0;
+	}
+	a->act.flags |= TALLY_STEER_A_MARK;
+	a->act.mark = ((const struct rte_flow_action_mark *)act->conf)->id;
+	return 0;
+}
+
+static int
+act_queue(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	  const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_queue *q = act->conf;
+
+	if (q == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "queue needs an index");
+	if (q->index >= lim->nb_rx_queues)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"queue index out of range");
+	return act_fate(a, act, TALLY_STEER_FATE_QUEUE, q->index, error);
+}
+
+static int
+act_drop(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	return act_fate(a, act, TALLY_STEER_FATE_DROP, 0, error);
+}
+
+static int
+act_passthru(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	     const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	return act_fate(a, act, TALLY_STEER_FATE_PASSTHRU, 0, error);
+}
+
+static int
+act_jump(struct tally_flow_acts *a, const struct rte_flow_action *act,
+	 const struct tally_flow_limits *lim, struct rte_flow_error *error)
+{
+	const struct rte_flow_action_jump *j = act->conf;
+
+	if (j == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act, "jump needs a group");
+	if (j->group >= lim->max_groups)
+		return rte_flow_error_set(error, ENOTSUP,
+			RTE_FLOW_ERROR_TYPE_ACTION_CONF, act,
+			"jump group beyond the device's table count");
+	return act_fate(a, act, TALLY_STEER_FATE_JUMP, j->group, error);
+}
+
+typedef int (*act_fn)(struct tally_flow_acts *a, const struct rte_flow_action *act,
+		      const struct tally_flow_limits *lim, struct rte_flow_error *error);
+
+/* The actions the device has, one per line: the parser, the templates
+ * (tally_flow_action_supported()) and devtools/check-flow-doc.sh (against
+ * features/tally.ini) all read this table. */
+#define ACTION(TYPE, fn)	[RTE_FLOW_ACTION_TYPE_##TYPE] = (fn)
+static const act_fn action_table[] = {
+	ACTION(VOID, act_void),
+	ACTION(COUNT, act_count),
+	ACTION(INDIRECT, act_count),
+	ACTION(AGE, act_age),
+	ACTION(MARK, act_mark),
+	ACTION(FLAG, act_mark),
+	ACTION(QUEUE, act_queue),
+	ACTION(RSS, act_rss),
+	ACTION(DROP, act_drop),
+	ACTION(PASSTHRU, act_passthru),
+	ACTION(JUMP, act_jump),
+};
+
+static inline act_fn
+action_fn(enum rte_flow_action_type type)
+{
+	return (unsigned int)type < RTE_DIM(action_table) ? action_table[type] : NULL;
+}
+
+bool
+tally_flow_action_supported(enum rte_flow_action_type type)
+{
+	return action_fn(type) != NULL;
+}
 
 int
 tally_flow_parse_actions(const struct rte_flow_action actions[],
@@ -870,7 +1201,12 @@ tally_flow_parse_actions(const struct rte_flow_action actions[],
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_NUM, NULL, "NULL action list");
 	for (act = actions; act->type != RTE_FLOW_ACTION_TYPE_END; act++) {
-		ret = act_one(a, act, lim, error);
+		act_fn fn = action_fn(act->type);
+
+		if (fn == NULL)
+			return rte_flow_error_set(error, ENOTSUP,
+				RTE_FLOW_ERROR_TYPE_ACTION, act, "action type not supported");
+		ret = fn(a, act, lim, error);
 		if (ret)
 			return ret;
 	}

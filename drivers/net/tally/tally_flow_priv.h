@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rte_flow engine of one port, shared by the files that implement it:
- * tally_flow.c (synchronous API, indirect COUNT, query, dump),
- * tally_flow_async.c (template tables and flow queues) and tally_flow_age.c
- * (the AGE action). tally_flow.h is what the rest of the PMD sees.
+ * The rte_flow engine of one port, shared by the files that implement it,
+ * each calling only the ones before it:
+ *   tally_flow_parse.c   pattern and actions -> match key and action
+ *   tally_flow_mem.c     device-visible memory for lib/steer
+ *   tally_flow_age.c     the AGE action
+ *   tally_flow_rule.c    the rule core: matchers, RSS sets, counters,
+ *                        insert/commit/destroy, query, dump
+ *   tally_flow_handle.c  indirect COUNT actions
+ *   tally_flow_prog.c    key and action builders; a create from a pattern
+ *   tally_flow_tmpl.c    pattern/actions templates and template tables
+ *   tally_flow_async.c   flow queues
+ *   tally_flow_ops.c     the rte_flow_ops table, synchronous calls, the port
+ *                        state around control calls, init and fini
+ * tally_flow.h is what the rest of the PMD sees.
  *
  * Locking: `lock` serialises every control operation of the port - sync
  * create/destroy/flush, template and table life cycle, flow-queue
@@ -18,6 +28,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/queue.h>
 
@@ -41,6 +52,7 @@ tally_flow_gone(struct rte_flow_error *err)
 #define TALLY_FLOW_HANDLE_MAGIC	0x54494e44u	/* "TIND" */
 #define TALLY_FLOW_SYNC_US	1000000
 #define TALLY_FLOW_AGE_SYNC	UINT16_MAX	/* not from a flow queue */
+#define TALLY_FLOW_MAX_TABLES	1024	/* template tables */
 
 struct tally_flow_matcher {
 	TAILQ_ENTRY(tally_flow_matcher) next;
@@ -99,6 +111,20 @@ static inline struct tally_steer_rule *
 tally_flow_rule(struct rte_flow *flow)
 {
 	return tally_steer_rule_of_priv(flow);
+}
+
+/* The steering matcher of an engine matcher. */
+static inline struct tally_steer_matcher *
+tally_flow_matcher_steer(const struct tally_flow_matcher *fm)
+{
+	return fm->m;
+}
+
+/* The matcher a live flow's rule is in. */
+static inline struct tally_flow_matcher *
+tally_flow_matcher_of(struct rte_flow *flow)
+{
+	return tally_steer_matcher_udata(tally_steer_rule_matcher(tally_flow_rule(flow)));
 }
 
 /* A spare flow object (allocated ahead, no rule yet) links to the next spare
@@ -202,6 +228,8 @@ struct tally_flow_ctx {
 	bool presized_once;			/* one was: later ones take the heap as it is */
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
+	bool strict_queue;			/* configured RTE_FLOW_PORT_FLAG_STRICT_QUEUE */
+	uint32_t tbl_rules[TALLY_FLOW_MAX_TABLES];	/* rules of template table i */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
 	struct tally_flow_mem *mem;		/* tally_flow_mem.c */
 };
@@ -220,20 +248,68 @@ void tally_flow_mem_fini(struct tally_flow_ctx *fc);
 void *tally_flow_mem_alloc(void *arg, size_t size, size_t align, uint64_t *iova);
 void tally_flow_mem_free(void *arg, void *ptr, size_t size);
 
-/* ---- tally_flow.c: what the template and aging code build on ------------- */
+/* ---- tally_flow_rule.c: the rule core ------------------------------------- */
+
+/* The live indirect COUNT handle p points at, or NULL (lock held). */
+static inline struct rte_flow_action_handle *
+tally_flow_handle_check(struct tally_flow_ctx *fc, const void *p)
+{
+	struct rte_flow_action_handle *h;
+
+	TAILQ_FOREACH(h, &fc->handles, next)
+		if (h == p && h->magic == TALLY_FLOW_HANDLE_MAGIC)
+			return h;
+	return NULL;
+}
 
 struct rte_eth_dev;
 
-/* Create a rule from a full attr/pattern/actions (lock held). age_queue:
- * the flow queue an AGE action reports to (TALLY_FLOW_AGE_SYNC for the
- * synchronous API). */
-struct rte_flow *tally_flow_create_locked(struct rte_eth_dev *dev,
-					  struct tally_flow_ctx *fc,
+/* The last matcher used, if the rule's group, priority and mask are its. */
+static inline struct tally_flow_matcher *
+tally_flow_matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *attr,
+			const struct tally_match_key *mask)
+{
+	struct tally_flow_matcher *fm = fc->last;
+
+	if (fm != NULL && fm->group == attr->group && fm->priority == attr->priority &&
+	    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
+		return fm;
+	return NULL;
+}
+
+/* Does a hash array sized for the counter bank, for keys of nwords words,
+ * fit in the memory EAL can give (the first matcher is pre-sized)? */
+bool tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords);
+/* What the port allows actions to name. */
+void tally_flow_limits_of(struct rte_eth_dev *dev, struct tally_flow_limits *lim);
+/* Actions of a rule with attr, checked (lock held). */
+int tally_flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+			     const struct rte_flow_action actions[],
+			     const struct tally_flow_limits *lim, struct tally_flow_acts *a,
+			     struct rte_flow_error *error);
+/* Insert a rule with checked actions a (lock held): into `last` with its
+ * key already in *key, or, when last is NULL, into the matcher of m's mask
+ * with m's value as key. pattern is the error cause of a duplicate.
+ * age_queue: the flow queue an AGE action reports to (TALLY_FLOW_AGE_SYNC
+ * for the synchronous API). */
+struct rte_flow *tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 					  const struct rte_flow_attr *attr,
 					  const struct rte_flow_item pattern[],
-					  const struct rte_flow_action actions[],
-					  uint16_t age_queue,
-					  struct rte_flow_error *error);
+					  const struct tally_flow_match *m,
+					  struct tally_flow_matcher *last,
+					  struct tally_steer_key *key, struct tally_flow_acts *a,
+					  uint16_t age_queue, struct rte_flow_error *error);
+/* Destroy every rte_flow rule of the port (lock held). */
+int tally_flow_flush_locked(struct tally_flow_ctx *fc);
+/* Read (and with qc->reset, reset) counter into qc. */
+int tally_flow_count_query(struct tally_flow_ctx *fc, uint32_t counter,
+			   struct rte_flow_query_count *qc);
+/* rte_flow_ops.query and .dev_dump */
+int tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
+		     const struct rte_flow_action *action, void *data,
+		     struct rte_flow_error *error);
+int tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
+		    struct rte_flow_error *error);
 /* The two halves of a create, for callers that read the pattern and
  * actions now and insert later (postponed flow-queue operations). check:
  * parse and validate (the only step reading the caller's memory). obj_get:
@@ -264,6 +340,7 @@ tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
 	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
 	       flow->port_id == dev->data->port_id;
 }
+/* tally_flow_handle.c */
 struct rte_flow_action_handle *
 tally_flow_handle_create(struct rte_eth_dev *dev,
 			 const struct rte_flow_indir_action_conf *conf,
@@ -280,6 +357,17 @@ int tally_flow_handle_query(struct rte_eth_dev *dev,
 			    void *data, struct rte_flow_error *error);
 
 /* ---- tally_flow_prog.c: the synchronous key builder -------------------------- */
+
+/* Create a rule from a full attr/pattern/actions (lock held): through the
+ * key and action builders when the pattern and actions have the recorded
+ * shapes, else parsed; age_queue as tally_flow_insert_locked(). */
+struct rte_flow *tally_flow_create_locked(struct rte_eth_dev *dev,
+					  struct tally_flow_ctx *fc,
+					  const struct rte_flow_attr *attr,
+					  const struct rte_flow_item pattern[],
+					  const struct rte_flow_action actions[],
+					  uint16_t age_queue,
+					  struct rte_flow_error *error);
 
 /* The matcher of a pattern of the recorded shape, its key in *key (hashed,
  * slot being fetched); NULL when the pattern has another shape or no
@@ -308,15 +396,6 @@ bool tally_flow_ashape_acts(struct tally_flow_ashape *s,
  * types, compile after TALLY_FLOW_SHAPE_RUN in a row (lock held). */
 void tally_flow_ashape_learn(struct tally_flow_ashape *s,
 			     const struct rte_flow_action actions[]);
-
-/* ---- tally_flow_async.c ---------------------------------------------------- */
-
-/* Release flow queues, templates and tables (port close; lock not held). */
-void tally_flow_tmpl_fini(struct tally_flow_ctx *fc);
-/* rte_flow_configure() asked for RTE_FLOW_PORT_FLAG_STRICT_QUEUE. */
-bool tally_flow_tmpl_strict(const struct tally_flow_ctx *fc);
-/* A rule of a template table went away (lock held). */
-void tally_flow_tmpl_rule_gone(struct tally_flow_ctx *fc, uint16_t tbl_id);
 
 /* ---- tally_flow_age.c ------------------------------------------------------ */
 

@@ -387,7 +387,8 @@ tally_flow_shape_key(struct tally_flow_shape *s, const struct rte_flow_attr *att
 	const struct tally_key_prog *kp = s->kp;
 	uint32_t i;
 
-	if (kp == NULL || pattern == NULL || attr->group != s->group ||
+	/* s->fm is NULL once its matcher went away (tally_flow_rule.c) */
+	if (kp == NULL || s->fm == NULL || pattern == NULL || attr->group != s->group ||
 	    attr->priority != s->priority || !shape_match(s, pattern))
 		return NULL;
 	for (i = 0; i < kp->nwords; i++)
@@ -458,7 +459,7 @@ shape_compile(struct tally_flow_shape *s, const struct tally_flow_match *m)
 	pt.nb_items = s->n;
 	pt.mask = m->mask;
 	s->tried = true;
-	s->kp = tally_key_prog_compile(&pt, tally_flow_matcher_steer(s->fm));
+	s->kp = tally_key_prog_compile(&pt, s->fm->m);
 }
 
 void
@@ -586,4 +587,56 @@ tally_flow_ashape_learn(struct tally_flow_ashape *s, const struct rte_flow_actio
 	}
 	s->n = (uint8_t)i;
 	s->run = 1;
+}
+
+/* ---- a create from a full pattern and action list ------------------------------ */
+
+struct rte_flow *
+tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+			 const struct rte_flow_attr *attr,
+			 const struct rte_flow_item pattern[],
+			 const struct rte_flow_action actions[],
+			 uint16_t age_queue, struct rte_flow_error *error)
+{
+	struct tally_flow_matcher *last;
+	struct tally_flow_limits lim;
+	struct tally_flow_match m;
+	struct tally_flow_acts a;
+	struct tally_steer_key key;
+	struct rte_flow *flow;
+	bool parsed = false, aparsed = false;
+
+	tally_flow_limits_of(dev, &lim);
+	if (tally_flow_parse_attr(attr, &lim, error) != 0)
+		return NULL;
+	/* A pattern of the shape of the previous rules: its key words come
+	 * from the specs by the shape's builder, nothing is parsed. Else
+	 * parse; most rules still go to the matcher of the previous one. In
+	 * both cases the key is hashed and its slot fetched now, so that the
+	 * TLB and cache misses overlap with checking the actions and taking
+	 * the counter. */
+	last = tally_flow_shape_key(&fc->shape, attr, pattern, &key);
+	if (last == NULL) {
+		if (tally_flow_parse_pattern(pattern, &m, error) != 0)
+			return NULL;
+		parsed = true;
+		last = tally_flow_matcher_last(fc, attr, &m.mask);
+		if (last != NULL)
+			tally_steer_rule_key(last->m, &m.value, &key);
+	}
+	if (!tally_flow_ashape_acts(&fc->ashape, actions, lim.nb_rx_queues, &a)) {
+		if (tally_flow_check_actions(dev, attr, actions, &lim, &a, error) != 0)
+			return NULL;
+		aparsed = true;
+	}
+	flow = tally_flow_insert_locked(dev, fc, attr, pattern, parsed ? &m : NULL, last,
+					&key, &a, age_queue, error);
+	if (flow == NULL)
+		return NULL;
+	if (parsed)
+		tally_flow_shape_learn(&fc->shape, attr, pattern, &m,
+				       tally_flow_matcher_of(flow));
+	if (aparsed)
+		tally_flow_ashape_learn(&fc->ashape, actions);
+	return flow;
 }

@@ -32,9 +32,9 @@ tally_tmpl_get(struct tally_flow_ctx *fc)
 
 /* ---- pattern templates ---------------------------------------------------------- */
 
-static struct rte_flow_pattern_template *
-t_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *a,
-	    const struct rte_flow_item pattern[], struct rte_flow_error *err)
+struct rte_flow_pattern_template *
+tally_flow_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *a,
+		     const struct rte_flow_item pattern[], struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_item probe[TALLY_TMPL_MAX_ITEMS + 1];
@@ -120,9 +120,9 @@ pt_check(struct tally_flow_tmpl *t, const void *p)
 	return NULL;
 }
 
-static int
-t_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *ptp,
-	     struct rte_flow_error *err)
+int
+tally_flow_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *ptp,
+		      struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_pattern_template *pt;
@@ -182,27 +182,6 @@ mask_set(const struct rte_flow_action *m)
 	return false;
 }
 
-static bool
-action_supported(enum rte_flow_action_type type)
-{
-	switch (type) {
-	case RTE_FLOW_ACTION_TYPE_VOID:
-	case RTE_FLOW_ACTION_TYPE_COUNT:
-	case RTE_FLOW_ACTION_TYPE_INDIRECT:
-	case RTE_FLOW_ACTION_TYPE_AGE:
-	case RTE_FLOW_ACTION_TYPE_MARK:
-	case RTE_FLOW_ACTION_TYPE_FLAG:
-	case RTE_FLOW_ACTION_TYPE_QUEUE:
-	case RTE_FLOW_ACTION_TYPE_RSS:
-	case RTE_FLOW_ACTION_TYPE_DROP:
-	case RTE_FLOW_ACTION_TYPE_PASSTHRU:
-	case RTE_FLOW_ACTION_TYPE_JUMP:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static int
 at_check_lists(struct rte_eth_dev *dev, const struct rte_flow_action actions[],
 	       const struct rte_flow_action masks[], uint32_t *nb,
@@ -222,7 +201,7 @@ at_check_lists(struct rte_eth_dev *dev, const struct rte_flow_action actions[],
 			return rte_flow_error_set(err, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION_NUM, &actions[n],
 				"more than 16 actions in a template");
-		if (!action_supported(actions[n].type))
+		if (!tally_flow_action_supported(actions[n].type))
 			return rte_flow_error_set(err, ENOTSUP,
 				RTE_FLOW_ERROR_TYPE_ACTION, &actions[n],
 				"action type not supported");
@@ -248,10 +227,10 @@ at_check_lists(struct rte_eth_dev *dev, const struct rte_flow_action actions[],
 	return 0;
 }
 
-static struct rte_flow_actions_template *
-t_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr *a,
-	    const struct rte_flow_action actions[],
-	    const struct rte_flow_action masks[], struct rte_flow_error *err)
+struct rte_flow_actions_template *
+tally_flow_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr *a,
+		     const struct rte_flow_action actions[],
+		     const struct rte_flow_action masks[], struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_actions_template *at;
@@ -329,9 +308,9 @@ at_check(struct tally_flow_tmpl *t, const void *p)
 	return NULL;
 }
 
-static int
-t_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
-	     struct rte_flow_error *err)
+int
+tally_flow_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
+		      struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_actions_template *at;
@@ -431,11 +410,11 @@ table_check_attr(const struct rte_flow_template_table_attr *ta, uint8_t nb_pt,
 	return tally_compat_table_attr_check(ta, err);
 }
 
-static struct rte_flow_template_table *
-t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_attr *ta,
-	       struct rte_flow_pattern_template *pts[], uint8_t nb_pt,
-	       struct rte_flow_actions_template *ats[], uint8_t nb_at,
-	       struct rte_flow_error *err)
+struct rte_flow_template_table *
+tally_flow_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_attr *ta,
+			struct rte_flow_pattern_template *pts[], uint8_t nb_pt,
+			struct rte_flow_actions_template *ats[], uint8_t nb_at,
+			struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct tally_adapter *ad = tally_adapter(dev);
@@ -477,6 +456,8 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 		goto fail;
 	}
 	tb->id = (uint16_t)id;
+	tb->nb_rules = &fc->tbl_rules[id];
+	*tb->nb_rules = 0;
 	tb->attr = ta->flow_attr;
 	tb->attr.ingress = 1;
 	tb->nb_flows = ta->nb_flows;
@@ -495,7 +476,7 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 						       tb->attr.priority,
 						       &pts[i]->mask, &ret);
 		if (tb->fm[i] == NULL ||
-		    (ret = tally_steer_matcher_reserve_locked(tally_flow_matcher_steer(tb->fm[i]),
+		    (ret = tally_steer_matcher_reserve_locked(tb->fm[i]->m,
 							      ta->nb_flows)) != 0) {
 			rte_flow_error_set(err, -ret, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, ta,
 					   ret == -ENOSPC ? "rule count beyond the largest hash array" :
@@ -504,7 +485,7 @@ t_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_att
 			tb = NULL;
 			goto fail;
 		}
-		tb->kp[i] = tally_key_prog_compile(pts[i], tally_flow_matcher_steer(tb->fm[i]));
+		tb->kp[i] = tally_key_prog_compile(pts[i], tb->fm[i]->m);
 		if (tb->kp[i] != NULL)
 			TALLY_FLOW_LOG(DEBUG, "table %u, pattern template %u: key builder of %u words, %u operations",
 				       id, i, tb->kp[i]->nwords, tb->kp[i]->nops);
@@ -523,9 +504,9 @@ fail:
 	return NULL;
 }
 
-static int
-t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
-		struct rte_flow_error *err)
+int
+tally_flow_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
+			 struct rte_flow_error *err)
 {
 	struct tally_flow_ctx *fc = tally_tmpl_fc(dev, err);
 	struct rte_flow_template_table *tb;
@@ -538,7 +519,7 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 	if (tb == NULL)
 		ret = rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "no such template table");
-	else if (tb->nb_rules != 0)
+	else if (*tb->nb_rules != 0)
 		ret = rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
 					  tbp, "template table still holds rules");
 	else if (table_pending(fc->tmpl, tb))
@@ -550,18 +531,6 @@ t_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
 	}
 	tally_unlock(&fc->lock);
 	return ret;
-}
-
-void
-tally_flow_tmpl_rule_gone(struct tally_flow_ctx *fc, uint16_t tbl_id)
-{
-	struct rte_flow_template_table *tb;
-
-	if (fc->tmpl == NULL || tbl_id == 0 || tbl_id > TALLY_FLOW_MAX_TABLES)
-		return;
-	tb = fc->tmpl->by_id[tbl_id - 1];
-	if (tb != NULL && tb->nb_rules > 0)
-		tb->nb_rules--;
 }
 
 void
@@ -584,15 +553,4 @@ tally_tmpl_release_all(struct tally_flow_ctx *fc)
 		TAILQ_REMOVE(&t->ats, at, next);
 		rte_free(at);
 	}
-}
-
-void
-tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops)
-{
-	ops->pattern_template_create = t_pt_create;
-	ops->pattern_template_destroy = t_pt_destroy;
-	ops->actions_template_create = t_at_create;
-	ops->actions_template_destroy = t_at_destroy;
-	ops->template_table_create = t_table_create;
-	ops->template_table_destroy = t_table_destroy;
 }

@@ -22,7 +22,6 @@
 
 #define TALLY_FLOW_MAX_QUEUES		64
 #define TALLY_FLOW_MAX_QUEUE_SIZE	(1u << 16)
-#define TALLY_FLOW_MAX_TABLES		1024
 #define TALLY_TMPL_MAX_ITEMS		16
 #define TALLY_TMPL_MAX_ACTIONS		16
 #define TALLY_TMPL_MAX_PER_TABLE	8
@@ -124,7 +123,7 @@ struct rte_flow_template_table {
 	uint16_t id;			/* rules carry id + 1 */
 	struct rte_flow_attr attr;
 	uint32_t nb_flows;
-	uint32_t nb_rules;
+	uint32_t *nb_rules;		/* its rules: &fc->tbl_rules[id] */
 	uint8_t nb_pt;
 	uint8_t nb_at;
 	struct rte_flow_pattern_template *pt[TALLY_TMPL_MAX_PER_TABLE];
@@ -219,7 +218,66 @@ tally_tmpl_table_check(struct tally_flow_tmpl *t, const void *p)
 }
 /* Destroy every table and template (lock held). */
 void tally_tmpl_release_all(struct tally_flow_ctx *fc);
-void tally_flow_tmpl_ops_fill(struct rte_flow_ops *ops);
+/* rte_flow_ops: templates and tables */
+struct rte_flow_pattern_template *
+tally_flow_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *a,
+		     const struct rte_flow_item pattern[], struct rte_flow_error *err);
+int tally_flow_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *ptp,
+			  struct rte_flow_error *err);
+struct rte_flow_actions_template *
+tally_flow_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_attr *a,
+		     const struct rte_flow_action actions[], const struct rte_flow_action masks[],
+		     struct rte_flow_error *err);
+int tally_flow_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *atp,
+			  struct rte_flow_error *err);
+struct rte_flow_template_table *
+tally_flow_table_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_attr *ta,
+			struct rte_flow_pattern_template *pts[], uint8_t nb_pts,
+			struct rte_flow_actions_template *ats[], uint8_t nb_ats,
+			struct rte_flow_error *err);
+int tally_flow_table_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *tbp,
+			     struct rte_flow_error *err);
+
+/* ---- tally_flow_async.c: rte_flow_ops of flow queues -------------------------- */
+
+int tally_flow_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
+			struct rte_flow_queue_info *qi, struct rte_flow_error *err);
+int tally_flow_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
+			 uint16_t nb_queue, const struct rte_flow_queue_attr *qa[],
+			 struct rte_flow_error *err);
+/* Release flow queues, templates and tables (port close; lock not held). */
+void tally_flow_tmpl_fini(struct tally_flow_ctx *fc);
+/* the fast path: in rte_flow_ops on 22.11, rte_flow_fp_ops on 24.x */
+struct rte_flow *
+tally_flow_async_create(struct rte_eth_dev *dev, uint32_t queue,
+			const struct rte_flow_op_attr *oa, struct rte_flow_template_table *tbp,
+			const struct rte_flow_item pattern[], uint8_t pt_idx,
+			const struct rte_flow_action actions[], uint8_t at_idx,
+			void *user_data, struct rte_flow_error *err);
+int tally_flow_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
+			     const struct rte_flow_op_attr *oa, struct rte_flow *flow,
+			     void *user_data, struct rte_flow_error *err);
+int tally_flow_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err);
+int tally_flow_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
+		    uint16_t n_res, struct rte_flow_error *err);
+struct rte_flow_action_handle *
+tally_flow_async_ah_create(struct rte_eth_dev *dev, uint32_t queue,
+			   const struct rte_flow_op_attr *oa,
+			   const struct rte_flow_indir_action_conf *conf,
+			   const struct rte_flow_action *action, void *user_data,
+			   struct rte_flow_error *err);
+int tally_flow_async_ah_destroy(struct rte_eth_dev *dev, uint32_t queue,
+				const struct rte_flow_op_attr *oa,
+				struct rte_flow_action_handle *h, void *user_data,
+				struct rte_flow_error *err);
+int tally_flow_async_ah_update(struct rte_eth_dev *dev, uint32_t queue,
+			       const struct rte_flow_op_attr *oa,
+			       struct rte_flow_action_handle *h, const void *update,
+			       void *user_data, struct rte_flow_error *err);
+int tally_flow_async_ah_query(struct rte_eth_dev *dev, uint32_t queue,
+			      const struct rte_flow_op_attr *oa,
+			      const struct rte_flow_action_handle *h, void *data,
+			      void *user_data, struct rte_flow_error *err);
 
 /* ---- tally_flow_prog.c ------------------------------------------------------ */
 

@@ -28,13 +28,6 @@ rte_pmd_tally_model_step(uint16_t port_id)
 	return (int)tally_model_step(model);
 }
 
-static const char *const tally_dump_stat_names[TALLY_STAT_NUM] = {
-	"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "rx_wire_pkts",
-	"rx_missed", "rx_err_runt", "rx_err_oversize", "rx_err_trunc",
-	"rx_filtered", "rx_steer_drop", "tx_desc_errors", "tx_wire_drop",
-	"dma_faults", "desc_faults", "rx_err_damaged",
-};
-
 static void
 tally_dump_queues(struct rte_eth_dev *dev, FILE *f)
 {
@@ -115,7 +108,7 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 		flt.pending ? " (pending)" : "");
 	tally_hal_port_stats(hal, st);
 	for (i = 0; i < TALLY_STAT_NUM; i++)
-		fprintf(f, "  %-16s %" PRIu64 "\n", tally_dump_stat_names[i], st[i]);
+		fprintf(f, "  %-16s %" PRIu64 "\n", tally_port_stat_name(i), st[i]);
 	tally_dump_queues(ad->eth_dev, f);
 	return 0;
 }

@@ -4,7 +4,7 @@
  * counters (rte_pmd_tally.h): the API the verbs library sits on.
  *
  * Raw rules share the rte_flow engine's steering context, lock and matcher
- * cache (tally_flow.c accessors). Flow counters come from the port's
+ * cache (tally_flow_rule.c accessors). Flow counters come from the port's
  * tally_cnt_pool. Completion counters are a small allocator over the
  * device's completion-counter bank, kept here per adapter (state is
  * allocated on first use, under one global lock; the control path only).
@@ -19,6 +19,7 @@
 #include "tally_hal_io.h"
 #include "tally_ethdev.h"
 #include "tally_flow.h"
+#include "tally_flow_priv.h"
 #include "tally_logs.h"
 #include "tally_mp.h"
 #include "rte_pmd_tally.h"

@@ -5,6 +5,7 @@
 #include <tally/tally_desc.h>
 
 #include "tally_model_dev.h"
+#include "tally_model_priv.h"
 #include "tally_test.h"
 
 #define OUT(f)	TALLY_MK(TALLY_MS_OUTER, f)
@@ -190,6 +191,108 @@ test_ipv4_options_and_fragments(void)
 	return TEST_SUCCESS;
 }
 
+/* The fragment fields: IPv4 flags and offset as they are, the offset
+ * classes (>= 1, >= 8 units), the IPv6 fragment header's data and next
+ * header; a frame that is no fragment leaves them 0 but for DF. */
+static uint8_t
+frag_class(const struct tally_model_pkt *p)
+{
+	return p->key.b[MISC(TALLY_MISC_FRAG_CLASS)];
+}
+
+static int
+test_fragment_fields(void)
+{
+	static const struct {
+		uint16_t frag;		/* IPv4 flags and offset */
+		uint8_t is_frag, cls;
+	} v4[] = {
+		{ 0x0000, 0, 0 },
+		{ 0x4000, 0, 0 },	/* DF */
+		{ 0x2000, 1, 0 },	/* first */
+		{ 0x2001, 1, TALLY_MISC_F_OUTER_FRAG_OFF1 },
+		{ 0x0007, 1, TALLY_MISC_F_OUTER_FRAG_OFF1 },	/* last, 56 bytes on */
+		{ 0x0008, 1, TALLY_MISC_F_OUTER_FRAG_OFF1 | TALLY_MISC_F_OUTER_FRAG_OFF8 },
+		{ 0x3fff, 1, TALLY_MISC_F_OUTER_FRAG_OFF1 | TALLY_MISC_F_OUTER_FRAG_OFF8 },
+		{ 0x8000, 0, 0 },	/* the reserved bit alone */
+	};
+	static const struct {
+		uint16_t data;		/* IPv6 frag_data: offset 15:3, M 0 */
+		uint8_t cls;
+	} v6[] = {
+		{ 0x0001, 0 },
+		{ 0x0000, 0 },		/* an atomic fragment */
+		{ 0x0008, TALLY_MISC_F_OUTER_FRAG_OFF1 },
+		{ 0x0039, TALLY_MISC_F_OUTER_FRAG_OFF1 },	/* offset 7, M */
+		{ 0x0040, TALLY_MISC_F_OUTER_FRAG_OFF1 | TALLY_MISC_F_OUTER_FRAG_OFF8 },
+	};
+	struct tally_model_pkt p, r;
+	struct fb f;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		f.n = 0;
+		put_eth(&f, 0x0800);
+		put_ipv4(&f, 17, 1, 2, v4[i].frag, 0);
+		put_udp(&f, 7, 9);
+		tally_model_parse(f.b, f.n, &p);
+		tally_model_parse_ref(f.b, f.n, &r);
+		TEST_ASSERT(memcmp(&p.key, &r.key, sizeof(p.key)) == 0,
+			    "ipv4 0x%04x: fast and general parse agree", v4[i].frag);
+		TEST_ASSERT_EQ(kget16(&p, OUT(TALLY_L24_FRAG_DATA)), v4[i].frag,
+			       "ipv4 0x%04x: flags and offset", v4[i].frag);
+		TEST_ASSERT_EQ(!!(p.key.b[OUT(TALLY_L24_FLAGS)] & TALLY_L24_F_FRAG),
+			       v4[i].is_frag, "ipv4 0x%04x: frag bit", v4[i].frag);
+		TEST_ASSERT_EQ(frag_class(&p), v4[i].cls, "ipv4 0x%04x: classes", v4[i].frag);
+	}
+	for (i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		f.n = 0;
+		put_eth(&f, 0x86dd);
+		put16(&f, 0x6000);
+		put16(&f, 0);
+		put16(&f, 24);
+		put8(&f, 44);		/* fragment header */
+		put8(&f, 64);
+		memset(f.b + f.n, 0x11, 32);
+		f.n += 32;
+		put8(&f, 44);		/* first fragment header, next: another */
+		put8(&f, 0);
+		put16(&f, v6[i].data);
+		put16(&f, 0x1234);
+		put16(&f, 0x5678);
+		put8(&f, 17);		/* the second one (not matched), next: UDP */
+		put8(&f, 0);
+		put16(&f, 0xfff9);
+		put16(&f, 0);
+		put16(&f, 0);
+		put_udp(&f, 7, 9);
+		tally_model_parse(f.b, f.n, &p);
+		TEST_ASSERT(p.key.b[OUT(TALLY_L24_FLAGS)] & TALLY_L24_F_FRAG, "ipv6: frag bit");
+		TEST_ASSERT_EQ(kget16(&p, OUT(TALLY_L24_FRAG_DATA)), v6[i].data,
+			       "ipv6 0x%04x: the first header's frag_data", v6[i].data);
+		TEST_ASSERT_EQ(p.key.b[MISC(TALLY_MISC_OUTER_IPV6_FRAG_NH)], 44,
+			       "ipv6: the first header's next header");
+		TEST_ASSERT_EQ(frag_class(&p), v6[i].cls, "ipv6 0x%04x: classes", v6[i].data);
+	}
+	/* no fragment header: all 0 */
+	f.n = 0;
+	put_eth(&f, 0x86dd);
+	put16(&f, 0x6000);
+	put16(&f, 0);
+	put16(&f, 8);
+	put8(&f, 17);
+	put8(&f, 64);
+	memset(f.b + f.n, 0x11, 32);
+	f.n += 32;
+	put_udp(&f, 7, 9);
+	tally_model_parse(f.b, f.n, &p);
+	TEST_ASSERT_EQ(kget16(&p, OUT(TALLY_L24_FRAG_DATA)), 0, "");
+	TEST_ASSERT_EQ(p.key.b[MISC(TALLY_MISC_OUTER_IPV6_FRAG_NH)], 0, "");
+	TEST_ASSERT_EQ(frag_class(&p), 0, "");
+	TEST_ASSERT(!(p.key.b[OUT(TALLY_L24_FLAGS)] & TALLY_L24_F_FRAG), "");
+	return TEST_SUCCESS;
+}
+
 static int
 test_ipv6_ext_tcp(void)
 {
@@ -350,6 +453,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_eth_ipv4_udp),
 	TEST_CASE(test_vlan_qinq),
 	TEST_CASE(test_ipv4_options_and_fragments),
+	TEST_CASE(test_fragment_fields),
 	TEST_CASE(test_ipv6_ext_tcp),
 	TEST_CASE(test_icmp),
 	TEST_CASE(test_vxlan_inner),

@@ -48,7 +48,8 @@ struct field {
 	uint32_t ndom;
 };
 
-enum { F_ETH, F_PROTO, F_SIP, F_DIP, F_DIP24, F_SPORT, F_DPORT, F_VNI, F_DMAC, F_NUM };
+enum { F_ETH, F_PROTO, F_SIP, F_DIP, F_DIP24, F_SPORT, F_DPORT, F_VNI, F_DMAC,
+       F_FRAG, F_FCLS, F_FBIT, F_NUM };
 
 static const struct field fields[F_NUM] = {
 	[F_ETH] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_ETHERTYPE), 2, 0xffff,
@@ -67,11 +68,23 @@ static const struct field fields[F_NUM] = {
 	[F_VNI] = { TALLY_MK(TALLY_MS_MISC, TALLY_MISC_VXLAN_VNI), 3, 0xffffff, { 1, 2 }, 2 },
 	[F_DMAC] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_DMAC), 6, 0xffffffffffffull,
 		     { 0x020000000001ull, 0x020000000002ull }, 2 },
+	/* fragments: IPv4 flags and offset under MF|offset (not a fragment,
+	 * first ...), the offset classes, the frag bit (with IP version 4) */
+	[F_FRAG] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_FRAG_DATA), 2, 0x3fff,
+		     { 0x0000, 0x2000, 0x0008, 0x4000 }, 4 },
+	[F_FCLS] = { TALLY_MK(TALLY_MS_MISC, TALLY_MISC_FRAG_CLASS), 1,
+		     TALLY_MISC_F_OUTER_FRAG_OFF1 | TALLY_MISC_F_OUTER_FRAG_OFF8,
+		     { 0, TALLY_MISC_F_OUTER_FRAG_OFF1,
+		       TALLY_MISC_F_OUTER_FRAG_OFF1 | TALLY_MISC_F_OUTER_FRAG_OFF8 }, 3 },
+	[F_FBIT] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_FLAGS), 1, TALLY_L24_F_FRAG,
+		     { 4 << 1, (4 << 1) | TALLY_L24_F_FRAG }, 2 },
 };
 
 #define FB(f)	(1u << (f))
-#define NTEMPL	8
+#define NTEMPL	10
 static const uint32_t templates[NTEMPL] = {
+	FB(F_ETH) | FB(F_FRAG) | FB(F_SIP),	/* not a fragment, first fragment */
+	FB(F_ETH) | FB(F_FCLS) | FB(F_FBIT) | FB(F_DIP),	/* later fragments */
 	FB(F_ETH) | FB(F_PROTO) | FB(F_SIP) | FB(F_DIP) | FB(F_SPORT) | FB(F_DPORT),
 	FB(F_ETH) | FB(F_DIP24),
 	FB(F_PROTO) | FB(F_DPORT),
@@ -339,6 +352,28 @@ run_keys(struct diff *d, uint32_t n)
 	return TEST_SUCCESS;
 }
 
+/* Turn the IPv4 frame in f into an IPv6 one with a fragment header of
+ * the same offset (and M for MF), same ports. */
+static void
+ipv6_fragment(uint8_t *f, uint32_t *len, uint16_t fr)
+{
+	uint8_t l4[8];
+	uint16_t fd = (uint16_t)((fr & 0x1fff) << 3 | !!(fr & 0x2000));
+
+	memcpy(l4, f + 34, 8);
+	f[12] = 0x86; f[13] = 0xdd;
+	memset(f + 14, 0, 48);
+	f[14] = 0x60;
+	f[18] = 0; f[19] = 16;		/* payload: fragment header + UDP */
+	f[20] = 44; f[21] = 64;
+	f[22 + 15] = 1; f[38 + 15] = 2;
+	f[54] = 17;			/* fragment header: next UDP */
+	f[56] = (uint8_t)(fd >> 8); f[57] = (uint8_t)fd;
+	memcpy(f + 62, l4, 8);
+	if (*len < 70)
+		*len = 70;
+}
+
 /* Real frames through the model's parser; both classify the parsed key. */
 static int
 run_frames(struct diff *d, uint32_t n)
@@ -355,6 +390,10 @@ run_frames(struct diff *d, uint32_t n)
 		uint16_t sp = (uint16_t)fields[F_SPORT].dom[rnd(d, 3)];
 		uint16_t dp = (uint16_t)fields[F_DPORT].dom[rnd(d, 3)];
 		uint32_t len = 64 + rnd(d, 64);
+		static const uint16_t frag[] = {
+			0, 0, 0x4000, 0x2000, 0x2001, 0x0007, 0x0008, 0x0100,
+		};
+		uint16_t fr = frag[rnd(d, sizeof(frag) / sizeof(frag[0]))];
 
 		memset(f, 0, sizeof(f));
 		memcpy(f, dmac, 6);
@@ -370,6 +409,9 @@ run_frames(struct diff *d, uint32_t n)
 		f[34] = (uint8_t)(sp >> 8); f[35] = (uint8_t)sp;
 		f[36] = (uint8_t)(dp >> 8); f[37] = (uint8_t)dp;
 		f[38] = (uint8_t)((len - 34) >> 8); f[39] = (uint8_t)(len - 34);
+		f[20] = (uint8_t)(fr >> 8); f[21] = (uint8_t)fr;
+		if (rnd(d, 4) == 0)
+			ipv6_fragment(f, &len, fr);
 		tally_model_parse(f, len, &pkt);
 		tally_model_steer_classify(d->dev.m, &pkt, &got);
 		ref_classify(d, &pkt.key, pkt.len, &exp);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rte_flow ops of a Tally port: thin glue between the translation in
- * tally_flow_parse.c and lib/steer.
+ * The rule core of a port's rte_flow engine: matchers, RSS sets, counters,
+ * the check/insert/commit/destroy of one rule, indirect COUNT handles,
+ * queries, walks and the dump, on lib/steer. The create paths above it
+ * (tally_flow_prog.c, the template and flow-queue files) bring a parsed
+ * pattern or a built key; tally_flow_ops.c is the rte_flow_ops table.
  *
  * Objects:
  *  - struct rte_flow: one steering rule, plus the resources it holds (a
@@ -40,8 +43,8 @@
  * probe it holds little. Later ones take the heap as it is: EAL gives the
  * pages of a freed array back, and a port whose matchers come and go one
  * rule at a time must not make EAL fetch and clear that much every time. */
-static bool
-presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
+bool
+tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 {
 	struct rte_malloc_socket_stats st;
 	uint64_t need = (uint64_t)fc->cnt->num * 2 * (TALLY_STEER_ENTRY_SIZE(nwords) + 4);
@@ -52,73 +55,6 @@ presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 	       need <= (st.heap_freesz_bytes +
 			(fc->presized_once ? 0 : tally_dma_growable(socket))) / 4;
 }
-
-int
-tally_flow_init(struct tally_adapter *ad)
-{
-	struct tally_cnt_pool_config ccfg = { 0 };
-	struct tally_steer_config scfg = { 0 };
-	struct tally_flow_ctx *fc;
-	int ret;
-
-	fc = rte_zmalloc("tally_flow", sizeof(*fc), 0);
-	if (fc == NULL)
-		return -ENOMEM;
-	tally_lock_init(&fc->lock);
-	TAILQ_INIT(&fc->handles);
-	TAILQ_INIT(&fc->matchers);
-	TAILQ_INIT(&fc->rss_sets);
-	fc->dev = ad->eth_dev;
-	ret = tally_flow_mem_init(fc, ad);
-	if (ret) {
-		rte_free(fc);
-		return ret;
-	}
-	tally_fence_init(&fc->fence, &ad->hal.io);
-	ccfg.io = &ad->hal.io;
-	ccfg.fence = &fc->fence;
-	/* one lock for the engine, the counter pool and the steering
-	 * context: a create or destroy takes it once */
-	ccfg.lock = &fc->lock;
-	ret = tally_cnt_pool_create(&ccfg, &fc->cnt);
-	if (ret)
-		goto err;
-	scfg.io = &ad->hal.io;
-	scfg.fence = &fc->fence;
-	scfg.cnt = fc->cnt;
-	scfg.lock = &fc->lock;
-	scfg.mem.alloc = tally_flow_mem_alloc;
-	scfg.mem.free = tally_flow_mem_free;
-	scfg.mem.arg = fc->mem;
-	scfg.max_tables = TALLY_FLOW_GROUPS;
-	scfg.max_rss = TALLY_FLOW_RSS_SETS;
-	scfg.nb_queues = ad->max_rxq;
-	scfg.rule_priv = sizeof(struct rte_flow);
-	scfg.stage_min_log2 = ad->steer_stage;
-	ret = tally_steer_ctx_create(&scfg, &fc->steer);
-	if (ret)
-		goto err;
-	ad->flow = fc;
-	/* the port's first matcher will be sized from the counter bank
-	 * (matcher_presize()): the window memory its array takes is
-	 * populated now, at probe, as EAL populates its huge pages at start,
-	 * not by the first create (for a one-word key; a longer one
-	 * populates the rest then) */
-	if (presize_fits(fc, 1))
-		tally_flow_mem_populate(fc, tally_steer_reserve_bytes(fc->cnt->num, 1));
-	tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_STEER, 0);
-	return 0;
-err:
-	TALLY_INIT_LOG(ERR, "flow engine init failed: %s", strerror(-ret));
-	if (fc->cnt != NULL)
-		tally_cnt_pool_destroy(fc->cnt);
-	tally_fence_fini(&fc->fence);
-	tally_flow_mem_fini(fc);
-	rte_free(fc);
-	return ret;
-}
-
-static int flow_flush_locked(struct tally_flow_ctx *fc);
 
 /*
  * Flows by slab position: the flow of handle i with its matcher, NULL if
@@ -142,53 +78,6 @@ flow_at(struct tally_flow_ctx *fc, uint32_t i, struct tally_flow_matcher **fm)
 		return NULL;
 	*fm = tally_steer_matcher_udata(m);
 	return f;
-}
-
-static struct tally_flow_matcher *
-flow_matcher(struct rte_flow *flow)
-{
-	return tally_steer_matcher_udata(tally_steer_rule_matcher(tally_flow_rule(flow)));
-}
-
-void
-tally_flow_fini(struct tally_adapter *ad)
-{
-	struct tally_flow_ctx *fc = ad->flow;
-	struct rte_flow_action_handle *h;
-	struct tally_flow_matcher *fm;
-	struct tally_flow_rss *rss;
-
-	if (fc == NULL)
-		return;
-	tally_lock(&fc->lock);
-	flow_flush_locked(fc);
-	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
-		TAILQ_REMOVE(&fc->handles, h, next);
-		tally_cnt_free_locked(fc->cnt, h->counter);
-		h->magic = 0;
-		rte_free(h);
-	}
-	tally_unlock(&fc->lock);
-	tally_flow_shape_reset(&fc->shape);
-	tally_flow_age_fini(fc);
-	tally_flow_tmpl_fini(fc);
-	tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_STEER | TALLY_CTRL_ISOLATE);
-	/* matchers still held by raw-key rules (rte_pmd_tally_rule_*): the
-	 * steering context frees their rules and steering matchers */
-	while ((fm = TAILQ_FIRST(&fc->matchers)) != NULL) {
-		TAILQ_REMOVE(&fc->matchers, fm, next);
-		rte_free(fm);
-	}
-	while ((rss = TAILQ_FIRST(&fc->rss_sets)) != NULL) {
-		TAILQ_REMOVE(&fc->rss_sets, rss, next);
-		rte_free(rss);
-	}
-	tally_steer_ctx_destroy(fc->steer);
-	tally_cnt_pool_destroy(fc->cnt);
-	tally_fence_fini(&fc->fence);
-	tally_flow_mem_fini(fc);
-	rte_free(fc);
-	ad->flow = NULL;
 }
 
 struct tally_cnt_pool *
@@ -300,7 +189,7 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	if (fc->presize_tried)
 		return;
 	fc->presize_tried = true;
-	if (!presize_fits(fc, tally_steer_matcher_nwords(m)))
+	if (!tally_flow_presize_fits(fc, tally_steer_matcher_nwords(m)))
 		return;
 	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0) {
 		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
@@ -368,7 +257,7 @@ matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 	if (fc->last == fm)
 		fc->last = NULL;
 	if (fc->shape.fm == fm)
-		tally_flow_shape_reset(&fc->shape);
+		fc->shape.fm = NULL;	/* its builder is not used again */
 	if (fc->presized == fm) {
 		fc->presized = NULL;
 		fc->presize_tried = false;
@@ -424,21 +313,10 @@ rss_put(struct tally_flow_ctx *fc, struct tally_flow_rss *r)
 	rte_free(r);
 }
 
-static struct rte_flow_action_handle *
-handle_check(struct tally_flow_ctx *fc, const void *p)
-{
-	struct rte_flow_action_handle *h;
-
-	TAILQ_FOREACH(h, &fc->handles, next)
-		if (h == p && h->magic == TALLY_FLOW_HANDLE_MAGIC)
-			return h;
-	return NULL;
-}
-
 /* ---- validate / create / destroy ------------------------------------------ */
 
-static void
-flow_limits(struct rte_eth_dev *dev, struct tally_flow_limits *lim)
+void
+tally_flow_limits_of(struct rte_eth_dev *dev, struct tally_flow_limits *lim)
 {
 	struct tally_adapter *ad = tally_adapter(dev);
 
@@ -459,7 +337,7 @@ flow_check_match(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	if (ad->flow == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	flow_limits(dev, lim);
+	tally_flow_limits_of(dev, lim);
 	ret = tally_flow_parse_attr(attr, lim, error);
 	if (ret == 0)
 		ret = tally_flow_parse_pattern(pattern, m, error);
@@ -467,8 +345,8 @@ flow_check_match(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 }
 
 /* The second half: actions, and what they name. */
-static int
-flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+int
+tally_flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		   const struct rte_flow_action actions[],
 		   const struct tally_flow_limits *lim, struct tally_flow_acts *a,
 		   struct rte_flow_error *error)
@@ -483,7 +361,7 @@ flow_check_actions(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, a->fate,
 			"jump to the rule's own group would loop");
-	if (a->indirect != NULL && handle_check(ad->flow, a->indirect->conf) == NULL)
+	if (a->indirect != NULL && tally_flow_handle_check(ad->flow, a->indirect->conf) == NULL)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION_CONF, a->indirect,
 			"unknown indirect action handle");
@@ -502,35 +380,7 @@ flow_check(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 
 	ret = flow_check_match(dev, attr, pattern, m, &lim, error);
 	if (ret == 0)
-		ret = flow_check_actions(dev, attr, actions, &lim, a, error);
-	return ret;
-}
-
-static int
-tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
-		    const struct rte_flow_item pattern[],
-		    const struct rte_flow_action actions[],
-		    struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-	struct tally_flow_match m;
-	struct tally_flow_acts a;
-	uint32_t in_use, free_now, pending;
-	int ret;
-
-	if (fc == NULL)
-		return rte_flow_error_set(error, EIO,
-			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	tally_lock(&fc->lock);
-	ret = flow_check(dev, attr, pattern, actions, &m, &a, error);
-	if (ret == 0 && a.count != NULL) {
-		tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
-		if (free_now == 0 && pending == 0)
-			ret = rte_flow_error_set(error, ENOSPC,
-				RTE_FLOW_ERROR_TYPE_ACTION, a.count,
-				"counter bank exhausted");
-	}
-	tally_unlock(&fc->lock);
+		ret = tally_flow_check_actions(dev, attr, actions, &lim, a, error);
 	return ret;
 }
 
@@ -561,8 +411,8 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 
 	if (unlikely(flow->flags & FLOW_F_AGE))
 		tally_flow_age_detach(fc, flow);
-	if (flow->tbl_id != 0)
-		tally_flow_tmpl_rule_gone(fc, flow->tbl_id);
+	if (flow->tbl_id != 0 && fc->tbl_rules[flow->tbl_id - 1] > 0)
+		fc->tbl_rules[flow->tbl_id - 1]--;
 	if (flow->flags & FLOW_F_RSS)
 		rss = fc->rss_by_id[flow->rss_id];
 	flow->magic = 0;
@@ -581,19 +431,6 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 		matcher_put(fc, fm);
 	if (rss != NULL)
 		rss_put(fc, rss);
-}
-
-/* The last matcher used, if the rule's group, priority and mask are its. */
-static struct tally_flow_matcher *
-matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *attr,
-	     const struct tally_match_key *mask)
-{
-	struct tally_flow_matcher *fm = fc->last;
-
-	if (fm != NULL && fm->group == attr->group && fm->priority == attr->priority &&
-	    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
-		return fm;
-	return NULL;
 }
 
 /* A counter from the pool; when all free ones wait for reuse, one fence
@@ -634,7 +471,7 @@ flow_counter_take(struct tally_flow_ctx *fc, struct rte_flow *flow,
 		return 1;
 	}
 	if (a->indirect != NULL) {
-		flow->counter = handle_check(fc, a->indirect->conf)->counter;
+		flow->counter = tally_flow_handle_check(fc, a->indirect->conf)->counter;
 		flow->flags |= FLOW_F_COUNTED | FLOW_F_INDIRECT;
 	}
 	a->act.counter = flow->counter;
@@ -642,47 +479,18 @@ flow_counter_take(struct tally_flow_ctx *fc, struct rte_flow *flow,
 }
 
 struct rte_flow *
-tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 			 const struct rte_flow_attr *attr,
 			 const struct rte_flow_item pattern[],
-			 const struct rte_flow_action actions[],
+			 const struct tally_flow_match *m, struct tally_flow_matcher *last,
+			 struct tally_steer_key *key, struct tally_flow_acts *a,
 			 uint16_t age_queue, struct rte_flow_error *error)
 {
-	struct tally_flow_matcher *fm = NULL, *last;
-	struct tally_flow_limits lim;
-	struct tally_flow_match m;
-	struct tally_flow_acts a;
-	struct tally_steer_key key;
+	struct tally_flow_matcher *fm = NULL;
 	struct rte_flow *flow;
-	bool own_counter = false, parsed = false, aparsed = false;
+	bool own_counter = false;
 	int ret;
 
-	flow_limits(dev, &lim);
-	ret = tally_flow_parse_attr(attr, &lim, error);
-	if (ret)
-		return NULL;
-	/* A pattern of the shape of the previous rules: its key words come
-	 * from the specs by the shape's builder, nothing is parsed. Else
-	 * parse; most rules still go to the matcher of the previous one. In
-	 * both cases the key is hashed and its slot fetched now, so that the
-	 * TLB and cache misses overlap with checking the actions and taking
-	 * the counter. */
-	last = tally_flow_shape_key(&fc->shape, attr, pattern, &key);
-	if (last == NULL) {
-		ret = tally_flow_parse_pattern(pattern, &m, error);
-		if (ret)
-			return NULL;
-		parsed = true;
-		last = matcher_last(fc, attr, &m.mask);
-		if (last != NULL)
-			tally_steer_rule_key(last->m, &m.value, &key);
-	}
-	if (!tally_flow_ashape_acts(&fc->ashape, actions, lim.nb_rx_queues, &a)) {
-		ret = flow_check_actions(dev, attr, actions, &lim, &a, error);
-		if (ret)
-			return NULL;
-		aparsed = true;
-	}
 	flow = flow_obj_alloc(fc);
 	if (flow == NULL) {
 		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE,
@@ -690,13 +498,13 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		return NULL;
 	}
 	flow->port_id = dev->data->port_id;
-	if (a.act.fate == TALLY_STEER_FATE_JUMP &&
-	    tally_steer_table_get(fc->steer, a.act.arg) == NULL) {
+	if (a->act.fate == TALLY_STEER_FATE_JUMP &&
+	    tally_steer_table_get(fc->steer, a->act.arg) == NULL) {
 		struct tally_steer_table *t;
 
-		ret = tally_steer_table_create_locked(fc->steer, a.act.arg, &t);
+		ret = tally_steer_table_create_locked(fc->steer, a->act.arg, &t);
 		if (ret) {
-			steer_error(ret, error, a.fate, RTE_FLOW_ERROR_TYPE_ACTION);
+			steer_error(ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
 			goto fail;
 		}
 	}
@@ -705,49 +513,45 @@ tally_flow_create_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		fm->refs++;
 		fc->last = fm;
 	} else {
-		fm = matcher_get(fc, attr->group, attr->priority, &m.mask, error, &ret);
+		fm = matcher_get(fc, attr->group, attr->priority, &m->mask, error, &ret);
 		if (fm == NULL)
 			goto fail;
 		/* the key is hashed once, and the slot's cache miss overlaps
 		 * with the counter allocation below */
-		tally_steer_rule_key(fm->m, &m.value, &key);
+		tally_steer_rule_key(fm->m, &m->value, key);
 	}
-	if (a.act.fate == TALLY_STEER_FATE_RSS) {
-		struct tally_flow_rss *r = rss_get(fc, &a, error, &ret);
+	if (a->act.fate == TALLY_STEER_FATE_RSS) {
+		struct tally_flow_rss *r = rss_get(fc, a, error, &ret);
 
 		if (r == NULL)
 			goto fail;
 		flow->rss_id = (uint16_t)r->id;
 		flow->flags |= FLOW_F_RSS;
-		a.act.arg = r->id;
+		a->act.arg = r->id;
 	}
-	ret = flow_counter_take(fc, flow, &a, error);
+	ret = flow_counter_take(fc, flow, a, error);
 	if (ret < 0)
 		goto fail;
 	own_counter = ret == 1;
-	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &a.act, tally_flow_rule(flow));
+	ret = tally_steer_rule_insert_at_locked(fm->m, key, &a->act, tally_flow_rule(flow));
 	if (ret && own_counter)
 		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
 		/* a loop is the jump's fault; a duplicate, the pattern's */
-		steer_error(ret, error, ret == -ELOOP ? (const void *)a.fate :
+		steer_error(ret, error, ret == -ELOOP ? (const void *)a->fate :
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
 	}
-	if (a.age != NULL) {
-		ret = tally_flow_age_attach(dev, fc, flow, a.age->conf, age_queue);
+	if (a->age != NULL) {
+		ret = tally_flow_age_attach(dev, fc, flow, a->age->conf, age_queue);
 		if (ret) {
 			rte_flow_error_set(error, -ret, RTE_FLOW_ERROR_TYPE_ACTION,
-					   a.age, "no memory for the aging object");
+					   a->age, "no memory for the aging object");
 			goto fail;
 		}
 	}
 	fc->nb_flows++;
 	flow->magic = TALLY_FLOW_MAGIC;
-	if (parsed)
-		tally_flow_shape_learn(&fc->shape, attr, pattern, &m, fm);
-	if (aparsed)
-		tally_flow_ashape_learn(&fc->ashape, actions);
 	/* a grown hash array leaves the old one waiting for a fence */
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return flow;
@@ -809,31 +613,6 @@ fail:
 	return ret;
 }
 
-static struct rte_flow *
-tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
-		  const struct rte_flow_item pattern[],
-		  const struct rte_flow_action actions[],
-		  struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-	struct rte_flow *flow;
-
-	if (unlikely(tally_port_gone(dev))) {
-		tally_flow_gone(error);
-		return NULL;
-	}
-	if (fc == NULL) {
-		rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-				   "flow engine not available");
-		return NULL;
-	}
-	tally_lock(&fc->lock);
-	flow = tally_flow_create_locked(dev, fc, attr, pattern, actions,
-					TALLY_FLOW_AGE_SYNC, error);
-	tally_unlock(&fc->lock);
-	return flow;
-}
-
 /*
  * Rules are often deleted in creation order (aging, flush, bulk removal),
  * which is slab order while nothing was freed in between: start fetching
@@ -859,29 +638,8 @@ tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 	flow_destroy(fc, flow);
 }
 
-static int
-tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
-		   struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-
-	if (fc == NULL)
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
-	tally_lock(&fc->lock);
-	if (!tally_flow_live(dev, flow)) {
-		tally_unlock(&fc->lock);
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_HANDLE, flow,
-			"no such flow on this port (destroyed, or never created)");
-	}
-	flow_destroy(fc, flow);
-	tally_unlock(&fc->lock);
-	return 0;
-}
-
-static int
-flow_flush_locked(struct tally_flow_ctx *fc)
+int
+tally_flow_flush_locked(struct tally_flow_ctx *fc)
 {
 	struct tally_flow_matcher *fm;
 	struct rte_flow *flow;
@@ -897,24 +655,10 @@ flow_flush_locked(struct tally_flow_ctx *fc)
 	return 0;
 }
 
-static int
-tally_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-	int ret;
-
-	if (fc == NULL)
-		return 0;
-	tally_lock(&fc->lock);
-	ret = flow_flush_locked(fc);
-	tally_unlock(&fc->lock);
-	return ret;
-}
-
 /* ---- query ----------------------------------------------------------------- */
 
-static int
-count_query(struct tally_flow_ctx *fc, uint32_t counter,
+int
+tally_flow_count_query(struct tally_flow_ctx *fc, uint32_t counter,
 	    struct rte_flow_query_count *qc)
 {
 	uint64_t pkts, bytes;
@@ -934,7 +678,7 @@ count_query(struct tally_flow_ctx *fc, uint32_t counter,
 	return 0;
 }
 
-static int
+int
 tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 		 const struct rte_flow_action *action, void *data,
 		 struct rte_flow_error *error)
@@ -968,25 +712,7 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 	if (data == NULL)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
-	return count_query(fc, flow->counter, data);
-}
-
-/* ---- isolate ---------------------------------------------------------------- */
-
-static int
-tally_flow_isolate(struct rte_eth_dev *dev, int set, struct rte_flow_error *error)
-{
-	struct tally_adapter *ad = tally_adapter(dev);
-
-	if (ad->flow == NULL)
-		return rte_flow_error_set(error, EIO,
-			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
-	if (set)
-		tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_ISOLATE, 0);
-	else
-		tally_hal_ctrl_update(&ad->hal, 0, TALLY_CTRL_ISOLATE);
-	ad->flow->isolated = set != 0;
-	return 0;
+	return tally_flow_count_query(fc, flow->counter, data);
 }
 
 /* ---- dump ------------------------------------------------------------------- */
@@ -1007,7 +733,7 @@ dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 	struct tally_steer_action act;
 	uint64_t pkts = 0, bytes = 0;
 
-	struct tally_flow_matcher *fm = flow_matcher(flow);
+	struct tally_flow_matcher *fm = tally_flow_matcher_of(flow);
 
 	tally_steer_rule_action(tally_flow_rule(flow), &act);
 	fprintf(f, "flow %p: group %u priority %u matcher words %u fate %s",
@@ -1031,8 +757,8 @@ dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 	fputc('\n', f);
 }
 
-static int
-tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
+int
+tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 		    struct rte_flow_error *error)
 {
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
@@ -1084,175 +810,6 @@ tally_flow_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	return 0;
 }
 
-/* ---- indirect COUNT ---------------------------------------------------------- */
-
-struct rte_flow_action_handle *
-tally_flow_handle_create(struct rte_eth_dev *dev,
-		    const struct rte_flow_indir_action_conf *conf,
-		    const struct rte_flow_action *action,
-		    struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-	struct rte_flow_action_handle *h;
-	int ret;
-
-	if (fc == NULL) {
-		rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE, NULL,
-				   "flow engine not available");
-		return NULL;
-	}
-	if (conf != NULL && (conf->egress || conf->transfer)) {
-		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, conf,
-				   "indirect actions are ingress only");
-		return NULL;
-	}
-	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT) {
-		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action,
-				   "only count can be an indirect action");
-		return NULL;
-	}
-	h = rte_zmalloc("tally_indirect", sizeof(*h), 0);
-	if (h == NULL) {
-		rte_flow_error_set(error, ENOMEM, RTE_FLOW_ERROR_TYPE_ACTION, action,
-				   "no memory for the handle");
-		return NULL;
-	}
-	tally_lock(&fc->lock);
-	ret = tally_flow_counter_alloc_locked(fc, &h->counter);
-	if (ret) {
-		tally_unlock(&fc->lock);
-		rte_free(h);
-		rte_flow_error_set(error, ENOSPC, RTE_FLOW_ERROR_TYPE_ACTION, action,
-				   "counter bank exhausted");
-		return NULL;
-	}
-	h->magic = TALLY_FLOW_HANDLE_MAGIC;
-	TAILQ_INSERT_TAIL(&fc->handles, h, next);
-	tally_unlock(&fc->lock);
-	return h;
-}
-
-int
-tally_flow_handle_destroy(struct rte_eth_dev *dev,
-		     struct rte_flow_action_handle *handle,
-		     struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-	struct rte_flow_action_handle *h;
-
-	if (fc == NULL)
-		return rte_flow_error_set(error, ENOENT,
-			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
-	tally_lock(&fc->lock);
-	h = handle_check(fc, handle);
-	if (h == NULL) {
-		tally_unlock(&fc->lock);
-		return rte_flow_error_set(error, ENOENT,
-			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
-	}
-	if (tally_cnt_refcnt(fc->cnt, h->counter) > 1) {	/* rules use it */
-		tally_unlock(&fc->lock);
-		return rte_flow_error_set(error, EBUSY,
-			RTE_FLOW_ERROR_TYPE_HANDLE, handle,
-			"indirect count still used by rules");
-	}
-	TAILQ_REMOVE(&fc->handles, h, next);
-	tally_cnt_free_locked(fc->cnt, h->counter);
-	h->magic = 0;
-	tally_unlock(&fc->lock);
-	rte_free(h);
-	return 0;
-}
-
-int
-tally_flow_handle_update(struct rte_eth_dev *dev,
-		    struct rte_flow_action_handle *handle, const void *update,
-		    struct rte_flow_error *error)
-{
-	return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION,
-				   update, "count has no updatable state (query with reset clears it)");
-}
-
-int
-tally_flow_handle_query(struct rte_eth_dev *dev,
-		   const struct rte_flow_action_handle *handle, void *data,
-		   struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-
-	if (fc == NULL || handle == NULL || handle->magic != TALLY_FLOW_HANDLE_MAGIC)
-		return rte_flow_error_set(error, ENOENT,
-			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no such indirect action");
-	if (data == NULL)
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_HANDLE, handle, "no query output buffer");
-	return count_query(fc, handle->counter, data);
-}
-
-/* Aged rules of flow queue queue_id (per_queue) or of the synchronous API. */
-static int
-aged_flows_get(struct rte_eth_dev *dev, bool per_queue, uint32_t queue_id,
-	       void **contexts, uint32_t n, struct rte_flow_error *error)
-{
-	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
-
-	if (fc == NULL)
-		return rte_flow_error_set(error, EIO, RTE_FLOW_ERROR_TYPE_STATE,
-					   NULL, "flow engine not available");
-	if (n != 0 && contexts == NULL)
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL, "NULL context array");
-	/* the queue matters only when every rule stays on its queue */
-	if (!per_queue || !tally_flow_tmpl_strict(fc))
-		queue_id = TALLY_FLOW_AGE_SYNC;
-	return tally_flow_age_get(fc, queue_id, contexts, n);
-}
-
-static int
-tally_get_aged_flows(struct rte_eth_dev *dev, void **contexts, uint32_t n,
-		     struct rte_flow_error *error)
-{
-	return aged_flows_get(dev, false, 0, contexts, n, error);
-}
-
-static int
-tally_get_q_aged_flows(struct rte_eth_dev *dev, uint32_t queue_id,
-		       void **contexts, uint32_t n, struct rte_flow_error *error)
-{
-	return aged_flows_get(dev, true, queue_id, contexts, n, error);
-}
-
-static struct rte_flow_ops tally_flow_ops = {
-	.validate = tally_flow_validate,
-	.create = tally_flow_create,
-	.destroy = tally_flow_destroy,
-	.flush = tally_flow_flush,
-	.query = tally_flow_query,
-	.isolate = tally_flow_isolate,
-	.dev_dump = tally_flow_dev_dump,
-	.get_aged_flows = tally_get_aged_flows,
-	.get_q_aged_flows = tally_get_q_aged_flows,
-	.action_handle_create = tally_flow_handle_create,
-	.action_handle_destroy = tally_flow_handle_destroy,
-	.action_handle_update = tally_flow_handle_update,
-	.action_handle_query = tally_flow_handle_query,
-};
-
-RTE_INIT(tally_flow_ops_init)
-{
-	tally_flow_async_ops_fill(&tally_flow_ops);
-	tally_flow_gate_ops(&tally_flow_ops);
-}
-
-int
-tally_flow_ops_get(struct rte_eth_dev *dev, const struct rte_flow_ops **ops)
-{
-	*ops = &tally_flow_ops;
-	return 0;
-}
-
-/* ---- accessors for raw-key rules (tally_pmd_rule.c) ------------------------- */
-
 int
 tally_flow_lock(struct tally_adapter *ad)
 {
@@ -1288,12 +845,6 @@ void
 tally_flow_matcher_release(struct tally_adapter *ad, struct tally_flow_matcher *fm)
 {
 	matcher_put(ad->flow, fm);
-}
-
-struct tally_steer_matcher *
-tally_flow_matcher_steer(const struct tally_flow_matcher *fm)
-{
-	return fm->m;
 }
 
 int
