@@ -4,9 +4,8 @@
 other in layers, never in a circle; and no .c file is over MAX_LINES lines
 without a reason stated in its header comment ("Size: ...").
 
-The call graph is read from the built objects: file A depends on file B
-when an object of A leaves undefined a global symbol that B's object
-defines (functions and data alike). A strongly connected group of two or
+The call graph is read from the built objects: file A calls file B when an
+object of A leaves undefined a global function that B's object defines. A strongly connected group of two or
 more files is a circle: each is printed with one edge that closes it.
 
 --order prints each directory's files bottom-up (what calls nothing of the
@@ -33,7 +32,7 @@ def symbols(obj):
         name, kind = f[0], f[1]
         if kind == "U":
             undef.add(name)
-        elif kind.isupper() and kind not in "NW":
+        elif kind in "Ti":
             defined.add(name)
     return defined, undef
 

@@ -31,7 +31,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_pmd_tally.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 
 #define FR_PORTS	2
 #define FR_DESC		32

@@ -43,7 +43,7 @@
 #include <rte_memory.h>
 
 #include "tally_dma.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
 

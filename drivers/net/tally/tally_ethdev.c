@@ -21,7 +21,7 @@
 #include "tally_hal_io.h"
 #include "tally_compat.h"
 #include "tally_dma.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
 #include "tally_mp.h"
@@ -35,19 +35,6 @@ static const uint8_t tally_default_rss_key[TALLY_RSS_KEY_LEN] = {
 	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
 	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
-
-struct tally_adapter *
-tally_adapter_from_port(uint16_t port_id)
-{
-	struct rte_eth_dev *dev;
-
-	if (!rte_eth_dev_is_valid_port(port_id))
-		return NULL;
-	dev = &rte_eth_devices[port_id];
-	if (dev->dev_ops != &tally_eth_dev_ops)
-		return NULL;
-	return tally_adapter(dev);
-}
 
 static bool
 tally_rss_enabled(const struct rte_eth_dev *dev)

@@ -24,7 +24,7 @@
 #include <ethdev_driver.h>
 #include <rte_malloc.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow_priv.h"
 #include "tally_logs.h"
 

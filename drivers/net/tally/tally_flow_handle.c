@@ -7,7 +7,7 @@
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 

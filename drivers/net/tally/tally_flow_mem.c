@@ -35,7 +35,7 @@
 #include <rte_eal.h>
 #include <rte_malloc.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow_priv.h"
 #include "tally_hmem.h"
 #include "tally_logs.h"

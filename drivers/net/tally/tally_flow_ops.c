@@ -37,7 +37,7 @@
 #include <rte_malloc.h>
 
 #include "tally_compat.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 #include "tally_flow_tmpl.h"

@@ -34,7 +34,7 @@
 
 #include <rte_flow.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_lock.h"
 

@@ -9,7 +9,7 @@
 #include <rte_flow_driver.h>
 
 #include "tally_compat.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 
 #define REFUSED	"rte_flow: only the primary process may do this"

@@ -16,7 +16,7 @@
 #include <rte_byteorder.h>
 #include <rte_flow_driver.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow_priv.h"
 #include "tally_steer_batch.h"
 

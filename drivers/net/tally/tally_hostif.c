@@ -30,7 +30,7 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_hal_hostif.h"
 #include "tally_guard.h"
 #include "tally_hal_posted.h"

@@ -28,7 +28,7 @@
  */
 #include <rte_alarm.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_hal_io.h"
 #include "tally_logs.h"
 

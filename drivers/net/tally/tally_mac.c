@@ -6,7 +6,7 @@
  * successful set/add and clears it after remove) and re-adds every entry
  * at start; these ops only program the device. Primary process only.
  */
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_logs.h"
 
 int

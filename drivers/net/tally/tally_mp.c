@@ -36,7 +36,7 @@
 #include <rte_string_fns.h>
 
 #include "rte_pmd_tally.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_hal_posted.h"
 #include "tally_guard.h"
@@ -91,9 +91,13 @@ tally_mp_serve(const struct tally_mp_req *req, struct tally_mp_rep *rep)
 			      model != NULL ? ": the device runs on its own thread now" : "");
 		break;
 	}
-	case TALLY_MP_CNT_READ:
-		rep->rc = rte_pmd_tally_counter_read(port, req->id, &rep->a, &rep->b);
+	case TALLY_MP_CNT_READ: {
+		struct tally_cnt_pool *pool = tally_flow_cnt_pool(ad);
+
+		rep->rc = pool != NULL ? tally_cnt_read(pool, req->id, &rep->a, &rep->b) :
+					 -ENODEV;
 		break;
+	}
 	case TALLY_MP_CNT_POOL:
 		rep->a = tally_mp_cnt_in_use(ad->eth_dev);
 		rep->rc = 0;

@@ -16,7 +16,7 @@
 #include <tally/tally_pci_ids.h>
 #include <tally/tally_regs.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_hal_posted.h"
 #include "tally_logs.h"
 #include "tally_mp.h"

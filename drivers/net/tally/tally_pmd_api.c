@@ -6,7 +6,7 @@
 
 #include "tally_hal_io.h"
 #include "tally_model.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "rte_pmd_tally.h"
 

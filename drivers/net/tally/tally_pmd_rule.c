@@ -17,7 +17,7 @@
 #include <rte_malloc.h>
 
 #include "tally_hal_io.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 #include "tally_logs.h"

@@ -42,7 +42,7 @@
 #include <rte_alarm.h>
 #include <rte_cycles.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_hal_io.h"
 #include "tally_logs.h"
 

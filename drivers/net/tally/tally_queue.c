@@ -13,7 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "tally_hal_io.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_logs.h"
 
 static int

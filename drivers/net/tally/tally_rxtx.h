@@ -8,7 +8,7 @@
 
 #include <rte_mbuf.h>
 
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 
 uint16_t tally_rx_burst(void *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t tally_tx_burst(void *txq, struct rte_mbuf **pkts, uint16_t nb_pkts);

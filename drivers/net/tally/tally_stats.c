@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "tally_hal_io.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_logs.h"
 #include "tally_mp.h"

@@ -28,7 +28,7 @@
 
 #include "tally_cnt.h"
 #include "tally_compat.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_hal_io.h"
 #include "rte_pmd_tally.h"

@@ -52,7 +52,7 @@
 #include <tally/tally_steer_fmt.h>
 
 #include "tally_model.h"
-#include "tally_ethdev.h"
+#include "tally_pmd.h"
 #include "tally_hal_posted.h"
 #include "tally_logs.h"
 #include "tally_mp.h"

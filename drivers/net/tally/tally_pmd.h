@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tally PMD: adapter and queue structures shared by the probe paths (vdev,
- * PCI), the ethdev ops, the queue code, the burst functions and stats.
+ * The Tally PMD's shared structures: the adapter of a port, its queues and
+ * statistics baselines, used by the probe paths (vdev, PCI), the ethdev ops,
+ * the queue code, the burst functions, stats, telemetry and the driver's
+ * own API; and the functions each file gives the others, by file.
  *
  * Layout of responsibilities:
  *  - tally_vdev.c / tally_pci.c: obtain a struct tally_io (in-process model
@@ -20,8 +22,8 @@
  * it too; tally_port_state.c keeps the port's life cycle (RUNNING, GONE,
  * CLOSING, CLOSED) and every control op enters the port through it.
  */
-#ifndef TALLY_ETHDEV_H
-#define TALLY_ETHDEV_H
+#ifndef TALLY_PMD_H
+#define TALLY_PMD_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -244,7 +246,18 @@ int tally_link_refresh(struct rte_eth_dev *dev);
 void tally_link_watch_start(struct rte_eth_dev *dev);
 void tally_link_watch_stop(struct rte_eth_dev *dev);
 /* The adapter of port_id if it is a Tally port, else NULL. */
-struct tally_adapter *tally_adapter_from_port(uint16_t port_id);
+static inline struct tally_adapter *
+tally_adapter_from_port(uint16_t port_id)
+{
+	struct rte_eth_dev *dev;
+
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return NULL;
+	dev = &rte_eth_devices[port_id];
+	if (dev->dev_ops != &tally_eth_dev_ops)
+		return NULL;
+	return tally_adapter(dev);
+}
 const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 
 /*
@@ -319,4 +332,4 @@ int tally_xstats_reset(struct rte_eth_dev *dev);
 void tally_stats_rx_refused(struct rte_eth_dev *dev, uint64_t *bad_len,
 			    uint64_t *bad_chain);
 
-#endif /* TALLY_ETHDEV_H */
+#endif /* TALLY_PMD_H */
