@@ -298,6 +298,7 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		return;
 	}
 	if (off == TALLY_REG_CTRL) {
+		tally_model_carrier_poll(m, true);	/* the link of now */
 		tally_model_link_sync(m);
 		return;
 	}

@@ -5,14 +5,19 @@
  * raise exactly one RTE_ETH_EVENT_INTR_LSC per change when intr_conf.lsc is
  * set (none otherwise), and while the link is down nothing comes back over
  * the loop: every frame sent counts once as tx_wire_drop. The state is the
- * device's: it survives stop/start.
+ * device's: it survives stop/start. On the interface wire the link follows
+ * the interface's carrier (a veth pair in a network namespace of our own;
+ * skipped without one), and its changes raise the event too.
  */
+#include <sched.h>
+
 #include "tally_dpdk_test.h"
 
 #define NB_FRAMES	40
 #define EVENT_MS	1000
 
 static uint32_t lsc_events;
+static bool own_netns;
 
 static int
 on_lsc(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret)
@@ -79,13 +84,13 @@ loop_expect(uint16_t port, unsigned int want_back)
 }
 
 static int
-with_port(bool lsc, int (*body)(uint16_t port))
+with_port_on(const char *devargs, bool lsc, int (*body)(uint16_t port))
 {
 	struct rte_eth_conf conf = { .intr_conf = { .lsc = lsc } };
 	char name[32];
 	int port, rc;
 
-	port = tdt_port_create("", name, sizeof(name));
+	port = tdt_port_create(devargs, name, sizeof(name));
 	TEST_ASSERT(port >= 0, "probe: %d", port);
 	rc = rte_eth_dev_configure((uint16_t)port, 1, 1, &conf);
 	if (rc == 0)
@@ -171,14 +176,61 @@ body_no_lsc(uint16_t port)
 	return TEST_SUCCESS;
 }
 
-static int test_down_up(void) { return with_port(true, body_down_up); }
-static int test_stopped(void) { return with_port(true, body_stopped); }
-static int test_no_lsc(void) { return with_port(false, body_no_lsc); }
+/* The interface wire: tlk0, whose veth peer tlk1 goes down and up. */
+static int
+body_carrier(uint16_t port)
+{
+	TEST_ASSERT_EQ(link_is(port, RTE_ETH_LINK_UP), 0, "carrier");
+	TEST_ASSERT_EQ(events_after(0), 0, "no event before a change");
+	TEST_ASSERT_EQ(system("ip link set tlk1 down"), 0, "peer down");
+	TEST_ASSERT_EQ(events_after(1), 1, "one event for the carrier lost");
+	TEST_ASSERT_EQ(link_is(port, RTE_ETH_LINK_DOWN), 0, "no carrier");
+	TEST_ASSERT_EQ(system("ip link set tlk1 up"), 0, "peer up");
+	TEST_ASSERT_EQ(events_after(2), 2, "one event for the carrier back");
+	TEST_ASSERT_EQ(link_is(port, RTE_ETH_LINK_UP), 0, "carrier back");
+	/* held down beats the carrier, and the other way round */
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_down(port), 0, "link down");
+	TEST_ASSERT_EQ(events_after(3), 3, "held down");
+	TEST_ASSERT_EQ(system("ip link set tlk1 down"), 0, "peer down");
+	rte_delay_ms(200);	/* Linux marks tlk0 not running (IFF_RUNNING) */
+	TEST_ASSERT_EQ(rte_eth_dev_set_link_up(port), 0, "link up");
+	TEST_ASSERT_EQ(events_after(4), 3, "no carrier: still down, no event");
+	TEST_ASSERT_EQ(link_is(port, RTE_ETH_LINK_DOWN), 0, "no carrier");
+	TEST_ASSERT_EQ(system("ip link set tlk1 up"), 0, "peer up");
+	TEST_ASSERT_EQ(events_after(4), 4, "carrier back");
+	TEST_ASSERT_EQ(link_is(port, RTE_ETH_LINK_UP), 0, "up");
+	return TEST_SUCCESS;
+}
+
+static int test_down_up(void) { return with_port_on("", true, body_down_up); }
+static int test_stopped(void) { return with_port_on("", true, body_stopped); }
+static int test_no_lsc(void) { return with_port_on("", false, body_no_lsc); }
+
+static int
+test_carrier(void)
+{
+	int rc;
+
+	if (!own_netns) {
+		printf("  skipped: no network namespace of our own (needs root)\n");
+		return TEST_SKIPPED;
+	}
+	if (system("ip link add tlk0 type veth peer name tlk1 && ip link set tlk0 up && "
+		   "ip link set tlk1 up") != 0) {
+		printf("  skipped: no veth pair (ip link add failed)\n");
+		return TEST_SKIPPED;
+	}
+	rc = with_port_on("wire=if,iface=tlk0", true, body_carrier);
+	if (system("ip link del tlk0") != 0)
+		printf("  ip link del tlk0 failed\n");
+	return rc;
+}
 
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_down_up),
 	TEST_CASE(test_stopped),
 	TEST_CASE(test_no_lsc),
+	TEST_CASE(test_carrier),
 };
 
 int
@@ -186,6 +238,8 @@ main(void)
 {
 	int rc;
 
+	/* a namespace of our own for the veth pair (all threads in it) */
+	own_netns = geteuid() == 0 && unshare(CLONE_NEWNET) == 0;
 	tdt_eal_init("tally-link");
 	rc = tally_test_run("dpdk-link", cases, RTE_DIM(cases));
 	rte_eal_cleanup();
