@@ -282,8 +282,6 @@ tally_dev_close(struct rte_eth_dev *dev)
 	return 0;
 }
 
-/* Down once the device is gone; the loss seen here is reported as the loss
- * watch would (tally_port_lost(): the event comes from an alarm). */
 static int
 tally_ctrl_bit(struct rte_eth_dev *dev, uint32_t bit, bool on)
 {

@@ -34,6 +34,8 @@
 
 #define TALLY_LINK_WATCH_US	100000	/* how often the link watch looks */
 
+/* Down once the device is gone; the loss seen here is reported as the loss
+ * watch would (tally_port_lost(): the event comes from an alarm). */
 int
 tally_link_refresh(struct rte_eth_dev *dev)
 {
