@@ -432,8 +432,6 @@ tally_model_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
 
 /* tally_model_cnt.c */
 void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
-void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
-			  bool error);
 
 void tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
 			    struct tally_model_ccnt_acc *a);

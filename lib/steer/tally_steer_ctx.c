@@ -146,21 +146,3 @@ tally_steer_ctx_root_iova(const struct tally_steer_ctx *ctx)
 {
 	return ctx->root_mem.iova;
 }
-
-int
-tally_steer_match_set(struct tally_steer_match *m, uint32_t off,
-		      const void *value, const void *mask, uint32_t len)
-{
-	const uint8_t *v = value, *k = mask;
-	uint32_t i;
-
-	if (off >= TALLY_MATCH_KEY_LEN || len > TALLY_MATCH_KEY_LEN - off)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		uint8_t mk = k != NULL ? k[i] : 0xff;
-
-		m->mask.b[off + i] = mk;
-		m->value.b[off + i] = v[i] & mk;
-	}
-	return 0;
-}
