@@ -40,6 +40,7 @@
 
 #include "tally_model.h"
 #include "tally_model_dev.h"
+#include "tally_lock.h"
 #include "tally_plat.h"
 
 /* Register file: everything below the first bank that is not memory-like. */
@@ -228,8 +229,7 @@ struct tally_model {
 	uint32_t tx_nheld;		/* entries of tx_held[] */
 	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
 
-	uint32_t lock_next;		/* ticket lock: next ticket (atomic) */
-	uint32_t lock_owner;		/* ticket lock: ticket served (atomic) */
+	struct tally_lock lock;		/* the model lock (tally_model_lock()) */
 	const struct tally_wire_ops *wire;
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
@@ -300,16 +300,31 @@ tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
 	return (uint8_t)(((idx >> q->log2) & 1u) ^ 1u);
 }
 
-/* tally_model.c: the model lock (a fair ticket lock, see there). */
-void tally_model_lock(struct tally_model *m);
+/*
+ * The model lock is lib/plat's ticket lock (tally_lock.h): every user of the
+ * device (burst functions on several lcores, register writes, the model
+ * thread) gets its turn in arrival order. With a mutex, a receiver polling
+ * in a tight loop took the lock again before a woken transmitter could run,
+ * and starved its doorbells and steps. A waiter spins briefly, then yields:
+ * the holder may have been preempted on the waiter's own CPU.
+ */
+static inline void
+tally_model_lock(struct tally_model *m)
+{
+	tally_lock(&m->lock);
+}
+
+/* The lock if it is free right now (no waiting in line): true when taken. */
+static inline bool
+tally_model_trylock(struct tally_model *m)
+{
+	return tally_trylock(&m->lock);
+}
 
 static inline void
 tally_model_unlock(struct tally_model *m)
 {
-	/* release: pairs with the acquire load of the next holder */
-	__atomic_store_n(&m->lock_owner,
-			 __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELEASE);
+	tally_unlock(&m->lock);
 }
 
 /* tally_model_config.c */
