@@ -384,6 +384,8 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 		goto fail;
 	}
 	tally_model_regs_init(m);
+	if (cfg->posted || cfg->mbox)
+		tally_model_mbox_init(m);
 	rc = tally_model_wires[cfg->wire]->open(m, errbuf, errlen);
 	if (rc < 0)
 		goto fail;

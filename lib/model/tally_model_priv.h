@@ -22,6 +22,11 @@
  *    to the driver's buffers (tx_ref_room); the step holds those queues'
  *    completions until its Rx and the wire's tx_settle() are done
  *    (tally_model.c, tally_model_tx.c).
+ *  - The .c files call each other in layers, never upward (checked by
+ *    devtools/check-calls.py), bottom first: fault, dma, cls, cnt, steer,
+ *    rx, tx, queue (register side; inline Tx), regs (the decoder), mbox
+ *    (posted writes through the decoder), model (the device object). What
+ *    several of them share lives here, static inline when it is small.
  */
 #ifndef TALLY_MODEL_PRIV_H
 #define TALLY_MODEL_PRIV_H
@@ -352,11 +357,14 @@ void tally_model_queue_reset(struct tally_model *m);
 
 /* tally_model_cls.c */
 void tally_model_cls_free(struct tally_model *m);
-void tally_model_cls_invalidate(struct tally_model *m);
 
-/* tally_model_queue.c: disable q (BAD_QUEUE fault) when its rings no
- * longer translate to where they did at enable. */
-void tally_model_queue_revalidate(struct tally_model *m, struct tally_model_queue *q);
+/* Drop every cached structure of the classification cache at the next
+ * burst (fence, UNMAP, reset): its next use flushes it. */
+static inline void
+tally_model_cls_invalidate(struct tally_model *m)
+{
+	__atomic_fetch_add(&m->cls_gen, 1, __ATOMIC_RELEASE);
+}
 
 /* tally_model_dma.c: the translation table. */
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
