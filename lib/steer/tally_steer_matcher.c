@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Matchers: mask compilation, priority order, hash array (re)building. */
-#include <sys/mman.h>
-
+/* Matchers: mask compilation, priority order, create, destroy, reserve.
+ * Their hash arrays are tally_steer_htab.c's and tally_steer_migrate.c's. */
 #include "tally_steer_internal.h"
 
 static void

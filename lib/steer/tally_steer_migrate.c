@@ -18,6 +18,7 @@
  * STEER_LOAD_START/8 of the array and targets STEER_LOAD_TARGET/8 live; the
  * step is chosen so the copy is done before either array reaches
  * STEER_LOAD_HARD/8 (which, if it ever happens, finishes the copy at once).
+ * steer_make_room(), called by an insert that finds no room, decides when.
  */
 #include "tally_steer_internal.h"
 
