@@ -11,7 +11,6 @@
 #define TALLY_MODEL_IDLE_PAUSES	16	/* pauses between two empty steps */
 #define TALLY_MODEL_IDLE_NS	20000	/* thread sleep once idle for long */
 #define TALLY_MODEL_POLLED_NS	2000000	/* thread steps when nobody polled this long */
-#define TALLY_MODEL_LOCK_SPINS	256	/* lock: spins before a yield */
 
 static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_LOOP] = &tally_wire_loop_ops,
@@ -20,31 +19,6 @@ static const struct tally_wire_ops *const tally_model_wires[] = {
 	[TALLY_WIRE_GEN] = &tally_wire_gen_ops,
 	[TALLY_WIRE_NONE] = &tally_wire_none_ops,
 };
-
-/*
- * The model lock is a ticket lock: every user of the device (burst functions
- * on several lcores, register writes, the model thread) gets its turn in
- * arrival order. With a mutex, a receiver polling in a tight loop took the
- * lock again before a woken transmitter could run, and starved its doorbells
- * and steps. A waiter spins briefly, then yields: the holder may have been
- * preempted on the waiter's own CPU.
- */
-void
-tally_model_lock(struct tally_model *m)
-{
-	uint32_t t = __atomic_fetch_add(&m->lock_next, 1, __ATOMIC_RELAXED);
-	unsigned int spins = 0;
-
-	/* acquire: pairs with the release store in tally_model_unlock() */
-	while (__atomic_load_n(&m->lock_owner, __ATOMIC_ACQUIRE) != t) {
-		if (++spins < TALLY_MODEL_LOCK_SPINS) {
-			tally_cpu_relax();
-			continue;
-		}
-		spins = 0;
-		sched_yield();
-	}
-}
 
 /*
  * The Tx queues of a step, round robin from tx_next (a queue that fills a
@@ -172,17 +146,6 @@ tally_model_step(struct tally_model *m)
  * TALLY_MODEL_SPIN_POLLS of them it yields, after TALLY_MODEL_YIELD_POLLS
  * it sleeps TALLY_MODEL_IDLE_NS at a time until a step moves frames again.
  */
-/* The lock if it is free right now (no waiting in line): true when taken. */
-static bool
-tally_model_trylock(struct tally_model *m)
-{
-	uint32_t t = __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED);
-
-	/* acquire: pairs with the release store in tally_model_unlock() */
-	return __atomic_compare_exchange_n(&m->lock_next, &t, t + 1, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
 static void *
 tally_model_thread(void *arg)
 {
@@ -406,6 +369,7 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 		tally_model_errf(errbuf, errlen, "out of memory for the model");
 		return -ENOMEM;
 	}
+	tally_lock_init(&m->lock);
 	m->cfg = *cfg;
 	if (cfg->bar_mem != NULL &&
 	    (cfg->bar_mem_len < tally_model_bar_size(cfg) ||
@@ -425,6 +389,8 @@ tally_model_create(const struct tally_model_config *cfg, struct tally_model **ou
 	}
 	m->carrier = true;	/* until the wire says otherwise */
 	tally_model_regs_init(m);
+	if (cfg->posted || cfg->mbox)
+		tally_model_mbox_init(m);
 	rc = tally_model_wires[cfg->wire]->open(m, errbuf, errlen);
 	if (rc < 0)
 		goto fail;

@@ -98,12 +98,6 @@ tally_model_cls_free(struct tally_model *m)
 	m->cls = NULL;
 }
 
-void
-tally_model_cls_invalidate(struct tally_model *m)
-{
-	__atomic_fetch_add(&m->cls_gen, 1, __ATOMIC_RELEASE);
-}
-
 const struct tally_steer_root *
 tally_model_cls_root(struct tally_model *m, struct tally_model_cls *c)
 {

@@ -81,8 +81,8 @@ struct tally_model;
 /* The cache of m, created on first use; NULL when out of memory. */
 struct tally_model_cls *tally_model_cls_get(struct tally_model *m);
 void tally_model_cls_free(struct tally_model *m);
-/* Drop every cached structure at the next burst (fence, UNMAP, reset). */
-void tally_model_cls_invalidate(struct tally_model *m);
+/* tally_model_cls_invalidate() (tally_model_priv.h, inline): drop every
+ * cached structure at the next burst (fence, UNMAP, reset). */
 
 /* Validated root, or NULL after recording a fault (one per call). */
 const struct tally_steer_root *tally_model_cls_root(struct tally_model *m,

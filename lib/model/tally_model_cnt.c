@@ -59,18 +59,6 @@ tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd)
 }
 
 void
-tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
-		     bool error)
-{
-	uint32_t v = tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CCNT));
-	uint32_t idx = TALLY_FIELD_GET(v, TALLY_Q_CCNT_IDX_M);
-
-	if (!(v & TALLY_Q_CCNT_EN) || idx >= m->cfg.comp_counters)
-		return;
-	__atomic_fetch_add(tally_model_ccnt_field(m, idx, error), 1, __ATOMIC_RELAXED);
-}
-
-void
 tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
 		       struct tally_model_ccnt_acc *a)
 {

@@ -76,7 +76,8 @@ void *tally_model_dma(struct tally_model *m, uint64_t iova, size_t len);
 void *tally_model_dma_obj(struct tally_model *m, uint64_t iova, size_t len,
 			  size_t align, enum tally_fault cause);
 
-/* Record a fault (FAULT_CNT, FAULT_CAUSE, FAULT_ADDR, STATUS.FAULT, stats). */
+/* Record a fault (FAULT_CNT, FAULT_CAUSE, FAULT_ADDR, STATUS.FAULT, stats);
+ * tally_model_fault.c. */
 void tally_model_fault(struct tally_model *m, enum tally_fault cause,
 		       uint64_t addr);
 

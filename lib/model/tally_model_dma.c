@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device's DMA translation table (tally_regs.h, "DMA translation") and
- * fault recording.
+ * The device's DMA translation table (tally_regs.h, "DMA translation").
  *
  * Design
  *  - The table is an array of translations sorted by IOVA, none overlapping
@@ -16,7 +15,8 @@
  *    the TLB), indexed by the 2 MiB unit of the IOVA, answers the data path
  *    inline; a miss binary-searches the array and fills the slot. MAP never
  *    invalidates anything (it only adds); UNMAP and CLEAR empty the cache,
- *    the classification cache, and disable queues whose rings went away.
+ *    the classification cache, and disable queues whose rings went away
+ *    (tally_model_queue_revalidate(), here: the queue file is above).
  *  - An access must lie inside one (joined) translation. Accesses that span
  *    two translations whose host memory does not continue are DMA faults:
  *    the model cannot hand out one pointer for them (doc/model.md).
@@ -155,6 +155,27 @@ xlt_map(struct tally_model *m, uint64_t iova, uint64_t bus, uint64_t len)
 	}
 	x->pages += len / TALLY_XLT_PAGE;
 	return TALLY_XLT_OK;
+}
+
+/* Disable q (BAD_QUEUE fault) when its rings no longer translate to where
+ * they did at enable. */
+static void
+tally_model_queue_revalidate(struct tally_model *m, struct tally_model_queue *q)
+{
+	size_t n = (size_t)q->mask + 1;
+	size_t cqe = q->is_tx ? sizeof(struct tally_tx_cqe) : sizeof(struct tally_rx_cqe);
+
+	if (!q->en)
+		return;
+	if (tally_model_dma_lookup(m, q->ring_iova, n * 16) == q->ring &&
+	    tally_model_dma_lookup(m, q->cq_iova, n * cqe) == q->cq)
+		return;
+	/* the rings' memory was unmapped under a running queue */
+	q->en = false;
+	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_CTRL),
+			   tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL)) &
+			   ~TALLY_Q_CTRL_EN);
+	tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, q->ring_iova);
 }
 
 /* After translations went away: nothing the device kept may point there. */
@@ -369,22 +390,4 @@ tally_model_dma_obj(struct tally_model *m, uint64_t iova, size_t len,
 		return NULL;
 	}
 	return p;
-}
-
-void
-tally_model_fault(struct tally_model *m, enum tally_fault cause, uint64_t addr)
-{
-	tally_model_bar_wr(m, TALLY_REG_FAULT_CNT,
-			   tally_model_bar_rd(m, TALLY_REG_FAULT_CNT) + 1);
-	tally_model_bar_wr(m, TALLY_REG_FAULT_CAUSE, (uint32_t)cause);
-	tally_model_bar_wr(m, TALLY_REG_FAULT_ADDR_LO, (uint32_t)addr);
-	tally_model_bar_wr(m, TALLY_REG_FAULT_ADDR_HI, (uint32_t)(addr >> 32));
-	tally_model_bar_wr(m, TALLY_REG_STATUS,
-			   tally_model_bar_rd(m, TALLY_REG_STATUS) | TALLY_STATUS_FAULT);
-	if (cause == TALLY_FAULT_DMA)
-		tally_model_stat_add(m, TALLY_STAT_DMA_FAULTS, 1);
-	else if (cause == TALLY_FAULT_BAD_DESC)
-		tally_model_stat_add(m, TALLY_STAT_DESC_FAULTS, 1);
-	TALLY_LOG(NOTICE, "fault cause %d addr 0x%llx", (int)cause,
-		  (unsigned long long)addr);
 }

@@ -22,6 +22,11 @@
  *    to the driver's buffers (tx_ref_room); the step holds those queues'
  *    completions until its Rx and the wire's tx_settle() are done
  *    (tally_model.c, tally_model_tx.c).
+ *  - The .c files call each other in layers, never upward (checked by
+ *    devtools/check-calls.py), bottom first: fault, dma, cls, cnt, steer,
+ *    rx, tx, queue (register side; inline Tx), regs (the decoder), mbox
+ *    (posted writes through the decoder), model (the device object). What
+ *    several of them share lives here, static inline when it is small.
  */
 #ifndef TALLY_MODEL_PRIV_H
 #define TALLY_MODEL_PRIV_H
@@ -40,6 +45,7 @@
 
 #include "tally_model.h"
 #include "tally_model_dev.h"
+#include "tally_lock.h"
 #include "tally_plat.h"
 
 /* Register file: everything below the first bank that is not memory-like. */
@@ -233,8 +239,7 @@ struct tally_model {
 	uint32_t tx_nheld;		/* entries of tx_held[] */
 	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
 
-	uint32_t lock_next;		/* ticket lock: next ticket (atomic) */
-	uint32_t lock_owner;		/* ticket lock: ticket served (atomic) */
+	struct tally_lock lock;		/* the model lock (tally_model_lock()) */
 	const struct tally_wire_ops *wire;
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
@@ -307,16 +312,31 @@ tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
 	return (uint8_t)(((idx >> q->log2) & 1u) ^ 1u);
 }
 
-/* tally_model.c: the model lock (a fair ticket lock, see there). */
-void tally_model_lock(struct tally_model *m);
+/*
+ * The model lock is lib/plat's ticket lock (tally_lock.h): every user of the
+ * device (burst functions on several lcores, register writes, the model
+ * thread) gets its turn in arrival order. With a mutex, a receiver polling
+ * in a tight loop took the lock again before a woken transmitter could run,
+ * and starved its doorbells and steps. A waiter spins briefly, then yields:
+ * the holder may have been preempted on the waiter's own CPU.
+ */
+static inline void
+tally_model_lock(struct tally_model *m)
+{
+	tally_lock(&m->lock);
+}
+
+/* The lock if it is free right now (no waiting in line): true when taken. */
+static inline bool
+tally_model_trylock(struct tally_model *m)
+{
+	return tally_trylock(&m->lock);
+}
 
 static inline void
 tally_model_unlock(struct tally_model *m)
 {
-	/* release: pairs with the acquire load of the next holder */
-	__atomic_store_n(&m->lock_owner,
-			 __atomic_load_n(&m->lock_owner, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELEASE);
+	tally_unlock(&m->lock);
 }
 
 /* tally_model_config.c */
@@ -350,11 +370,14 @@ void tally_model_queue_reset(struct tally_model *m);
 
 /* tally_model_cls.c */
 void tally_model_cls_free(struct tally_model *m);
-void tally_model_cls_invalidate(struct tally_model *m);
 
-/* tally_model_queue.c: disable q (BAD_QUEUE fault) when its rings no
- * longer translate to where they did at enable. */
-void tally_model_queue_revalidate(struct tally_model *m, struct tally_model_queue *q);
+/* Drop every cached structure of the classification cache at the next
+ * burst (fence, UNMAP, reset): its next use flushes it. */
+static inline void
+tally_model_cls_invalidate(struct tally_model *m)
+{
+	__atomic_fetch_add(&m->cls_gen, 1, __ATOMIC_RELEASE);
+}
 
 /* tally_model_dma.c: the translation table. */
 void *tally_model_dma_lookup(struct tally_model *m, uint64_t iova, size_t len);
@@ -445,8 +468,6 @@ tally_model_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
 
 /* tally_model_cnt.c */
 void tally_model_ccnt_cmd(struct tally_model *m, uint32_t cmd);
-void tally_model_ccnt_hit(struct tally_model *m, const struct tally_model_queue *q,
-			  bool error);
 
 void tally_model_ccnt_begin(struct tally_model *m, const struct tally_model_queue *q,
 			    struct tally_model_ccnt_acc *a);

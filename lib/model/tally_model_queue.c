@@ -67,25 +67,6 @@ tally_model_queue_enable(struct tally_model *m, struct tally_model_queue *q)
 	return 0;
 }
 
-void
-tally_model_queue_revalidate(struct tally_model *m, struct tally_model_queue *q)
-{
-	size_t n = (size_t)q->mask + 1;
-	size_t cqe = q->is_tx ? sizeof(struct tally_tx_cqe) : sizeof(struct tally_rx_cqe);
-
-	if (!q->en)
-		return;
-	if (tally_model_dma_lookup(m, q->ring_iova, n * 16) == q->ring &&
-	    tally_model_dma_lookup(m, q->cq_iova, n * cqe) == q->cq)
-		return;
-	/* the rings' memory was unmapped under a running queue */
-	q->en = false;
-	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_CTRL),
-			   tally_model_bar_rd(m, tally_model_q_reg(q, TALLY_Q_CTRL)) &
-			   ~TALLY_Q_CTRL_EN);
-	tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, q->ring_iova);
-}
-
 static void
 tally_model_queue_ctrl(struct tally_model *m, struct tally_model_queue *q,
 		       uint32_t val)

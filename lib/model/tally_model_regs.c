@@ -162,8 +162,6 @@ tally_model_regs_init(struct tally_model *m)
 	tally_model_bar_wr(m, TALLY_REG_MAC_LO, (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
 			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
 	tally_model_bar_wr(m, TALLY_REG_MAC_HI, (uint32_t)mac[4] | (uint32_t)mac[5] << 8);
-	if (m->cfg.posted || m->cfg.mbox)
-		tally_model_mbox_init(m);
 	tally_model_reset(m);
 }
 

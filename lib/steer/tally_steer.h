@@ -147,11 +147,6 @@ struct tally_steer_match {
 	struct tally_match_key value;
 };
 
-/* Set len bytes of field at key offset off (TALLY_MK()). mask may be NULL
- * (all ones). Returns 0 or -EINVAL (out of the key). */
-int tally_steer_match_set(struct tally_steer_match *m, uint32_t off,
-			  const void *value, const void *mask, uint32_t len);
-
 enum tally_steer_fate {
 	TALLY_STEER_FATE_NONE = 0,	/* default path, matched */
 	TALLY_STEER_FATE_DROP,
@@ -217,7 +212,6 @@ int tally_steer_table_destroy(struct tally_steer_table *tbl);
 /* NULL if absent. Takes no lock. */
 struct tally_steer_table *tally_steer_table_get(struct tally_steer_ctx *ctx,
 						uint32_t id);
-uint32_t tally_steer_table_id(const struct tally_steer_table *tbl);
 
 /* ---- matchers -----------------------------------------------------------
  * Compile mask once. Lower priority value = tried first. -ENOSPC more than

@@ -202,15 +202,36 @@ steer_shadow_free(uint32_t *shadow, uint32_t log2)
 	tally_hmem_free(shadow, steer_shadow_size(log2));
 }
 
-/* memory (tally_steer_ctx.c) */
+/*
+ * The files of lib/steer call each other in layers, each only into files
+ * below it (devtools/check-calls.py checks it), bottom first:
+ *   tally_steer_mem.c      device memory, deferred frees, reclaim
+ *   tally_steer_table.c    tables and their published matcher lists
+ *   tally_steer_htab.c     a matcher's hash arrays: allocation, rebuild
+ *   tally_steer_migrate.c  incremental migration, room for an insert
+ *   tally_steer_matcher.c  matchers: compile, create, destroy, reserve
+ *   tally_steer_stage.c    staging of single inserts into large arrays
+ *   tally_steer_rule.c     rule handles, insert, delete
+ *   tally_steer_batch.c    batched inserts
+ *   tally_steer_check.c    consistency check of a matcher's arrays
+ *   tally_steer_ctx.c      context create and destroy (tears down all)
+ * with the fence, host memory, the counter pool (tally_cnt.c) and the
+ * actions (tally_steer_action.c) below them all; tally_steer_place.c
+ * calls none of them. What several layers share is here, static inline
+ * when it is small or on the insert path; a file never calls one above it.
+ */
+
+/* memory (tally_steer_mem.c) */
 int steer_dmem_alloc(struct tally_steer_ctx *ctx, size_t size, size_t align,
 		     struct steer_dmem *out);
 void steer_dmem_free(struct tally_steer_ctx *ctx, struct steer_dmem *mem);
 /* Unpublished memory: free after the next fence. Requests that fence. */
 void steer_dmem_defer(struct tally_steer_ctx *ctx, struct steer_dmem *mem);
 void steer_reclaim_locked(struct tally_steer_ctx *ctx);
+/* Context teardown: free what waits for a fence, now. */
+void steer_dmem_fini(struct tally_steer_ctx *ctx);
 
-/* handles (tally_steer_rule.c) */
+/* handles (allocated in tally_steer_rule.c) */
 static inline struct tally_steer_rule *
 steer_handle(const struct tally_steer_ctx *ctx, uint32_t idx)
 {
@@ -223,6 +244,7 @@ steer_chunk_size(const struct tally_steer_ctx *ctx)
 {
 	return ((size_t)1 << STEER_HANDLE_CHUNK_LOG2) * ctx->hstride;
 }
+/* Context teardown (tally_steer_rule.c): drop every rule's resources. */
 void steer_rules_free_all(struct tally_steer_matcher *m);
 
 /* Drop a rule's counter reference (ctx lock held): under the same
@@ -300,21 +322,19 @@ int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher 
 int steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m,
 		       uint32_t pos);
 
+/* hash arrays (tally_steer_htab.c) */
+/* A hash array of 2^log2 entries (all EMPTY) for m, and its shadow. */
+int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
+		     struct steer_dmem *mem, uint32_t **shadow);
+/* Rebuild m's array at 2^log2 entries without tombstones, publish it;
+ * on failure nothing changed. */
+int steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2);
+
 /* matchers (tally_steer_matcher.c) */
-int steer_matcher_rehash(struct tally_steer_matcher *m, uint32_t log2);
 void steer_matcher_free(struct tally_steer_matcher *m);
 /* Descriptor and a 2^log2 array for m (compiled, tbl, priority, seq and
  * seed set); not yet in the table's list. */
 int steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2);
-int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
-		     struct steer_dmem *mem, uint32_t **shadow);
-
-/* rules (tally_steer_rule.c) */
-/* Place rule r, whose actions are already acquired, into m; the key is not
- * in m (fresh: its home slot was never written, see steer_shadow_size()). */
-int steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		       bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
-		       uint32_t fate_w, struct tally_steer_rule *r);
 
 /* staging (tally_steer_stage.c) */
 /* May an insert of act into m go through m's stage (given that its key
@@ -344,8 +364,18 @@ void steer_mig_step(struct tally_steer_matcher *m, uint32_t n);
 void steer_mig_complete(struct tally_steer_matcher *m);
 /* Drop an unfinished migration's array (matcher teardown). */
 void steer_mig_abort(struct tally_steer_matcher *m);
-/* Free EMPTY or TOMB slot for a new entry of hash h (array known to have one). */
-uint32_t steer_free_slot(const uint8_t *ent, uint32_t log2, uint32_t stride, uint32_t h);
+/*
+ * Room for one more entry in m: start a migration above the start load (or
+ * to shrink a mostly empty array), finish it at once at the hard load.
+ * Returns 1 if the published array changed, 0 if not, or -errno (nothing
+ * changed).
+ */
+int steer_make_room(struct tally_steer_matcher *m);
+/* During a migration: rule r, just placed at slot ins of the published
+ * array, goes into the target array too (its handle then indexes the
+ * target); then one migration step. */
+void steer_mig_insert(struct tally_steer_matcher *m, uint32_t ins, uint32_t h,
+		      struct tally_steer_rule *r);
 
 static inline struct tally_steer_entry *
 steer_entry_at(const uint8_t *ent, uint32_t stride, uint32_t slot)
@@ -425,6 +455,17 @@ static inline uint32_t
 steer_state(uint32_t ctrl)
 {
 	return TALLY_FIELD_GET(ctrl, TALLY_STEER_CTRL_STATE_M);
+}
+
+/* Free EMPTY or TOMB slot for a new entry of hash h (array known to have one). */
+static inline uint32_t
+steer_free_slot(const uint8_t *ent, uint32_t log2, uint32_t stride, uint32_t h)
+{
+	uint32_t mask = (1u << log2) - 1, s = h & mask;
+
+	while (steer_state(steer_entry_at(ent, stride, s)->ctrl) == TALLY_STEER_S_VALID)
+		s = (s + 1) & mask;
+	return s;
 }
 
 /* Next ctrl value with a new state (generation advances). */
@@ -579,6 +620,29 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 	m->used++;
 	r->m = m;
 	r->slot = ins | m->par;
+}
+
+/*
+ * Place rule r, whose actions are already acquired, into m; the key is not
+ * in m (fresh: its home slot was never written, see steer_shadow_size()).
+ * Inline into the insert paths (tally_steer_rule.c, tally_steer_stage.c):
+ * room without a migration, the common case, needs no call.
+ */
+static inline __attribute__((always_inline)) int
+steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
+		   bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
+		   uint32_t fate_w, struct tally_steer_rule *r)
+{
+	int rc = steer_room(m, 1) ? 0 : steer_make_room(m);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
+	steer_place(m, ins, fresh && rc == 0, k, act_w, mark, fate_w, r);
+	if (m->migrating)
+		steer_mig_insert(m, ins, k->hash, r);
+	return 0;
 }
 
 #endif /* TALLY_STEER_INTERNAL_H */

@@ -18,6 +18,7 @@
  * STEER_LOAD_START/8 of the array and targets STEER_LOAD_TARGET/8 live; the
  * step is chosen so the copy is done before either array reaches
  * STEER_LOAD_HARD/8 (which, if it ever happens, finishes the copy at once).
+ * steer_make_room(), called by an insert that finds no room, decides when.
  */
 #include "tally_steer_internal.h"
 
@@ -30,16 +31,6 @@ steer_mig_target(const struct tally_steer_matcher *m, uint32_t live)
 	       log2 < TALLY_STEER_HTAB_MAX_LOG2)
 		log2++;
 	return log2;
-}
-
-uint32_t
-steer_free_slot(const uint8_t *ent, uint32_t log2, uint32_t stride, uint32_t h)
-{
-	uint32_t mask = (1u << log2) - 1, s = h & mask;
-
-	while (steer_state(steer_entry_at(ent, stride, s)->ctrl) == TALLY_STEER_S_VALID)
-		s = (s + 1) & mask;
-	return s;
 }
 
 int
@@ -142,4 +133,62 @@ steer_mig_abort(struct tally_steer_matcher *m)
 	steer_shadow_free(m->mig.shadow, m->mig.log2);
 	memset(&m->mig, 0, sizeof(m->mig));
 	m->migrating = false;
+}
+
+/*
+ * Room for one more entry: start a migration above the start load (or to
+ * shrink a mostly empty array), finish it at once at the hard load. Returns
+ * 1 if the published array changed, 0 if not, or -errno (nothing changed).
+ */
+int
+steer_make_room(struct tally_steer_matcher *m)
+{
+	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
+	uint32_t target;
+	int rc;
+
+	if (m->migrating) {
+		if (load <= STEER_LOAD_HARD * n &&
+		    (uint64_t)(m->mig.used + m->mig.tombs + 1) * 8 <=
+		    ((uint64_t)STEER_LOAD_HARD << m->mig.log2))
+			return 0;
+		steer_mig_complete(m);
+		rc = steer_make_room(m);
+		return rc < 0 ? rc : 1;
+	}
+	/* below the start load, and not mostly empty or not allowed to
+	 * shrink (a reserved array): the common case */
+	if (steer_room(m, 1))
+		return 0;
+	/* shrink at most 8x per migration, so that one step stays short */
+	target = steer_mig_target(m, m->used);
+	target = TALLY_MAX(target, m->log2 > 3 ? m->log2 - 3 : 0);
+	if (load <= STEER_LOAD_START * n &&
+	    !(target < m->log2 && (uint64_t)m->used * 16 < n))
+		return 0;
+	rc = steer_mig_start(m, target);
+	if (rc == 0)
+		return 0;
+	if (load <= STEER_LOAD_HARD * n)
+		return 0;	/* retried by the next insert */
+	return rc;
+}
+
+void
+steer_mig_insert(struct tally_steer_matcher *m, uint32_t ins, uint32_t h,
+		 struct tally_steer_rule *r)
+{
+	const struct tally_steer_entry *src = steer_entry(m, ins);
+	struct steer_htab_sw *t = &m->mig;
+	uint32_t s = steer_free_slot(t->ent, t->log2, m->stride, h);
+	struct tally_steer_entry *e = steer_entry_at(t->ent, m->stride, s);
+
+	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
+		t->tombs--;
+	steer_filter_set(t->ent, t->log2, m->stride, h);
+	memcpy(e, src, m->stride);
+	steer_shadow_set(t->shadow, t->log2, s, r->idx);
+	t->used++;
+	r->slot = s | (m->par ^ STEER_SLOT_PAR);
+	steer_mig_step(m, m->mig_step);
 }

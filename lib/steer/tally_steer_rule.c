@@ -86,93 +86,6 @@ tally_steer_rule_key(struct tally_steer_matcher *m, const struct tally_match_key
 	steer_prefetch_insert(m, k->hash);
 }
 
-/*
- * Room for one more entry: start a migration above the start load (or to
- * shrink a mostly empty array), finish it at once at the hard load. Returns
- * 1 if the published array changed, 0 if not, or -errno (nothing changed).
- */
-static int
-steer_make_room(struct tally_steer_matcher *m)
-{
-	uint64_t n = 1ull << m->log2, load = (uint64_t)(m->used + m->tombs + 1) * 8;
-	uint32_t target;
-	int rc;
-
-	if (m->migrating) {
-		if (load <= STEER_LOAD_HARD * n &&
-		    (uint64_t)(m->mig.used + m->mig.tombs + 1) * 8 <=
-		    ((uint64_t)STEER_LOAD_HARD << m->mig.log2))
-			return 0;
-		steer_mig_complete(m);
-		rc = steer_make_room(m);
-		return rc < 0 ? rc : 1;
-	}
-	/* below the start load, and not mostly empty or not allowed to
-	 * shrink (a reserved array): the common case */
-	if (steer_room(m, 1))
-		return 0;
-	/* shrink at most 8x per migration, so that one step stays short */
-	target = steer_mig_target(m, m->used);
-	target = TALLY_MAX(target, m->log2 > 3 ? m->log2 - 3 : 0);
-	if (load <= STEER_LOAD_START * n &&
-	    !(target < m->log2 && (uint64_t)m->used * 16 < n))
-		return 0;
-	rc = steer_mig_start(m, target);
-	if (rc == 0)
-		return 0;
-	if (load <= STEER_LOAD_HARD * n)
-		return 0;	/* retried by the next insert */
-	return rc;
-}
-
-/* During a migration: the new rule goes into the target array too; the
- * handle then indexes the target. */
-static uint32_t
-steer_mig_insert(struct tally_steer_matcher *m, const struct tally_steer_entry *src,
-		 uint32_t h, uint32_t idx)
-{
-	struct steer_htab_sw *t = &m->mig;
-	uint32_t s = steer_free_slot(t->ent, t->log2, m->stride, h);
-	struct tally_steer_entry *e = steer_entry_at(t->ent, m->stride, s);
-
-	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
-		t->tombs--;
-	steer_filter_set(t->ent, t->log2, m->stride, h);
-	memcpy(e, src, m->stride);
-	steer_shadow_set(t->shadow, t->log2, s, idx);
-	t->used++;
-	return s | (m->par ^ STEER_SLOT_PAR);
-}
-
-/* steer_insert_words(), inlined into the insert path */
-static inline __attribute__((always_inline)) int
-steer_insert_words_in(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		      bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
-		      uint32_t fate_w, struct tally_steer_rule *r)
-{
-	/* room without a migration (the common case) needs no call */
-	int rc = steer_room(m, 1) ? 0 : steer_make_room(m);
-
-	if (rc < 0)
-		return rc;
-	if (rc == 1)
-		steer_probe(m, k->w, k->hash, &ins);	/* the array changed */
-	steer_place(m, ins, fresh && rc == 0, k, act_w, mark, fate_w, r);
-	if (m->migrating) {
-		r->slot = steer_mig_insert(m, steer_entry(m, ins), k->hash, r->idx);
-		steer_mig_step(m, m->mig_step);
-	}
-	return 0;
-}
-
-int
-steer_insert_words(struct tally_steer_matcher *m, const struct tally_steer_key *k,
-		   bool fresh, uint32_t ins, uint32_t act_w, uint32_t mark,
-		   uint32_t fate_w, struct tally_steer_rule *r)
-{
-	return steer_insert_words_in(m, k, fresh, ins, act_w, mark, fate_w, r);
-}
-
 int
 tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				  const struct tally_steer_key *k,
@@ -212,7 +125,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	rc = steer_action_acquire(m->tbl, act, &act_w, &fate_w);
 	if (rc != 0)
 		return rc;
-	rc = steer_insert_words_in(m, k, fresh, ins, act_w, act->mark, fate_w, r);
+	rc = steer_insert_words(m, k, fresh, ins, act_w, act->mark, fate_w, r);
 	if (rc < 0) {
 		/* a held counter reference stays the caller's */
 		steer_action_release(m->tbl, (act->flags & TALLY_STEER_A_CNT_HELD) ?

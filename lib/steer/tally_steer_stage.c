@@ -159,7 +159,7 @@ steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *
 	if (!steer_room(st, 1)) {
 		/* purge the stage's tombstones at once: its few live rules
 		 * are copied, and it never migrates between operations */
-		if (steer_matcher_rehash(st, st->log2) != 0)
+		if (steer_htab_rehash(st, st->log2) != 0)
 			return -ENOMEM;
 		(void)steer_probe(st, k->w, k->hash, &sins);
 	}

@@ -69,12 +69,6 @@ tally_steer_table_get(struct tally_steer_ctx *ctx, uint32_t id)
 	return __atomic_load_n(&ctx->tables[id], __ATOMIC_ACQUIRE);
 }
 
-uint32_t
-tally_steer_table_id(const struct tally_steer_table *t)
-{
-	return t->id;
-}
-
 /*
  * Publish the table's matcher list from t->m[0..n): build a new immutable
  * list, release-store its IOVA in the table entry, retire the old list after

@@ -34,6 +34,36 @@ int tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 			     struct tally_flow_match *m,
 			     struct rte_flow_error *error);
 
+/*
+ * Where a pattern's spec bytes land in the key, as the parser places them
+ * (the key builders of tally_flow_prog.c are made from it): each field is
+ * len bytes at item_off of item `item`'s spec, copied under the item's mask
+ * to key byte key_off, or one bit of it to one bit of the key byte (bit). cmask: the key bits the parser fills with anything
+ * else (implied fields). ok is false when a field's place or value depends
+ * on the values (no builder can be made).
+ */
+struct tally_flow_trace_field {
+	uint8_t item;
+	uint8_t len;
+	uint16_t item_off;
+	uint16_t key_off;
+	bool bit;			/* one bit: item_bit of the byte to key_bit */
+	uint8_t item_bit;
+	uint8_t key_bit;
+};
+
+struct tally_flow_trace {
+	bool ok;
+	uint32_t n;
+	struct tally_flow_trace_field f[128];
+	struct tally_match_key cmask;
+};
+
+/* Parse pattern (its specs are not read for values) with the trace: 0,
+ * -EINVAL when the parser refuses it, -ENOTSUP when the trace is not ok. */
+int tally_flow_parse_trace(const struct rte_flow_item pattern[], struct tally_flow_match *m,
+			   struct tally_flow_trace *trace);
+
 /* Spec size and default mask of an item the parser supports; -ENOTSUP for
  * any other type. */
 int tally_flow_item_masks(enum rte_flow_item_type type, size_t *size,

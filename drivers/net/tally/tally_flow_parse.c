@@ -49,6 +49,9 @@ enum layer {
 
 struct parse_state {
 	struct tally_flow_match *m;
+	struct tally_flow_trace *trace;	/* where spec bytes land, or NULL */
+	const uint8_t *spec_lo, *spec_hi;	/* the current item's spec */
+	uint8_t item_idx;		/* its index in the pattern */
 	int inner;		/* after vxlan */
 	int layer;		/* highest layer seen in this stack */
 	int vlans;		/* VLAN items in this stack */
@@ -105,6 +108,60 @@ sec_bit(const struct parse_state *ps, enum key_sec s)
 	}
 }
 
+/* The trace of a template's parse (tally_flow_parse_trace()): a value read
+ * from the item's spec is a field the key builder copies; any other is a
+ * constant, whose mask bits the builder must leave alone. */
+static void
+trace_add(struct parse_state *ps, uint32_t key_off, const uint8_t *val,
+	  const uint8_t *mask, unsigned int len)
+{
+	struct tally_flow_trace *t = ps->trace;
+	unsigned int i;
+
+	if (val >= ps->spec_lo && val + len <= ps->spec_hi) {
+		if (t->n == RTE_DIM(t->f)) {
+			t->ok = false;
+			return;
+		}
+		t->f[t->n++] = (struct tally_flow_trace_field){
+			.item = ps->item_idx, .item_off = (uint16_t)(val - ps->spec_lo),
+			.key_off = (uint16_t)key_off, .len = (uint8_t)len,
+		};
+		return;
+	}
+	for (i = 0; i < len; i++)
+		t->cmask.b[key_off + i] |= mask[i];
+}
+
+/* A field the parser computes bit for bit (not a byte copy): its nbits bits
+ * from bit `from` of the item's big-endian value at item_off (of vlen
+ * bytes) land on the key bits from bit `to` of the big-endian value at key
+ * byte key_off (of klen bytes), already matched as computed values; they are
+ * the builder's to fill, not constants. */
+static void
+trace_bits(struct parse_state *ps, enum key_sec sec, uint32_t item_off, uint32_t vlen,
+	   uint32_t from, uint32_t key_off, uint32_t klen, uint32_t to, uint32_t nbits)
+{
+	struct tally_flow_trace *t = ps->trace;
+	uint32_t k, base = (uint32_t)(sec_base(&ps->m->mask, ps, sec) - ps->m->mask.b);
+
+	for (k = 0; k < nbits; k++) {
+		uint32_t ib = from + k, kb = to + k;
+		uint32_t ibyte = item_off + vlen - 1 - ib / 8, kbyte = base + key_off + klen - 1 - kb / 8;
+
+		if (t->n == RTE_DIM(t->f)) {
+			t->ok = false;
+			return;
+		}
+		t->f[t->n++] = (struct tally_flow_trace_field){
+			.item = ps->item_idx, .item_off = (uint16_t)ibyte, .len = 1,
+			.key_off = (uint16_t)kbyte, .bit = true,
+			.item_bit = (uint8_t)(ib % 8), .key_bit = (uint8_t)(kb % 8),
+		};
+		t->cmask.b[kbyte] &= (uint8_t)~(1u << (kb % 8));
+	}
+}
+
 /* Match `len` bytes at section offset `off` against value under mask. A bit
  * already matched with another value is a conflict. */
 static int
@@ -121,6 +178,8 @@ key_set(struct parse_state *ps, const struct rte_flow_item *item, enum key_sec s
 		return 0;	/* nothing matched: the common case of zero masks */
 	km = sec_base(&ps->m->mask, ps, s) + off;
 	kv = sec_base(&ps->m->value, ps, s) + off;
+	if (unlikely(ps->trace != NULL))
+		trace_add(ps, km - ps->m->mask.b, val, mask, len);
 	for (i = 0; i < len; i++) {
 		uint8_t both = km[i] & mask[i];
 
@@ -186,6 +245,33 @@ tpid_bit(uint16_t tpid, uint8_t *bit)
 	return 0;
 }
 
+/* Where the has_vlan bit field is in struct rte_flow_item_eth. */
+static uint32_t
+has_vlan_pos(bool bit)
+{
+	struct rte_flow_item_eth e;
+	const uint8_t *b = (const uint8_t *)&e;
+	uint32_t i;
+
+	memset(&e, 0, sizeof(e));
+	e.has_vlan = 1;
+	for (i = 0; i < sizeof(e) && b[i] == 0; i++)
+		;
+	return bit ? (uint32_t)__builtin_ctz(b[i]) : i;
+}
+
+static uint32_t
+has_vlan_byte(void)
+{
+	return has_vlan_pos(false);
+}
+
+static uint32_t
+has_vlan_bit(void)
+{
+	return has_vlan_pos(true);
+}
+
 static int
 eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
 	  const void *spec, const void *mask)
@@ -210,6 +296,13 @@ eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
 				TALLY_L24_F_CVLAN | TALLY_L24_F_SVLAN);
 		if (ret)
 			return ret;
+	}
+	if (unlikely(ps->trace != NULL) && mk->has_vlan) {
+		if (tpid && tmask != 0)
+			ps->trace->ok = false;	/* the bit depends on the type */
+		else
+			trace_bits(ps, KS_L24, has_vlan_byte(), 1, has_vlan_bit(),
+				   TALLY_L24_FLAGS, 1, 7, 1);	/* the C-tag bit */
 	}
 	if (tmask == 0)
 		return 0;
@@ -254,6 +347,8 @@ vlan_first_inner_type(struct parse_state *ps, const struct rte_flow_item *item,
 	uint8_t bit;
 	int ret;
 
+	if (ps->trace != NULL)
+		ps->trace->ok = false;	/* the key's layout depends on the value */
 	if (mk->hdr.eth_proto == RTE_BE16(0xffff) && tpid_bit(type, &bit) == 0)
 		return key_imply(ps, item, KS_MISC, TALLY_MISC_SECOND_TAGS,
 				 type == RTE_ETHER_TYPE_VLAN ? c : sv, c | sv);
@@ -389,6 +484,17 @@ ipv6_extra(struct parse_state *ps, const struct rte_flow_item *item,
 		ret = key_set(ps, item, KS_MISC, ps->inner ?
 			      TALLY_MISC_INNER_IPV6_FLOW_LABEL :
 			      TALLY_MISC_OUTER_IPV6_FLOW_LABEL, fl_v, fl_m, 4);
+	if (unlikely(ps->trace != NULL) && ret == 0) {
+		uint32_t vo = offsetof(struct rte_flow_item_ipv6, hdr.vtc_flow);
+
+		/* traffic class: value bits 27..20; flow label: 19..0 */
+		if (tc_m != 0)
+			trace_bits(ps, KS_L24, vo, 4, 20, TALLY_L24_IP_DSCP_ECN, 1, 0, 8);
+		if (m & 0xfffff)
+			trace_bits(ps, KS_MISC, vo, 4, 0, ps->inner ?
+				   TALLY_MISC_INNER_IPV6_FLOW_LABEL :
+				   TALLY_MISC_OUTER_IPV6_FLOW_LABEL, 4, 0, 20);
+	}
 	if (ret == 0 && mk->has_frag_ext)
 		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
 				s->has_frag_ext ? TALLY_L24_F_FRAG : 0, TALLY_L24_F_FRAG);
@@ -818,6 +924,8 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 	} else if (mask == NULL) {
 		mask = d->default_mask;
 	}
+	ps->spec_lo = item->spec;
+	ps->spec_hi = item->spec != NULL ? spec + d->size : NULL;
 	if (mask_outside(mask, nic, d->size, &any))
 		return rte_flow_error_set(ps->error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ITEM_MASK, item,
@@ -843,9 +951,9 @@ parse_item(struct parse_state *ps, const struct item_desc *d,
 	return d->extra != NULL ? d->extra(ps, item, spec, mask) : 0;
 }
 
-int
-tally_flow_parse_pattern(const struct rte_flow_item pattern[],
-			 struct tally_flow_match *m, struct rte_flow_error *error)
+static int
+parse_pattern(const struct rte_flow_item pattern[], struct tally_flow_match *m,
+	      struct tally_flow_trace *trace, struct rte_flow_error *error)
 {
 	const struct rte_flow_item *item;
 	struct parse_state ps;
@@ -854,6 +962,7 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 	memset(m, 0, sizeof(*m));
 	memset(&ps, 0, sizeof(ps));
 	ps.m = m;
+	ps.trace = trace;
 	ps.error = error;
 	if (pattern == NULL)
 		return rte_flow_error_set(error, EINVAL,
@@ -871,6 +980,7 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 		if (ret)
 			return ret;
 		ps.next = next_item(item);
+		ps.item_idx = (uint8_t)(item - pattern);
 		ret = parse_item(&ps, d, item);
 		if (ret)
 			return ret;
@@ -890,6 +1000,26 @@ tally_flow_parse_pattern(const struct rte_flow_item pattern[],
 	 * same placement */
 	tally_steer_merge_ports(&m->mask, &m->value);
 	return 0;
+}
+
+int
+tally_flow_parse_pattern(const struct rte_flow_item pattern[],
+			 struct tally_flow_match *m, struct rte_flow_error *error)
+{
+	return parse_pattern(pattern, m, NULL, error);
+}
+
+int
+tally_flow_parse_trace(const struct rte_flow_item pattern[], struct tally_flow_match *m,
+		       struct tally_flow_trace *trace)
+{
+	struct rte_flow_error err;
+
+	memset(trace, 0, sizeof(*trace));
+	trace->ok = true;
+	if (parse_pattern(pattern, m, trace, &err) != 0)
+		return -EINVAL;
+	return trace->ok ? 0 : -ENOTSUP;
 }
 
 /* ---- attributes ------------------------------------------------------------ */

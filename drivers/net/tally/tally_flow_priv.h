@@ -96,13 +96,21 @@ struct rte_flow_action_handle {
 #define FLOW_F_AGE		(1u << 3)	/* aging watches `counter` */
 
 struct rte_flow {
-	uint32_t counter;
-	uint16_t magic;
-	uint16_t port_id;
-	uint16_t rss_id;			/* fc->rss_by_id[] */
-	uint16_t tbl_id;			/* template table id + 1, or 0 */
-	uint8_t flags;				/* FLOW_F_* */
-	uint8_t rsvd[3];
+	union {
+		struct {
+			uint32_t counter;
+			uint16_t magic;
+			uint16_t port_id;
+			uint16_t rss_id;	/* fc->rss_by_id[] */
+			uint16_t tbl_id;	/* template table id + 1, or 0 */
+			uint8_t flags;		/* FLOW_F_* */
+			uint8_t rsvd[3];
+		};
+		struct {			/* a spare: magic 0, never live */
+			uint64_t spare_zero;
+			struct rte_flow *spare_next;
+		};
+	};
 };
 /* memory per rule: with the handle, 32 bytes */
 _Static_assert(sizeof(struct rte_flow) == 16, "struct rte_flow grew");
@@ -128,22 +136,22 @@ tally_flow_matcher_of(struct rte_flow *flow)
 }
 
 /* A spare flow object (allocated ahead, no rule yet) links to the next spare
- * through its bytes 8..15; magic stays 0, so it is never taken for a live
+ * through spare_next; its magic stays 0, so it is never taken for a live
  * flow. Taking it off the list zeroes the link. */
 static inline struct rte_flow *
 tally_flow_spare_pop(struct rte_flow **head)
 {
 	struct rte_flow *f = *head;
 
-	memcpy(head, (uint8_t *)f + 8, sizeof(*head));
-	memset((uint8_t *)f + 8, 0, 8);
+	*head = f->spare_next;
+	f->spare_next = NULL;
 	return f;
 }
 
 static inline void
 tally_flow_spare_push(struct rte_flow **head, struct rte_flow *f)
 {
-	memcpy((uint8_t *)f + 8, head, sizeof(*head));
+	f->spare_next = *head;
 	*head = f;
 }
 

@@ -3,17 +3,18 @@
  * Precompiled rule builders of template tables (see tally_flow_tmpl.h).
  *
  * Key builder: compiled once per (table, pattern template) against the
- * table's steering matcher by asking the pattern parser itself. With every
- * spec zero the parser gives the constant part of the matcher's key words
- * (the fields the items imply: ethertype, ip version, protocol ...); then
- * every bit the template masks is set alone, and the key bit it moves is
- * recorded. Bits that land one-to-one on key bits become byte operations
- * (spec byte & bits, shifted, OR'ed into a key word), and the bytes of one
- * big-endian field are joined into one operation. The builder is then
- * checked against the parser on random specs. A template the parser does
- * not map bit for bit (a value it may reject, a field that is not a plain
- * copy) gets no builder: its rules go through the parser, as synchronous
- * rules do. So a rule key is the same whichever way it was built.
+ * table's steering matcher from the parser's own field placement: the
+ * template parsed with zero specs gives the constant part of the matcher's
+ * key words (the fields the items imply: ethertype, ip version, protocol
+ * ...) and the trace of every spec field the item table copies into the key
+ * (tally_flow_parse_trace()), byte copies and the bit maps of computed
+ * fields (has_vlan, the IPv6 traffic class and flow label). Each masked
+ * bit becomes an op bit (spec byte & bits, shifted, OR'ed into a key word),
+ * and the bytes of one field are joined into one operation. A template with
+ * a masked bit the trace does not place (a field whose place depends on the
+ * value, such as a TPID), or one that lands on an implied field or twice,
+ * gets no builder: its rules go through the parser, as synchronous rules
+ * do. So a rule key is the same whichever way it was built.
  *
  * Actions: an actions template made of count, mark, flag, queue, drop,
  * passthru and void is parsed once (rule-given confs as placeholders); a
@@ -24,24 +25,11 @@
 
 #include <rte_common.h>
 #include <rte_malloc.h>
-#include <rte_random.h>
 
 #include "tally_flow_tmpl.h"
 #include "tally_steer_batch.h"
 
 #define PROG_SPEC_MAX	256	/* larger item specs are not compiled */
-#define PROG_CHECKS	32	/* random specs the builder is checked on */
-
-struct prog_probe {
-	const struct rte_flow_pattern_template *pt;
-	struct rte_flow_item items[TALLY_TMPL_MAX_ITEMS + 1];
-	uint8_t spec[TALLY_TMPL_MAX_ITEMS][PROG_SPEC_MAX];
-	uint32_t size[TALLY_TMPL_MAX_ITEMS];
-	uint8_t idx[TALLY_STEER_KEY_WORDS];
-	uint32_t wmask[TALLY_STEER_KEY_WORDS];
-	uint32_t nwords;
-	uint32_t w[TALLY_STEER_KEY_WORDS];
-};
 
 /* Bytes of an item's spec (what rte_flow_conv copies of it), 0 if unknown. */
 static uint32_t
@@ -52,58 +40,6 @@ spec_size(const struct rte_flow_item *ti)
 	int n = rte_flow_conv(RTE_FLOW_CONV_OP_ITEM, NULL, 0, &it, NULL);
 
 	return n > (int)hdr ? (uint32_t)(n - (int)hdr) : 0;
-}
-
-/* Parse the probe's specs; the matcher's words in p->w. */
-static int
-probe_parse(struct prog_probe *p)
-{
-	struct tally_flow_match m;
-	struct rte_flow_error err;
-	uint32_t j;
-
-	if (tally_flow_parse_pattern(p->items, &m, &err) != 0)
-		return -EINVAL;
-	/* the mask must not depend on the values */
-	if (memcmp(&m.mask, &p->pt->mask, sizeof(m.mask)) != 0)
-		return -EINVAL;
-	for (j = 0; j < p->nwords; j++)
-		p->w[j] = tally_steer_key_word(&m.value, p->idx[j]) & p->wmask[j];
-	return 0;
-}
-
-static int
-probe_init(struct prog_probe *p, const struct rte_flow_pattern_template *pt,
-	   struct tally_steer_matcher *m)
-{
-	uint32_t i;
-
-	memset(p, 0, sizeof(*p));
-	p->pt = pt;
-	p->nwords = tally_steer_matcher_words(m, p->idx, p->wmask);
-	for (i = 0; i < pt->nb_items; i++) {
-		p->items[i].type = pt->items[i].type;
-		if (pt->items[i].mask == NULL)
-			continue;
-		p->size[i] = spec_size(&pt->items[i]);
-		if (p->size[i] == 0 || p->size[i] > PROG_SPEC_MAX)
-			return -ENOTSUP;
-		p->items[i].mask = pt->items[i].mask;
-		p->items[i].spec = p->spec[i];
-	}
-	p->items[i].type = RTE_FLOW_ITEM_TYPE_END;
-	return 0;
-}
-
-static void
-prog_run_probe(const struct tally_key_prog *kp, const struct prog_probe *p, uint32_t *w)
-{
-	uint32_t i;
-
-	for (i = 0; i < kp->nwords; i++)
-		w[i] = kp->base[i];
-	for (i = 0; i < kp->nops; i++)
-		w[kp->op[i].word] |= tally_key_op_get(&kp->op[i], p->spec[kp->op[i].item]);
 }
 
 /* Record that bit b of byte off of item i's spec lands on key bit kbit of
@@ -186,59 +122,75 @@ prog_finish(struct tally_key_prog *kp)
 	}
 }
 
-/* Map every masked bit; -ENOTSUP if one does not land on exactly one key bit. */
+/* A template parsed with zero specs, and the trace of where its fields go. */
+struct prog_src {
+	struct rte_flow_item items[TALLY_TMPL_MAX_ITEMS + 1];
+	uint8_t spec[TALLY_TMPL_MAX_ITEMS][PROG_SPEC_MAX];
+	uint32_t size[TALLY_TMPL_MAX_ITEMS];
+	uint8_t idx[TALLY_STEER_KEY_WORDS];	/* the matcher's key words */
+	uint32_t wmask[TALLY_STEER_KEY_WORDS];
+	uint32_t nwords;
+	struct tally_flow_match m;
+	struct tally_flow_trace trace;
+	uint8_t covered[TALLY_TMPL_MAX_ITEMS][PROG_SPEC_MAX];	/* mask bits placed */
+	uint32_t placed[TALLY_STEER_KEY_WORDS];	/* key bits taken by ops */
+};
+
+/* Place bit b of spec byte off of item i at key byte kb: one op bit, in a
+ * word of the matcher, on no other op's bit and no implied field's. */
 static int
-prog_map_bits(struct tally_key_prog *kp, struct prog_probe *p)
+prog_place(struct tally_key_prog *kp, struct prog_src *src, uint32_t i, uint32_t off,
+	   uint32_t b, uint32_t kb, uint32_t kbb)
 {
-	uint32_t i, off, b, j;
+	uint32_t w = kb / 4, kbit = 8 * (kb % 4) + kbb, j;
 
-	for (i = 0; i < p->pt->nb_items; i++) {
-		const uint8_t *tm = p->items[i].mask;
-
-		for (off = 0; tm != NULL && off < p->size[i]; off++) {
-			for (b = 0; b < 8; b++) {
-				uint32_t hits = 0, hw = 0, hb = 0;
-
-				if (!(tm[off] & (1u << b)))
-					continue;
-				p->spec[i][off] = (uint8_t)(1u << b);
-				if (probe_parse(p) != 0)
-					return -ENOTSUP;
-				p->spec[i][off] = 0;
-				for (j = 0; j < p->nwords; j++) {
-					uint32_t d = p->w[j] ^ kp->base[j];
-
-					hits += (uint32_t)__builtin_popcount(d);
-					if (d != 0) {
-						hw = j;
-						hb = (uint32_t)__builtin_ctz(d);
-					}
-				}
-				if (hits > 1)
-					return -ENOTSUP;
-				if (hits == 1)
-					prog_add(kp, i, off, b, hw, hb);
-			}
-		}
-	}
+	if (src->trace.cmask.b[kb] & (1u << kbb))
+		return -ENOTSUP;	/* an implied value there too: a conflict */
+	for (j = 0; j < src->nwords && src->idx[j] != w; j++)
+		;
+	if (j == src->nwords || !(src->wmask[j] & (1u << kbit)) ||
+	    (src->placed[j] & (1u << kbit)))
+		return -ENOTSUP;
+	src->placed[j] |= 1u << kbit;
+	src->covered[i][off] |= (uint8_t)(1u << b);
+	prog_add(kp, i, off, b, j, kbit);
 	return 0;
 }
 
-/* The builder against the parser on random specs. */
+/* The ops of every traced field, under the template's masks; every masked
+ * bit must be placed exactly once. */
 static int
-prog_check(const struct tally_key_prog *kp, struct prog_probe *p)
+prog_fields(struct tally_key_prog *kp, struct prog_src *src,
+	    const struct rte_flow_pattern_template *pt)
 {
-	uint32_t w[TALLY_STEER_KEY_WORDS], t, i, off;
+	uint32_t n, k, b, i, off;
 
-	for (t = 0; t < PROG_CHECKS; t++) {
-		for (i = 0; i < p->pt->nb_items; i++)
-			for (off = 0; off < p->size[i]; off++)
-				p->spec[i][off] = (uint8_t)rte_rand();
-		if (probe_parse(p) != 0)
+	for (n = 0; n < src->trace.n; n++) {
+		const struct tally_flow_trace_field *f = &src->trace.f[n];
+		const uint8_t *tm = pt->items[f->item].mask;
+
+		if (tm == NULL || f->item_off + f->len > src->size[f->item])
 			return -ENOTSUP;
-		prog_run_probe(kp, p, w);
-		if (memcmp(w, p->w, kp->nwords * sizeof(w[0])) != 0)
-			return -ENOTSUP;
+		if (f->bit) {
+			if ((tm[f->item_off] & (1u << f->item_bit)) &&
+			    prog_place(kp, src, f->item, f->item_off, f->item_bit,
+				       f->key_off, f->key_bit) != 0)
+				return -ENOTSUP;
+			continue;
+		}
+		for (k = 0; k < f->len; k++)
+			for (b = 0; b < 8; b++)
+				if ((tm[f->item_off + k] & (1u << b)) &&
+				    prog_place(kp, src, f->item, f->item_off + k, b,
+					       f->key_off + k, b) != 0)
+					return -ENOTSUP;
+	}
+	for (i = 0; i < pt->nb_items; i++) {
+		const uint8_t *tm = pt->items[i].mask;
+
+		for (off = 0; tm != NULL && off < src->size[i]; off++)
+			if (tm[off] & ~src->covered[i][off])
+				return -ENOTSUP;	/* a field that is not a copy */
 	}
 	return 0;
 }
@@ -248,38 +200,49 @@ tally_key_prog_compile(const struct rte_flow_pattern_template *pt,
 		       struct tally_steer_matcher *m)
 {
 	struct tally_key_prog *kp = NULL;
-	struct prog_probe *p;
+	struct prog_src *src;
 	uint32_t nbits = 0, i, off;
-	int rc;
 
-	p = malloc(sizeof(*p));
-	if (p == NULL)
+	src = calloc(1, sizeof(*src));
+	if (src == NULL)
 		return NULL;
-	if (probe_init(p, pt, m) != 0 || probe_parse(p) != 0)
-		goto out;
-	for (i = 0; i < pt->nb_items; i++)
-		for (off = 0; pt->items[i].mask != NULL && off < p->size[i]; off++)
+	src->nwords = tally_steer_matcher_words(m, src->idx, src->wmask);
+	for (i = 0; i < pt->nb_items; i++) {
+		src->items[i].type = pt->items[i].type;
+		if (pt->items[i].mask == NULL)
+			continue;
+		src->size[i] = spec_size(&pt->items[i]);
+		if (src->size[i] == 0 || src->size[i] > PROG_SPEC_MAX)
+			goto out;
+		src->items[i].mask = pt->items[i].mask;
+		src->items[i].spec = src->spec[i];
+		for (off = 0; off < src->size[i]; off++)
 			nbits += (uint32_t)__builtin_popcount(
 				((const uint8_t *)pt->items[i].mask)[off]);
+	}
+	src->items[i].type = RTE_FLOW_ITEM_TYPE_END;
+	/* the matcher's mask must not depend on the values */
+	if (tally_flow_parse_trace(src->items, &src->m, &src->trace) != 0 ||
+	    memcmp(&src->m.mask, &pt->mask, sizeof(pt->mask)) != 0)
+		goto out;
 	kp = rte_zmalloc("tally_key_prog", sizeof(*kp) + nbits * sizeof(kp->op[0]), 0);
 	if (kp == NULL)
 		goto out;
 	kp->m = m;
 	kp->seed = tally_steer_matcher_seed(m);
-	kp->nwords = p->nwords;
-	memcpy(kp->base, p->w, p->nwords * sizeof(p->w[0]));
-	rc = prog_map_bits(kp, p);
-	if (rc == 0) {
-		prog_merge(kp);
-		prog_finish(kp);
-		rc = prog_check(kp, p);
-	}
-	if (rc != 0) {
+	kp->nwords = src->nwords;
+	/* the constant part: what the zero specs give (implied fields) */
+	for (i = 0; i < src->nwords; i++)
+		kp->base[i] = tally_steer_key_word(&src->m.value, src->idx[i]) & src->wmask[i];
+	if (prog_fields(kp, src, pt) != 0) {
 		rte_free(kp);
 		kp = NULL;
+		goto out;
 	}
+	prog_merge(kp);
+	prog_finish(kp);
 out:
-	free(p);
+	free(src);
 	return kp;
 }
 

@@ -319,6 +319,23 @@ int tally_tx_descriptor_status(void *txq, uint16_t offset);
 /* tally_telemetry.c */
 int tally_dev_priv_dump(struct rte_eth_dev *dev, FILE *f);
 
+/* tally_rss.c */
+static inline bool
+tally_rss_enabled(const struct rte_eth_dev *dev)
+{
+	return (dev->data->dev_conf.rxmode.mq_mode & RTE_ETH_MQ_RX_RSS_FLAG) != 0;
+}
+/* The default RETA for nb_rxq queues. */
+void tally_reta_default(struct tally_adapter *ad, uint16_t nb_rxq);
+/* Key, RETA and types into the device (port start). */
+int tally_rss_program(struct rte_eth_dev *dev);
+int tally_rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int tally_rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *conf);
+int tally_reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		      uint16_t size);
+int tally_reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *reta,
+		     uint16_t size);
+
 /* tally_stats.c */
 int tally_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
 int tally_stats_reset(struct rte_eth_dev *dev);
