@@ -3,7 +3,8 @@
 # run-scenario.sh PMD_SO DATA_DIR SCENARIO
 #
 # A scenario file has three parts:
-#   vdev: <devargs after net_tally0,>     (@DATA@ = DATA_DIR, @WORK@ = temp dir)
+#   vdev: <devargs after net_tally0,>     (@DATA@ = DATA_DIR, @WORK@ = temp dir,
+#         @MEMBER@ = the bonding PMD's member devarg: slave before DPDK 23.11)
 #   eal:  <more EAL args after it: more ports, a bonding or fail-safe vdev>
 #   args: <extra testpmd application args>
 #   cmds:            then testpmd commands, one per line ("sleep N" pauses)
@@ -22,7 +23,13 @@ tools=$(cd "$(dirname "$0")/../../devtools" && pwd)
 tally_eal_mem_skip
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-subst() { sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g" -e "s|@TOOLS@|$tools|g"; }
+member=member
+dpdk=$(pkg-config --modversion libdpdk 2>/dev/null || echo 22.11)
+[ "$(printf '%s\n' "$dpdk" 23.11 | sort -V | head -1)" = 23.11 ] || member=slave
+subst() {
+	sed -e "s|@DATA@|$data|g" -e "s|@WORK@|$work|g" -e "s|@TOOLS@|$tools|g" \
+	    -e "s|@MEMBER@|$member|g"
+}
 vdev=$(sed -n 's/^vdev: *//p' "$scen" | subst)
 args=$(sed -n 's/^args: *//p' "$scen" | subst)
 TALLY_TP_EAL=$(sed -n 's/^eal: *//p' "$scen" | subst)
