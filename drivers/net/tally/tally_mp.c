@@ -7,7 +7,7 @@
  * process; function pointers, the device model, the flow engine (plain
  * heap) and the BAR mapping do not. So every process reaches the device
  * through a struct tally_proc of its own (dev->process_private,
- * tally_ethdev.h): the primary's holds a copy of the adapter's HAL, a
+ * tally_pmd.h): the primary's holds a copy of the adapter's HAL, a
  * secondary's posts register writes into the primary's mailbox session
  * (tally_hal_posted.h, "join") through its own mapping of the BAR:
  *  - in-process model: the BAR is a memzone (tally_vdev.c) the model keeps

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Multi-process support (tally_mp.c): each process's way to the device
- * (struct tally_proc, tally_ethdev.h), the secondary's attach and the IPC
+ * (struct tally_proc, tally_pmd.h), the secondary's attach and the IPC
  * by which the primary answers what only it can.
  */
 #ifndef TALLY_MP_H

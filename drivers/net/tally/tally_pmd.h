@@ -258,6 +258,10 @@ tally_adapter_from_port(uint16_t port_id)
 		return NULL;
 	return tally_adapter(dev);
 }
+/* tally_info.c */
+int tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
+int tally_fw_version_get(struct rte_eth_dev *dev, char *fw, size_t len);
+/* *n packet types, then RTE_PTYPE_UNKNOWN for the releases that look for it */
 const uint32_t *tally_supported_ptypes(struct rte_eth_dev *dev, size_t *n);
 
 /*
