@@ -27,6 +27,7 @@ static const enum rte_flow_item_type item_types[] = {
 	RTE_FLOW_ITEM_TYPE_IPV6, RTE_FLOW_ITEM_TYPE_TCP, RTE_FLOW_ITEM_TYPE_UDP,
 	RTE_FLOW_ITEM_TYPE_ICMP, RTE_FLOW_ITEM_TYPE_ICMP6, RTE_FLOW_ITEM_TYPE_VXLAN,
 	RTE_FLOW_ITEM_TYPE_VOID, RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_ANY,
+	RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT,
 };
 
 struct fz_rule {
@@ -74,6 +75,8 @@ fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
 		if (rnd() % 4 == 0)
 			r->item[n++].type = RTE_FLOW_ITEM_TYPE_VLAN;
 		r->item[n++].type = l3[rnd() % 2];
+		if (r->item[n - 1].type == RTE_FLOW_ITEM_TYPE_IPV6 && rnd() % 4 == 0)
+			r->item[n++].type = RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT;
 		r->item[n++].type = l4[rnd() % 4];
 		if (rnd() % 4 == 0) {
 			r->item[n++].type = RTE_FLOW_ITEM_TYPE_VXLAN;
