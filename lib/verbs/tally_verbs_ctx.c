@@ -275,7 +275,7 @@ ibv_node_type_str(enum ibv_node_type node_type)
 int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
-	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 	return -1;
 }
 

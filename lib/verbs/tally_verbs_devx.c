@@ -162,7 +162,7 @@ int
 mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in, size_t inlen,
 			void *out, size_t outlen)
 {
-	return tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	return TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 }
 
 int

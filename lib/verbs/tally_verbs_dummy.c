@@ -12,14 +12,13 @@
  */
 #include "tally_verbs_priv.h"
 
-#define ON_CTX(ctx)	(tally_verbs_ctx_of(ctx) != NULL ? EOPNOTSUPP : EINVAL)
-
 /* creators on a context or PD: NULL + errno */
 #define CREATE(type, name, on, first, ...)				\
 	static type *dummy_##name(first, __VA_ARGS__)			\
 	{ errno = on; return NULL; }
 #define CREATE_ON_CTX(type, name, attr_type)				\
-	CREATE(type, name, ON_CTX(c), struct ibv_context *c, attr_type *attr)
+	CREATE(type, name, TALLY_VERBS_UNSUP(tally_verbs_ctx_of, c),	\
+	       struct ibv_context *c, attr_type *attr)
 
 CREATE_ON_CTX(struct ibv_dm, alloc_dm, struct ibv_alloc_dm_attr)
 CREATE_ON_CTX(struct ibv_flow_action, create_flow_action_esp, struct ibv_flow_action_esp_attr)
@@ -30,7 +29,7 @@ CREATE_ON_CTX(struct ibv_wq, create_wq, struct ibv_wq_init_attr)
 CREATE_ON_CTX(struct ibv_qp, open_qp, struct ibv_qp_open_attr)
 CREATE_ON_CTX(struct ibv_srq, create_srq_ex, struct ibv_srq_init_attr_ex)
 CREATE_ON_CTX(struct ibv_xrcd, open_xrcd, struct ibv_xrcd_init_attr)
-CREATE(struct ibv_mw, alloc_mw, tally_verbs_unsup_on_pd(pd), struct ibv_pd *pd,
+CREATE(struct ibv_mw, alloc_mw, TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd), struct ibv_pd *pd,
        enum ibv_mw_type type)
 
 /* dm cannot be ours (the library allocates no device memory) */
@@ -45,33 +44,33 @@ dummy_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset,
 static struct ibv_mr *
 dummy_alloc_null_mr(struct ibv_pd *pd)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
 static int
 dummy_query_rt_values(struct ibv_context *c, struct ibv_values_ex *values)
 {
-	return ON_CTX(c);
+	return TALLY_VERBS_UNSUP(tally_verbs_ctx_of, c);
 }
 
 static int
 dummy_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges)
 {
-	return tally_verbs_unsup_on_pd(pd);
+	return TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 }
 
 static int
 dummy_modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *attr)
 {
-	return tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL;
+	return TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 }
 
 static int
 dummy_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 {
-	return tally_verbs_cq_of(cq) != NULL ? EOPNOTSUPP : EINVAL;
+	return TALLY_VERBS_UNSUP(tally_verbs_cq_of, cq);
 }
 
 /* objects the library never creates */

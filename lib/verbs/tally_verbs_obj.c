@@ -277,7 +277,7 @@ ibv_dereg_mr(struct ibv_mr *ibmr)
 struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
-	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 	return NULL;
 }
 
@@ -402,7 +402,7 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
-	return tally_verbs_cq_of(cq) != NULL ? EOPNOTSUPP : EINVAL;
+	return TALLY_VERBS_UNSUP(tally_verbs_cq_of, cq);
 }
 
 int

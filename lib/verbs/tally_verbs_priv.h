@@ -329,6 +329,11 @@ tally_verbs_ctx_of(const struct ibv_context *c)
 	return (struct tally_verbs_ctx *)a;
 }
 
+/* The errno of an operation Tally does not have, on handle h that the
+ * checker `of` (tally_verbs_<object>_of) recognises: EOPNOTSUPP on one of
+ * Tally's objects, EINVAL on anything else. */
+#define TALLY_VERBS_UNSUP(of, h)	((of)(h) != NULL ? EOPNOTSUPP : EINVAL)
+
 #define TALLY_VERBS_CHECKED(name, pub, priv, type)			\
 static inline struct priv *						\
 name(const pub *h)							\
@@ -337,14 +342,6 @@ name(const pub *h)							\
 }
 
 TALLY_VERBS_CHECKED(tally_verbs_pd_of, struct ibv_pd, tally_verbs_pd, TALLY_VERBS_T_PD)
-
-/* The errno of an operation Tally does not have on a protection domain:
- * EOPNOTSUPP on one of Tally's, EINVAL on anything else. */
-static inline int
-tally_verbs_unsup_on_pd(struct ibv_pd *pd)
-{
-	return tally_verbs_pd_of(pd) != NULL ? EOPNOTSUPP : EINVAL;
-}
 TALLY_VERBS_CHECKED(tally_verbs_mr_of, struct ibv_mr, tally_verbs_mr, TALLY_VERBS_T_MR)
 TALLY_VERBS_CHECKED(tally_verbs_cq_of, struct ibv_cq, tally_verbs_cq, TALLY_VERBS_T_CQ)
 TALLY_VERBS_CHECKED(tally_verbs_cqx_of, struct ibv_cq_ex, tally_verbs_cq, TALLY_VERBS_T_CQ)

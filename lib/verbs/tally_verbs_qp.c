@@ -346,6 +346,6 @@ ibv_destroy_qp(struct ibv_qp *ibqp)
 struct ibv_qp_ex *
 ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	errno = tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 	return NULL;
 }

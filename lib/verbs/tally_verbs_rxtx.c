@@ -243,7 +243,7 @@ tally_verbs_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 int
 tally_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
-	return tally_verbs_cq_of(cq) != NULL ? EOPNOTSUPP : EINVAL;
+	return TALLY_VERBS_UNSUP(tally_verbs_cq_of, cq);
 }
 
 /* ---- extended CQ -------------------------------------------------------------- */

@@ -18,8 +18,6 @@
 
 #define TALLY_DEFAULT_PKEY	0xffff	/* full-member default P_Key */
 
-#define ON_QP(qp)	(tally_verbs_qp_of(qp) != NULL ? EOPNOTSUPP : EINVAL)
-
 /* ---- P_Key table: one entry, the default P_Key ----------------------------- */
 
 int
@@ -54,13 +52,13 @@ ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 int
 ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	return ON_QP(qp);
+	return TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 }
 
 int
 ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	return ON_QP(qp);
+	return TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 }
 
 /* ---- address handles ------------------------------------------------------------ */
@@ -68,7 +66,7 @@ ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
@@ -76,7 +74,7 @@ struct ibv_ah *
 ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		      uint8_t port_num)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
@@ -85,7 +83,7 @@ ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 		    struct ibv_wc *wc, struct ibv_grh *grh,
 		    struct ibv_ah_attr *ah_attr)
 {
-	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 	return -1;
 }
 
@@ -100,7 +98,7 @@ ibv_destroy_ah(struct ibv_ah *ah)
 struct ibv_srq *
 ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
@@ -129,21 +127,21 @@ int
 ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	     size_t length, int access)
 {
-	errno = tally_verbs_mr_of(mr) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_mr_of, mr);
 	return IBV_REREG_MR_ERR_INPUT;
 }
 
 int
 ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	errno = ON_QP(qp);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 	return errno;
 }
 
 int
 ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	errno = ON_QP(qp);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_qp_of, qp);
 	return errno;
 }
 
@@ -153,7 +151,7 @@ struct ibv_mr *
 ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		  uint64_t iova, int fd, int access)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
@@ -165,7 +163,7 @@ ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 struct ibv_pd *
 ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
-	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 	return NULL;
 }
 
@@ -177,7 +175,7 @@ ibv_unimport_pd(struct ibv_pd *pd)
 struct ibv_mr *
 ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
-	errno = tally_verbs_unsup_on_pd(pd);
+	errno = TALLY_VERBS_UNSUP(tally_verbs_pd_of, pd);
 	return NULL;
 }
 
@@ -189,7 +187,7 @@ ibv_unimport_mr(struct ibv_mr *mr)
 struct ibv_dm *
 ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
 {
-	errno = tally_verbs_ctx_of(context) != NULL ? EOPNOTSUPP : EINVAL;
+	errno = TALLY_VERBS_UNSUP(tally_verbs_ctx_of, context);
 	return NULL;
 }
 
