@@ -12,7 +12,7 @@
  */
 #include <rte_flow.h>
 
-#include "tally_dpdk_test.h"
+#include "flow_test_util.h"
 
 #define NQ		4
 #define MAX_RULES	16
@@ -473,22 +473,10 @@ test_vlan_and_tcp(void)
 static int
 dump_rules(uint16_t port, uint64_t *n)
 {
-	struct rte_flow_error err;
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f;
-	int ret;
+	char what[32];
 
-	f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return -1;
-	ret = rte_flow_dev_dump(port, NULL, f, &err);
-	fclose(f);
-	p = buf != NULL ? strstr(buf, "tally port ") : NULL;
-	if (ret == 0 && (p == NULL || sscanf(p, "tally port %*u: %" SCNu64 " flows", n) != 1))
-		ret = -1;
-	free(buf);
-	return ret;
+	snprintf(what, sizeof(what), "tally port %u: ", port);
+	return dump_count(port, what, n);
 }
 
 static int
