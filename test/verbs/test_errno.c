@@ -552,6 +552,23 @@ reg_mr_remote_needs_local_write(void)
 	return TEST_SUCCESS;
 }
 
+/* A raw packet QP of 4 WRs and 1 SGE each way on the test's CQs, through
+ * ibv_create_qp_ex (PD and create_flags 0 given). */
+static void
+raw_qp_attr_ex(struct ibv_qp_init_attr_ex *ax)
+{
+	memset(ax, 0, sizeof(*ax));
+	ax->send_cq = q.scq;
+	ax->recv_cq = q.cq;
+	ax->cap.max_send_wr = 4;
+	ax->cap.max_recv_wr = 4;
+	ax->cap.max_send_sge = 1;
+	ax->cap.max_recv_sge = 1;
+	ax->qp_type = IBV_QPT_RAW_PACKET;
+	ax->pd = tv_pd;
+	ax->comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+}
+
 /* create_flags 0 asks for nothing; a flag the device lacks stays refused. */
 static int
 create_qp_ex_create_flags(void)
@@ -560,16 +577,7 @@ create_qp_ex_create_flags(void)
 	struct ibv_qp *qp;
 
 	TEST_ASSERT_EQ(setup(), 0, "setup");
-	memset(&ax, 0, sizeof(ax));
-	ax.send_cq = q.scq;
-	ax.recv_cq = q.cq;
-	ax.cap.max_send_wr = 4;
-	ax.cap.max_recv_wr = 4;
-	ax.cap.max_send_sge = 1;
-	ax.cap.max_recv_sge = 1;
-	ax.qp_type = IBV_QPT_RAW_PACKET;
-	ax.pd = tv_pd;
-	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	raw_qp_attr_ex(&ax);
 	ax.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 	TV_ASSERT_NULL_ERRNO(ibv_create_qp_ex(tv_ctx, &ax), EOPNOTSUPP, "SCATTER_FCS");
 	ax.create_flags = 0;
@@ -693,17 +701,8 @@ create_raw_qp_caps_over_max_einval(void)
 			uint32_t *cap[4] = { &ax.cap.max_send_wr, &ax.cap.max_recv_wr,
 					     &ax.cap.max_send_sge, &ax.cap.max_recv_sge };
 
-			memset(&ax, 0, sizeof(ax));
-			ax.send_cq = q.scq;
-			ax.recv_cq = q.cq;
-			ax.cap.max_send_wr = 4;
-			ax.cap.max_recv_wr = 4;
-			ax.cap.max_send_sge = 1;
-			ax.cap.max_recv_sge = 1;
+			raw_qp_attr_ex(&ax);
 			*cap[i] = v[j];
-			ax.qp_type = IBV_QPT_RAW_PACKET;
-			ax.pd = tv_pd;
-			ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 			errno = 0;
 			TEST_ASSERT(ibv_create_qp_ex(tv_ctx, &ax) == NULL, "%s %u", name[i], v[j]);
 			TEST_ASSERT_EQ(errno, EINVAL, "%s %u", name[i], v[j]);
