@@ -245,9 +245,10 @@ tpid_bit(uint16_t tpid, uint8_t *bit)
 	return 0;
 }
 
-/* Where the has_vlan bit field is in struct rte_flow_item_eth. */
-static uint32_t
-has_vlan_pos(bool bit)
+/* Where the has_vlan bit field is in struct rte_flow_item_eth: its byte
+ * and the bit in it. */
+static void
+has_vlan_pos(uint32_t *byte, uint32_t *bit)
 {
 	struct rte_flow_item_eth e;
 	const uint8_t *b = (const uint8_t *)&e;
@@ -257,19 +258,8 @@ has_vlan_pos(bool bit)
 	e.has_vlan = 1;
 	for (i = 0; i < sizeof(e) && b[i] == 0; i++)
 		;
-	return bit ? (uint32_t)__builtin_ctz(b[i]) : i;
-}
-
-static uint32_t
-has_vlan_byte(void)
-{
-	return has_vlan_pos(false);
-}
-
-static uint32_t
-has_vlan_bit(void)
-{
-	return has_vlan_pos(true);
+	*byte = i;
+	*bit = (uint32_t)__builtin_ctz(b[i]);
 }
 
 static int
@@ -298,10 +288,13 @@ eth_extra(struct parse_state *ps, const struct rte_flow_item *item,
 			return ret;
 	}
 	if (unlikely(ps->trace != NULL) && mk->has_vlan) {
+		uint32_t hv_byte, hv_bit;
+
+		has_vlan_pos(&hv_byte, &hv_bit);
 		if (tpid && tmask != 0)
 			ps->trace->ok = false;	/* the bit depends on the type */
 		else
-			trace_bits(ps, KS_L24, has_vlan_byte(), 1, has_vlan_bit(),
+			trace_bits(ps, KS_L24, hv_byte, 1, hv_bit,
 				   TALLY_L24_FLAGS, 1, 7, 1);	/* the C-tag bit */
 	}
 	if (tmask == 0)
@@ -821,7 +814,9 @@ key_range(struct parse_state *ps, const struct item_desc *d,
 	  const struct rte_flow_item *item, uint16_t lo, uint16_t hi, uint16_t mask)
 {
 	bool ipv6 = d->type == RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT;
-	uint8_t v[2], m[2], cv = 0, cm = 0;
+	uint8_t off1 = ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 : TALLY_MISC_F_OUTER_FRAG_OFF1;
+	uint8_t off8 = ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 : TALLY_MISC_F_OUTER_FRAG_OFF8;
+	uint8_t v[2], m[2], cv, cm;
 	struct frag_range r;
 	int ret;
 
@@ -842,18 +837,9 @@ key_range(struct parse_state *ps, const struct item_desc *d,
 	if (ret == 0 && (r.cm & RC_FRAG))
 		ret = key_imply(ps, item, KS_L24, TALLY_L24_FLAGS,
 				(r.cv & RC_FRAG) ? TALLY_L24_F_FRAG : 0, TALLY_L24_F_FRAG);
-	if (r.cm & RC_OFF1) {
-		cm |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 : TALLY_MISC_F_OUTER_FRAG_OFF1;
-		if (r.cv & RC_OFF1)
-			cv |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF1 :
-					  TALLY_MISC_F_OUTER_FRAG_OFF1;
-	}
-	if (r.cm & RC_OFF8) {
-		cm |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 : TALLY_MISC_F_OUTER_FRAG_OFF8;
-		if (r.cv & RC_OFF8)
-			cv |= ps->inner ? TALLY_MISC_F_INNER_FRAG_OFF8 :
-					  TALLY_MISC_F_OUTER_FRAG_OFF8;
-	}
+	/* the offset classes of this header stack */
+	cm = (uint8_t)((r.cm & RC_OFF1 ? off1 : 0) | (r.cm & RC_OFF8 ? off8 : 0));
+	cv = (uint8_t)((r.cv & RC_OFF1 ? off1 : 0) | (r.cv & RC_OFF8 ? off8 : 0));
 	if (ret == 0 && cm != 0)
 		ret = key_set(ps, item, KS_MISC, TALLY_MISC_FRAG_CLASS, &cv, &cm, 1);
 	return ret;
