@@ -121,13 +121,6 @@ tally_flow_rule(struct rte_flow *flow)
 	return tally_steer_rule_of_priv(flow);
 }
 
-/* The steering matcher of an engine matcher. */
-static inline struct tally_steer_matcher *
-tally_flow_matcher_steer(const struct tally_flow_matcher *fm)
-{
-	return fm->m;
-}
-
 /* The matcher a live flow's rule is in. */
 static inline struct tally_flow_matcher *
 tally_flow_matcher_of(struct rte_flow *flow)

@@ -110,8 +110,7 @@ rte_pmd_tally_rule_create(uint16_t port_id, const uint8_t *mask,
 	}
 	r->fm = tally_flow_matcher_acquire(ad, attr->group, attr->priority, &km, &ret);
 	if (r->fm != NULL) {
-		ret = tally_steer_rule_insert_locked(tally_flow_matcher_steer(r->fm),
-						     &kv, &act, &r->rule);
+		ret = tally_steer_rule_insert_locked(r->fm->m, &kv, &act, &r->rule);
 		if (ret)
 			tally_flow_matcher_release(ad, r->fm);
 	}
