@@ -47,7 +47,7 @@ def objects(build, d):
         if not sub.endswith(".p"):
             continue
         for o in sorted(os.listdir(os.path.join(base, sub))):
-            if o.endswith(".c.o") and "_" + o not in found:
+            if o.endswith(".c.o"):
                 found.setdefault(o[:-2], os.path.join(base, sub, o))
     return found
 
