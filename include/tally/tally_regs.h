@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tally NIC register map (BAR layout), specification version 2.2.
+ * Tally NIC register map (BAR layout), specification version 2.3.
  *
  * The register file starts at offset 0 of the device BAR. Which BAR holds it
  * is a property of the transport (see tally_io.h), never of this map.
@@ -31,9 +31,10 @@
 #define  TALLY_VERSION_MAJOR_M		TALLY_GENMASK(31, 16)
 #define  TALLY_VERSION_MINOR_M		TALLY_GENMASK(15, 0)
 #define  TALLY_SPEC_MAJOR		2
-#define  TALLY_SPEC_MINOR		2	/* 2.1: unicast MAC filter table, fragment
+#define  TALLY_SPEC_MINOR		3	/* 2.1: unicast MAC filter table, fragment
 						 * fields in the match key; 2.2: multicast
-						 * filter, CTRL.LINK_DOWN, wire carrier */
+						 * filter, CTRL.LINK_DOWN, wire carrier;
+						 * 2.3: ports and the switch */
 #define TALLY_REG_CAPS			0x0008	/* RO: capability bits */
 #define  TALLY_CAP_RSS			TALLY_BIT(0)
 #define  TALLY_CAP_RX_SCATTER		TALLY_BIT(1)	/* a frame may span Rx descriptors */
@@ -45,6 +46,8 @@
 #define  TALLY_CAP_XLT			TALLY_BIT(7)	/* DMA through the translation table */
 #define  TALLY_CAP_POSTED		TALLY_BIT(8)	/* BAR is shared memory: post register
 							 * writes through the mailbox (tally_mbox.h) */
+#define  TALLY_CAP_SWITCH		TALLY_BIT(9)	/* (2.3) this window holds the switch
+							 * registers (SW_*): port 0 of a device */
 #define TALLY_REG_BAR_SIZE		0x000c	/* RO: bytes of the BAR in use */
 #define TALLY_REG_QUEUES		0x0010	/* RO */
 #define  TALLY_QUEUES_RX_M		TALLY_GENMASK(7, 0)
@@ -60,6 +63,20 @@
 #define TALLY_REG_XLT_MAX		0x002c	/* RO: translations the table holds */
 #define TALLY_REG_MAC_LO		0x0030	/* RO: factory MAC bytes 0..3 (byte 0 in bits 7:0) */
 #define TALLY_REG_MAC_HI		0x0034	/* RO: factory MAC bytes 4..5 in bits 15:0 */
+/*
+ * Ports (2.3). A device has 1..TALLY_MAX_PORTS ports, each with its own
+ * window: a complete register file (identity, control, translation table,
+ * filters, RSS, steering, queues, statistics, mailbox) and its own counter
+ * banks, at PORT_STRIDE * i bytes from port 0's window, which starts at BAR
+ * offset 0. Offsets inside a window (CNT_OFF, CCNT_OFF, the mailbox) are
+ * relative to the window. A device before 2.3 reads 0 here: one port.
+ */
+#define TALLY_REG_PORT			0x0038	/* RO */
+#define  TALLY_PORT_INDEX_M		TALLY_GENMASK(7, 0)	/* this window's port */
+#define  TALLY_PORT_COUNT_M		TALLY_GENMASK(15, 8)	/* ports of the device */
+#define TALLY_REG_PORT_STRIDE		0x003c	/* RO: bytes between two ports' windows
+						 * (0 with one port) */
+#define TALLY_MAX_PORTS			8
 
 /* ---- control ----------------------------------------------------------- */
 #define TALLY_REG_RESET			0x0040	/* RW: write TALLY_RESET_MAGIC to reset */
@@ -210,6 +227,23 @@ enum tally_rss_hf {
  */
 #define TALLY_REG_STEER_MISS_QUEUE	0x0414	/* RW: queue for "default miss" when RSS off */
 
+/*
+ * The switch (2.3; port 0's window, CAPS.SWITCH). Frames a port takes from
+ * its wire enter the switch first: with SW_CTRL.EN set, the device walks
+ * the switch tables from SW_ROOT (format of tally_steer_fmt.h, "Switch
+ * tables") with misc.source_port (TALLY_MISC_SOURCE_PORT) set to the port's
+ * index; a hit may count (port 0's counter bank), drop, edit, send the frame
+ * to a port's wire or to a port's receive pipeline; a miss, or a hit without
+ * a fate, hands the frame to its own port's receive pipeline (MAC filter,
+ * steering, queues) as without the switch. Frames the host transmits go to
+ * their port's wire without the switch. Port 0's FENCE also covers what the
+ * switch read; its reset clears SW_ROOT and SW_CTRL.
+ */
+#define TALLY_REG_SW_ROOT_LO		0x0420	/* RW: IOVA of the switch's root table */
+#define TALLY_REG_SW_ROOT_HI		0x0424	/* RW */
+#define TALLY_REG_SW_CTRL		0x0428	/* RW */
+#define  TALLY_SW_CTRL_EN		TALLY_BIT(0)
+
 /* ---- counter bank mirror ------------------------------------------------ */
 #define TALLY_REG_CNT_MIRROR_LO		0x0440	/* RW: IOVA of host copy of the bank */
 #define TALLY_REG_CNT_MIRROR_HI		0x0444	/* RW */
@@ -250,6 +284,13 @@ enum tally_port_stat {
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
 	TALLY_STAT_RX_ERR_DAMAGED,	/* dropped: damaged wire input record (pcap record
 					 * cut short, or caplen > len or beyond any frame) */
+	/* (2.3) frames from this port's wire the switch took: */
+	TALLY_STAT_SW_TO_WIRE,		/* sent to a port's wire */
+	TALLY_STAT_SW_TO_HOST,		/* handed to a port's receive pipeline (another
+					 * port's, or this one's after an edit) */
+	TALLY_STAT_SW_DROP,		/* dropped: drop action, switch fault, a frame an
+					 * edit would make too long, a destination port
+					 * whose link is down */
 	TALLY_STAT_NUM
 };
 
@@ -274,6 +315,9 @@ tally_port_stat_name(unsigned int s)
 		[TALLY_STAT_DMA_FAULTS] = "dma_faults",
 		[TALLY_STAT_DESC_FAULTS] = "desc_faults",
 		[TALLY_STAT_RX_ERR_DAMAGED] = "rx_err_damaged",
+		[TALLY_STAT_SW_TO_WIRE] = "sw_to_wire",
+		[TALLY_STAT_SW_TO_HOST] = "sw_to_host",
+		[TALLY_STAT_SW_DROP] = "sw_drop",
 	};
 
 	return s < TALLY_STAT_NUM && names[s] != 0 ? names[s] : "?";

@@ -251,6 +251,64 @@ struct tally_steer_rss {
 };
 TALLY_STATIC_SIZE(struct tally_steer_rss, 48);
 
+/* ---- switch tables (spec 2.3) -------------------------------------------------
+ * The switch walks tables from SW_ROOT exactly as a port walks its own
+ * (same root, table, matcher, hash array and entry formats), with these
+ * differences in what an entry's actions mean:
+ *  - TALLY_STEER_ACT_PORT (the QUEUE bit): fate = a destination word
+ *    (TALLY_STEER_PORT_*): the frame goes to that port's wire, or with
+ *    PORT_HOST to that port's receive pipeline (MAC filter, steering,
+ *    queues, as a frame from its wire after the switch).
+ *  - TALLY_STEER_ACT_SWACT (the RSS bit): fate = index of a struct
+ *    tally_steer_swact in the root's rss_iova array (num_rss of them):
+ *    edits, then a destination or none (the frame goes on, edited, to its
+ *    own port's receive pipeline).
+ *  - DROP drops; JUMP continues in a switch table; MISS or no fate: the
+ *    frame leaves the switch to its own port's receive pipeline, unedited.
+ *  - COUNT counts into port 0's flow counter bank, with the frame's length
+ *    as it entered the switch.
+ *  - MARK and FLAG have no meaning here: an entry with either is a BAD_STEER
+ *    fault (recorded in port 0's window) and the frame is dropped, as is a
+ *    destination port the device does not have.
+ */
+#define TALLY_STEER_ACT_PORT		TALLY_STEER_ACT_QUEUE
+#define TALLY_STEER_ACT_SWACT		TALLY_STEER_ACT_RSS
+#define TALLY_STEER_PORT_M		TALLY_GENMASK(7, 0)	/* destination port */
+#define TALLY_STEER_PORT_HOST		TALLY_BIT(8)	/* its receive pipeline, not its wire */
+#define TALLY_STEER_PORT_WORD_M		(TALLY_STEER_PORT_M | TALLY_STEER_PORT_HOST)
+
+/* Edits and destination of a switch action set, applied in this order: pop
+ * the outer VLAN tag (none: nothing), push a tag (TPID vlan_tpid, TCI
+ * vlan_tci), set the VID and/or PCP of the outer tag (none: nothing), set
+ * the source and destination MAC; then send (FWD: to `port`, a
+ * TALLY_STEER_PORT_* word) or hand to the own port's receive pipeline. A
+ * frame a push makes longer than MAX_FRAME is dropped (SW_DROP). A set
+ * without SWACT_VALID, with unknown flag bits or a port outside the device
+ * is a BAD_STEER fault. Same size as struct tally_steer_rss: a switch root's
+ * rss_iova array holds these instead. */
+#define TALLY_SWACT_POP_VLAN		TALLY_BIT(0)
+#define TALLY_SWACT_PUSH_VLAN		TALLY_BIT(1)
+#define TALLY_SWACT_SET_VID		TALLY_BIT(2)	/* vid = vlan_tci 11:0 */
+#define TALLY_SWACT_SET_PCP		TALLY_BIT(3)	/* pcp = vlan_tci 15:13 */
+#define TALLY_SWACT_SET_SMAC		TALLY_BIT(4)
+#define TALLY_SWACT_SET_DMAC		TALLY_BIT(5)
+#define TALLY_SWACT_FWD			TALLY_BIT(8)	/* send to `port` */
+#define TALLY_SWACT_VALID		TALLY_BIT(31)
+#define TALLY_SWACT_FLAGS_M		(TALLY_SWACT_POP_VLAN | TALLY_SWACT_PUSH_VLAN | \
+					 TALLY_SWACT_SET_VID | TALLY_SWACT_SET_PCP | \
+					 TALLY_SWACT_SET_SMAC | TALLY_SWACT_SET_DMAC | \
+					 TALLY_SWACT_FWD | TALLY_SWACT_VALID)
+struct tally_steer_swact {
+	uint32_t flags;			/* TALLY_SWACT_* */
+	uint32_t port;			/* with FWD: TALLY_STEER_PORT_* word */
+	uint16_t vlan_tpid;		/* PUSH_VLAN, host order */
+	uint16_t vlan_tci;		/* PUSH_VLAN: the TCI; SET_VID / SET_PCP: the fields */
+	uint8_t smac[6];		/* SET_SMAC, wire order */
+	uint8_t dmac[6];		/* SET_DMAC, wire order */
+	uint8_t rsvd[24];
+};
+TALLY_STATIC_SIZE(struct tally_steer_swact, 48);
+
 /* ---- helpers shared by driver and device ------------------------------------ */
 
 /* Word idx of a key as the device sees it (little-endian load). */

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include <tally/tally_io.h>
+#include <tally/tally_regs.h>
 
 struct tally_model;
 
@@ -142,6 +143,26 @@ void tally_model_destroy(struct tally_model *m);
 size_t tally_model_bar_size(const struct tally_model_config *cfg);
 
 /*
+ * A device of n ports (spec 2.3, 1 <= n <= TALLY_MAX_PORTS) with its switch:
+ * port i is configured by cfg[i] (its own wire, queues, banks, MAC, mode);
+ * cfg[0].bar_mem / bar_mem_len, posted and mbox give the whole BAR and its
+ * transport (the other ports' are not used). out[i] is port i: a model as
+ * tally_model_create() makes, whose tally_model_io() reaches port i's
+ * window (PORT, PORT_STRIDE tell the driver the layout); port 0's window
+ * also holds the switch registers. The ports share one lock, so a frame
+ * the switch sends from one port to another never waits for a second one.
+ * n = 1 is the device tally_model_create() makes. Destroying a port of a
+ * device with several stops its wire and threads; the device's memory goes
+ * with the last port destroyed.
+ */
+int tally_model_create_ports(const struct tally_model_config *cfg, uint32_t n,
+			     struct tally_model **out, char *errbuf, size_t errlen);
+/* Bytes of BAR a device of n ports needs, and the distance between two
+ * ports' windows (*stride, 0 with one port; may be NULL). */
+size_t tally_model_ports_bar_size(const struct tally_model_config *cfg, uint32_t n,
+				  size_t *stride);
+
+/*
  * Device-process settings given as the vdev's key=value device arguments
  * (wire, rx_pcap, tx_pcap, pcap_loops, iface, gen_flows, gen_len, gen_count,
  * rxq, txq, counters, comp_counters, mode, mac). The strings cfg points to
@@ -161,6 +182,27 @@ void tally_model_args_init(struct tally_model_args *a);
  * of range, -ENOENT unreadable rx_pcap; errbuf names the argument. */
 int tally_model_args_set(struct tally_model_args *a, const char *key,
 			 const char *val, char *errbuf, size_t errlen);
+
+/*
+ * The settings of a device of several ports: `ports=N` (1..TALLY_MAX_PORTS,
+ * default 1); a key of tally_model_args_set() applies to every port, and
+ * `p<i>_<key>` (p1_wire=pcap) to port i only, whatever the order. A port
+ * given no mac of its own takes the device's with i added to the last byte.
+ * done() checks what depends on the whole set (a p<i>_ key for a port the
+ * device does not have: -EINVAL) and derives the MACs; call it once, after
+ * the last set().
+ */
+struct tally_model_ports_args {
+	uint32_t n;
+	uint32_t own_mac;		/* bit i: port i was given p<i>_mac */
+	uint32_t named;			/* bit i: a p<i>_ key was given */
+	struct tally_model_args port[TALLY_MAX_PORTS];
+};
+void tally_model_ports_args_init(struct tally_model_ports_args *a);
+int tally_model_ports_args_set(struct tally_model_ports_args *a, const char *key,
+			       const char *val, char *errbuf, size_t errlen);
+int tally_model_ports_args_done(struct tally_model_ports_args *a, char *errbuf,
+				size_t errlen);
 
 /* Fill the transport the driver uses to reach this model. */
 void tally_model_io(struct tally_model *m, struct tally_io *io);

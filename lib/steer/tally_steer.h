@@ -132,6 +132,15 @@ struct tally_steer_config {
 					 * handle (tally_steer_rule_priv), so a
 					 * caller's per-rule object needs no
 					 * allocation of its own; <= RULE_PRIV_MAX */
+	/*
+	 * The switch's context (spec 2.3, port 0's window): publishes at
+	 * SW_ROOT/SW_CTRL instead of STEER_ROOT/STEER_CTRL; rules take the
+	 * fates PORT and SWACT, and refuse QUEUE, RSS, MARK and FLAG
+	 * (-EINVAL), which only a port's own tables have. nb_ports bounds the
+	 * destination ports (1..TALLY_MAX_PORTS). Not for tally_steer_batch.
+	 */
+	bool sw;
+	uint32_t nb_ports;
 	uint32_t stage_min_log2;	/* single inserts into a matcher whose
 					 * hash array has at least 2^this slots go
 					 * through its staging array (see
@@ -155,6 +164,8 @@ enum tally_steer_fate {
 	TALLY_STEER_FATE_JUMP,		/* arg = table id */
 	TALLY_STEER_FATE_MISS,		/* default miss */
 	TALLY_STEER_FATE_PASSTHRU,	/* go on with the next matchers of the table */
+	TALLY_STEER_FATE_PORT,		/* switch: arg = TALLY_STEER_PORT_* word */
+	TALLY_STEER_FATE_SWACT,		/* switch: arg = switch action set id */
 };
 
 #define TALLY_STEER_A_COUNT	(1u << 0)	/* count into `counter` */
@@ -354,6 +365,13 @@ int tally_steer_rss_create(struct tally_steer_ctx *ctx, uint32_t hf,
 			   const uint16_t *queues, uint16_t nq, uint32_t *id);
 int tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
 				  const uint16_t *queues, uint16_t nq, uint32_t *id);
+/* A switch action set (switch contexts only): immutable once created,
+ * rules name it by id with FATE_SWACT; it takes an id of the RSS sets'
+ * (max_rss), and tally_steer_rss_destroy() releases it. -EINVAL not a
+ * switch context, flags outside TALLY_SWACT_FLAGS_M, FWD to a port outside
+ * nb_ports; -ENOSPC no free id. SWACT_VALID is set by the call. */
+int tally_steer_swact_create_locked(struct tally_steer_ctx *ctx,
+				    const struct tally_steer_swact *a, uint32_t *id);
 /* -EBUSY while rules use it, -ENOENT unknown. */
 int tally_steer_rss_destroy(struct tally_steer_ctx *ctx, uint32_t id);
 int tally_steer_rss_destroy_locked(struct tally_steer_ctx *ctx, uint32_t id);

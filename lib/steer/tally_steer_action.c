@@ -113,12 +113,22 @@ steer_action_acquire(struct tally_steer_table *tbl,
 		return -EINVAL;
 	if (steer_act_bits(act, &a) != 0)
 		return -EINVAL;
+	if (ctx->cfg.sw ? (act->flags & (TALLY_STEER_A_MARK | TALLY_STEER_A_FLAG)) ||
+			  act->fate == TALLY_STEER_FATE_QUEUE || act->fate == TALLY_STEER_FATE_RSS :
+			  act->fate == TALLY_STEER_FATE_PORT || act->fate == TALLY_STEER_FATE_SWACT)
+		return -EINVAL;
 	switch (act->fate) {
+	case TALLY_STEER_FATE_PORT:
+		if ((act->arg & ~(uint32_t)TALLY_STEER_PORT_WORD_M) != 0 ||
+		    TALLY_FIELD_GET(act->arg, TALLY_STEER_PORT_M) >= ctx->cfg.nb_ports)
+			return -EINVAL;
+		break;
 	case TALLY_STEER_FATE_QUEUE:
 		if (act->arg >= ctx->cfg.nb_queues)
 			return -EINVAL;
 		break;
 	case TALLY_STEER_FATE_RSS:
+	case TALLY_STEER_FATE_SWACT:
 		rc = steer_rss_get(ctx, act->arg);
 		break;
 	case TALLY_STEER_FATE_JUMP:
@@ -145,7 +155,7 @@ steer_action_acquire(struct tally_steer_table *tbl,
 }
 
 void
-steer_action_decode(uint32_t a, uint32_t mark, uint32_t fate,
+steer_action_decode(uint32_t a, uint32_t mark, uint32_t fate, bool sw,
 		    struct tally_steer_action *act)
 {
 	memset(act, 0, sizeof(*act));
@@ -171,23 +181,21 @@ steer_action_decode(uint32_t a, uint32_t mark, uint32_t fate,
 		act->fate = TALLY_STEER_FATE_RSS;
 	else if (a & TALLY_STEER_ACT_JUMP)
 		act->fate = TALLY_STEER_FATE_JUMP;
-	if (act->fate == TALLY_STEER_FATE_QUEUE || act->fate == TALLY_STEER_FATE_RSS ||
-	    act->fate == TALLY_STEER_FATE_JUMP)
+	if (sw && act->fate == TALLY_STEER_FATE_QUEUE)
+		act->fate = TALLY_STEER_FATE_PORT;
+	else if (sw && act->fate == TALLY_STEER_FATE_RSS)
+		act->fate = TALLY_STEER_FATE_SWACT;
+	if (act->fate != TALLY_STEER_FATE_NONE && act->fate != TALLY_STEER_FATE_DROP &&
+	    act->fate != TALLY_STEER_FATE_MISS && act->fate != TALLY_STEER_FATE_PASSTHRU)
 		act->arg = fate;
 }
 
-int
-tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
-			      const uint16_t *queues, uint16_t nq, uint32_t *id)
+/* A free RSS/switch-action slot (its fence passed), or max_rss. */
+static uint32_t
+steer_set_slot(struct tally_steer_ctx *ctx)
 {
-	struct tally_steer_rss *r;
 	uint32_t i;
 
-	if (nq == 0 || nq > TALLY_STEER_RSS_MAX_QUEUES || queues == NULL || id == NULL)
-		return -EINVAL;
-	for (i = 0; i < nq; i++)
-		if (queues[i] >= ctx->cfg.nb_queues)
-			return -EINVAL;
 	for (i = 0; i < ctx->cfg.max_rss; i++) {
 		struct steer_rss_sw *s = &ctx->rss_sw[i];
 
@@ -200,6 +208,23 @@ tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
 		}
 		break;
 	}
+	return i;
+}
+
+int
+tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
+			      const uint16_t *queues, uint16_t nq, uint32_t *id)
+{
+	struct tally_steer_rss *r;
+	uint32_t i;
+
+	if (ctx->cfg.sw || nq == 0 || nq > TALLY_STEER_RSS_MAX_QUEUES || queues == NULL ||
+	    id == NULL)
+		return -EINVAL;
+	for (i = 0; i < nq; i++)
+		if (queues[i] >= ctx->cfg.nb_queues)
+			return -EINVAL;
+	i = steer_set_slot(ctx);
 	if (i == ctx->cfg.max_rss)
 		return -ENOSPC;
 	r = &ctx->rss_hw[i];
@@ -208,6 +233,36 @@ tally_steer_rss_create_locked(struct tally_steer_ctx *ctx, uint32_t hf,
 	memcpy(r->queues, queues, nq * sizeof(queues[0]));
 	/* No rule names slot i yet; rules published later order after this. */
 	__atomic_store_n(&r->nq, nq, __ATOMIC_RELEASE);
+	ctx->rss_sw[i].used = 1;
+	ctx->rss_sw[i].ref = 0;
+	*id = i;
+	return 0;
+}
+
+int
+tally_steer_swact_create_locked(struct tally_steer_ctx *ctx,
+				const struct tally_steer_swact *a, uint32_t *id)
+{
+	struct tally_steer_swact *w;
+	uint32_t i;
+
+	_Static_assert(sizeof(*w) == sizeof(struct tally_steer_rss),
+		       "a switch action set takes an RSS set's slot");
+	if (!ctx->cfg.sw || a == NULL || id == NULL ||
+	    (a->flags & ~(uint32_t)TALLY_SWACT_FLAGS_M) != 0)
+		return -EINVAL;
+	if ((a->flags & TALLY_SWACT_FWD) &&
+	    ((a->port & ~(uint32_t)TALLY_STEER_PORT_WORD_M) != 0 ||
+	     TALLY_FIELD_GET(a->port, TALLY_STEER_PORT_M) >= ctx->cfg.nb_ports))
+		return -EINVAL;
+	i = steer_set_slot(ctx);
+	if (i == ctx->cfg.max_rss)
+		return -ENOSPC;
+	w = (struct tally_steer_swact *)(void *)&ctx->rss_hw[i];
+	memcpy(w, a, sizeof(*w));
+	w->flags = 0;
+	/* No rule names slot i yet; rules published later order after this. */
+	__atomic_store_n(&w->flags, a->flags | TALLY_SWACT_VALID, __ATOMIC_RELEASE);
 	ctx->rss_sw[i].used = 1;
 	ctx->rss_sw[i].ref = 0;
 	*id = i;

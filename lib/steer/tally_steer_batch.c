@@ -46,7 +46,8 @@ tally_steer_action_encode(const struct tally_steer_action *act,
 		return -EINVAL;
 	/* a fate that takes a reference (RSS set, jump) has no encoding */
 	if (steer_act_bits(act, &a) != 0 || act->fate == TALLY_STEER_FATE_RSS ||
-	    act->fate == TALLY_STEER_FATE_JUMP)
+	    act->fate == TALLY_STEER_FATE_JUMP || act->fate == TALLY_STEER_FATE_PORT ||
+	    act->fate == TALLY_STEER_FATE_SWACT)
 		return -EINVAL;
 	if (act->flags & TALLY_STEER_A_COUNT)
 		a |= TALLY_STEER_ACT_COUNT;
@@ -63,7 +64,7 @@ batch_insert_one(struct tally_steer_matcher *m, const struct tally_steer_act_enc
 {
 	struct tally_steer_action act;
 
-	steer_action_decode(enc->act_w, op->mark, op->queue, &act);
+	steer_action_decode(enc->act_w, op->mark, op->queue, false, &act);
 	act.mark = op->mark;
 	if (enc->count) {
 		act.counter = op->counter;

@@ -10,12 +10,15 @@ static void
 steer_write_root(struct tally_steer_ctx *ctx, uint64_t iova, uint32_t ctrl)
 {
 	const struct tally_io *io = ctx->cfg.io;
+	const bool sw = ctx->cfg.sw;
 
 	tally_wmb();
-	io->ops->write32(io->ctx, TALLY_REG_STEER_CTRL, 0);
-	io->ops->write32(io->ctx, TALLY_REG_STEER_ROOT_LO, (uint32_t)iova);
-	io->ops->write32(io->ctx, TALLY_REG_STEER_ROOT_HI, (uint32_t)(iova >> 32));
-	io->ops->write32(io->ctx, TALLY_REG_STEER_CTRL, ctrl);
+	io->ops->write32(io->ctx, sw ? TALLY_REG_SW_CTRL : TALLY_REG_STEER_CTRL, 0);
+	io->ops->write32(io->ctx, sw ? TALLY_REG_SW_ROOT_LO : TALLY_REG_STEER_ROOT_LO,
+			 (uint32_t)iova);
+	io->ops->write32(io->ctx, sw ? TALLY_REG_SW_ROOT_HI : TALLY_REG_STEER_ROOT_HI,
+			 (uint32_t)(iova >> 32));
+	io->ops->write32(io->ctx, sw ? TALLY_REG_SW_CTRL : TALLY_REG_STEER_CTRL, ctrl);
 }
 
 static int
@@ -92,7 +95,8 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 	    cfg->rule_priv > TALLY_STEER_RULE_PRIV_MAX ||
 	    cfg->mem.alloc == NULL || cfg->mem.free == NULL ||
 	    cfg->max_tables > TALLY_STEER_MAX_TABLES ||
-	    cfg->max_rss > TALLY_STEER_MAX_RSS || cfg->nb_queues > 65536)
+	    cfg->max_rss > TALLY_STEER_MAX_RSS || cfg->nb_queues > 65536 ||
+	    (cfg->sw && (cfg->nb_ports == 0 || cfg->nb_ports > TALLY_MAX_PORTS)))
 		return -EINVAL;
 	ctx = tally_zmalloc(sizeof(*ctx));
 	if (ctx == NULL)
@@ -124,6 +128,7 @@ tally_steer_ctx_create(const struct tally_steer_config *cfg,
 		steer_ctx_free(ctx);
 		return rc;
 	}
+	_Static_assert(TALLY_STEER_CTRL_EN == TALLY_SW_CTRL_EN, "one enable bit");
 	steer_write_root(ctx, ctx->root_mem.iova, TALLY_STEER_CTRL_EN);
 	*out = ctx;
 	return 0;

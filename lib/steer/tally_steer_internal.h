@@ -283,6 +283,8 @@ steer_act_bits(const struct tally_steer_action *act, uint32_t *a)
 	case TALLY_STEER_FATE_QUEUE: b = TALLY_STEER_ACT_QUEUE; break;
 	case TALLY_STEER_FATE_RSS: b = TALLY_STEER_ACT_RSS; break;
 	case TALLY_STEER_FATE_JUMP: b = TALLY_STEER_ACT_JUMP; break;
+	case TALLY_STEER_FATE_PORT: b = TALLY_STEER_ACT_PORT; break;
+	case TALLY_STEER_FATE_SWACT: b = TALLY_STEER_ACT_SWACT; break;
 	default: return -EINVAL;
 	}
 	if (act->flags & TALLY_STEER_A_MARK)
@@ -312,7 +314,8 @@ steer_action_release(struct tally_steer_table *tbl, uint32_t a, uint32_t fate)
 	if (a & TALLY_STEER_ACT_COUNT)
 		steer_cnt_put(ctx, TALLY_FIELD_GET(a, TALLY_STEER_ACT_CNT_M));
 }
-void steer_action_decode(uint32_t act_w, uint32_t mark, uint32_t fate_w,
+/* sw: the words of a switch context (QUEUE/RSS bits are PORT/SWACT). */
+void steer_action_decode(uint32_t act_w, uint32_t mark, uint32_t fate_w, bool sw,
 			 struct tally_steer_action *act);
 
 /* tables (tally_steer_table.c) */

@@ -347,7 +347,7 @@ tally_steer_rule_action(const struct tally_steer_rule *r, struct tally_steer_act
 	const struct tally_steer_entry *e = (r->slot & STEER_SLOT_PAR) == m->par ?
 		steer_entry(m, s) : steer_entry_at(m->mig.ent, m->stride, s);
 
-	steer_action_decode(e->act, e->mark, e->fate, act);
+	steer_action_decode(e->act, e->mark, e->fate, m->tbl->ctx->cfg.sw, act);
 }
 
 /* ctx teardown: drop the resources of every rule of m. */
