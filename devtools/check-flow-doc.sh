@@ -6,14 +6,16 @@
 # not listed there).
 set -u
 cd "$(dirname "$0")/.."
-src=drivers/net/tally/tally_flow_parse.c
+# port rules' tables, and the transfer rules' (their traffic source items,
+# their actions)
+src="drivers/net/tally/tally_flow_parse.c drivers/net/tally/tally_flow_xfer_parse.c"
 ini=doc/guides/nics/features/tally.ini
 section() {
 	awk -v s="[$1]" '$0 == s {on = 1; next} /^\[/ {on = 0} on && /=/ {print $1}' "$ini" | sort
 }
-code_items=$(grep -o '^	ITEM\(_R\)\?([A-Z0-9_]*, [a-z0-9_]*' "$src" | sed 's/.*, //' | sort)
-code_actions=$(grep -o '^	ACTION([A-Z0-9_]*,' "$src" | sed 's/.*ACTION(\(.*\),/\1/' | tr 'A-Z' 'a-z' |
-	grep -v -x -e void -e indirect | sort)
+code_items=$(cat $src | grep -o '^	ITEM\(_R\)\?([A-Z0-9_]*, [a-z0-9_]*' | sed 's/.*, //' | sort -u)
+code_actions=$(cat $src | grep -o '^	ACTION([A-Z0-9_]*,' | sed 's/.*ACTION(\(.*\),/\1/' | tr 'A-Z' 'a-z' |
+	grep -v -x -e void -e indirect | sort -u)
 rc=0
 if [ "$code_items" != "$(section 'rte_flow items')" ]; then
 	echo "check-flow-doc: items differ (code vs $ini):"

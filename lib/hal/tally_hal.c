@@ -75,6 +75,20 @@ hal_read_identity(struct tally_hal_dev *dev)
 	dev->mac[3] = (mac_lo >> 24) & 0xff;
 	dev->mac[4] = mac_hi & 0xff;
 	dev->mac[5] = (mac_hi >> 8) & 0xff;
+	dev->nb_ports = 1;
+	if (tally_hal_version_minor(dev) >= 3) {
+		v = tally_hal_read32(dev, TALLY_REG_PORT);
+		dev->port_index = TALLY_FIELD_GET(v, TALLY_PORT_INDEX_M);
+		dev->nb_ports = TALLY_FIELD_GET(v, TALLY_PORT_COUNT_M);
+		dev->port_stride = tally_hal_read32(dev, TALLY_REG_PORT_STRIDE);
+		if (dev->nb_ports == 0 || dev->nb_ports > TALLY_MAX_PORTS ||
+		    dev->port_index >= dev->nb_ports ||
+		    (dev->nb_ports > 1 && dev->port_stride == 0)) {
+			TALLY_LOG(ERR, "bad port identity: port %u of %u, stride 0x%x",
+				  dev->port_index, dev->nb_ports, dev->port_stride);
+			return -EIO;
+		}
+	}
 
 	if (dev->nb_rxq == 0 || dev->nb_txq == 0 ||
 	    dev->ring_min_log2 > dev->ring_max_log2 || dev->ring_max_log2 > 31) {

@@ -58,6 +58,11 @@ struct tally_hal_dev {
 	uint32_t max_frame;		/* bytes without FCS */
 	uint32_t xlt_max;		/* translations the device holds */
 	uint8_t mac[6];
+	/* ports (spec 2.3; one port before): this window's index, the
+	 * device's port count and the distance between two windows */
+	uint8_t port_index;
+	uint8_t nb_ports;
+	uint32_t port_stride;
 	/* serialise the completion-counter and translation command registers */
 	bool ccnt_lock;
 	bool xlt_lock;

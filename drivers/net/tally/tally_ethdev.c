@@ -245,6 +245,7 @@ tally_dev_close(struct rte_eth_dev *dev)
 		tally_proc(dev)->transport_fini(ad);
 	tally_proc(dev)->transport_fini = NULL;
 	tally_mp_proc_free(dev);
+	tally_switch_detach(ad);
 	ad->closed = true;
 	tally_port_close_end(dev);
 	return 0;
@@ -631,9 +632,27 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: cannot open device: %s",
 			       dev->data->name, strerror(-rc));
+		tally_switch_detach(ad);	/* the probe's reference, if it took one */
 		return rc;
 	}
 	ad->hal_open = true;
+	if (ad->sw == NULL) {
+		/* a probe that knows the device as this one port */
+		struct tally_switch *sw = tally_switch_new(dev->data->name, 1);
+
+		if (sw == NULL) {
+			rc = -ENOMEM;
+			goto err;
+		}
+		tally_switch_attach(sw, ad, 0);
+		tally_switch_put(sw);
+	}
+	if (ad->hal.port_index != ad->sw_port) {
+		TALLY_INIT_LOG(ERR, "%s: the device calls this window port %u, not %u",
+			       dev->data->name, ad->hal.port_index, ad->sw_port);
+		rc = -EIO;
+		goto err;
+	}
 	ad->max_rxq = RTE_MIN(ad->hal.nb_rxq, TALLY_PMD_MAX_QUEUES);
 	ad->max_txq = RTE_MIN(ad->hal.nb_txq, TALLY_PMD_MAX_QUEUES);
 	ad->max_frame = ad->hal.max_frame;
@@ -686,6 +705,7 @@ tally_ethdev_init(struct rte_eth_dev *dev, const struct tally_io *io,
 		       ad->max_txq, ad->max_frame);
 	return 0;
 err:
+	tally_switch_detach(ad);
 	tally_hal_close(&ad->hal);
 	ad->hal_open = false;
 	return rc;

@@ -159,6 +159,8 @@ struct tally_flow_info {
 	uint32_t counter;		/* valid when counted */
 	bool counted;
 	bool shared;			/* the counter is an indirect action's */
+	bool transfer;			/* a transfer rule (tally_flow_xfer_walk) */
+	uint16_t port_id;		/* transfer: the port it was created through */
 };
 typedef int (*tally_flow_walk_cb)(const struct tally_flow_info *fi, void *arg);
 int tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg);
@@ -169,6 +171,10 @@ struct tally_flow_sum {
 	bool isolated;
 };
 void tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum);
+/* The device's transfer rules, on port 0 (ad): the walk (fi.transfer set)
+ * and how many there are; 0 on any other port. */
+int tally_flow_xfer_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg);
+uint32_t tally_flow_xfer_count(struct tally_adapter *ad);
 /* Counter of an rte_flow rule: 0, or -ENOENT when it does not count. */
 int tally_flow_rule_counter(const struct rte_flow *flow, uint32_t *idx);
 

@@ -26,9 +26,17 @@ tally_flow_handle_create(struct rte_eth_dev *dev,
 				   "flow engine not available");
 		return NULL;
 	}
-	if (conf != NULL && (conf->egress || conf->transfer)) {
+	if (conf != NULL && conf->egress) {
 		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, conf,
-				   "indirect actions are ingress only");
+				   "indirect actions are ingress or transfer");
+		return NULL;
+	}
+	/* a transfer rule counts into port 0's bank: its indirect counts are
+	 * port 0's (which its own rules may name too) */
+	if (conf != NULL && conf->transfer && fc->xfer == NULL) {
+		rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, conf,
+				   "transfer indirect actions are created on the transfer proxy "
+				   "(port 0 of the device)");
 		return NULL;
 	}
 	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT) {

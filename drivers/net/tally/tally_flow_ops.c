@@ -90,6 +90,11 @@ tally_flow_init(struct tally_adapter *ad)
 	ret = tally_steer_ctx_create(&scfg, &fc->steer);
 	if (ret)
 		goto err;
+	ret = tally_flow_xfer_init(ad, fc, &scfg);
+	if (ret) {
+		tally_steer_ctx_destroy(fc->steer);
+		goto err;
+	}
 	ad->flow = fc;
 	/* the port's first matcher will be sized from the counter bank
 	 * (matcher_presize()): the window memory its array takes is
@@ -120,6 +125,7 @@ tally_flow_fini(struct tally_adapter *ad)
 
 	if (fc == NULL)
 		return;
+	tally_flow_xfer_fini(ad, fc);
 	tally_lock(&fc->lock);
 	tally_flow_flush_locked(fc);
 	while ((h = TAILQ_FIRST(&fc->handles)) != NULL) {
@@ -166,6 +172,8 @@ tally_flow_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	if (fc == NULL)
 		return rte_flow_error_set(error, EIO,
 			RTE_FLOW_ERROR_TYPE_STATE, NULL, "flow engine not available");
+	if (attr != NULL && attr->transfer)
+		return tally_flow_xfer_validate(dev, attr, pattern, actions, error);
 	tally_lock(&fc->lock);
 	ret = tally_flow_check_locked(dev, attr, pattern, actions, &m, &a, error);
 	if (ret == 0 && a.count != NULL) {
@@ -197,6 +205,8 @@ tally_flow_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 				   "flow engine not available");
 		return NULL;
 	}
+	if (unlikely(attr != NULL && attr->transfer))
+		return tally_flow_xfer_create(dev, attr, pattern, actions, error);
 	tally_lock(&fc->lock);
 	flow = tally_flow_create_locked(dev, fc, attr, pattern, actions,
 					TALLY_FLOW_AGE_SYNC, error);
@@ -213,6 +223,8 @@ tally_flow_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
 	if (fc == NULL)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_HANDLE, flow, "no such flow");
+	if (unlikely(tally_flow_is_xfer(flow)))
+		return tally_flow_xfer_destroy(dev, flow, error);
 	tally_lock(&fc->lock);
 	if (!tally_flow_live(dev, flow)) {
 		tally_unlock(&fc->lock);
@@ -236,7 +248,21 @@ tally_flow_flush(struct rte_eth_dev *dev, struct rte_flow_error *error)
 	tally_lock(&fc->lock);
 	ret = tally_flow_flush_locked(fc);
 	tally_unlock(&fc->lock);
+	tally_flow_xfer_flush(dev);
 	return ret;
+}
+
+static int
+tally_flow_query_any(struct rte_eth_dev *dev, struct rte_flow *flow,
+		     const struct rte_flow_action *action, void *data,
+		     struct rte_flow_error *error)
+{
+	if (unlikely(tally_flow_is_xfer(flow))) {
+		if (unlikely(tally_port_gone(dev)))
+			return tally_flow_gone(error);
+		return tally_flow_xfer_query(dev, flow, action, data, error);
+	}
+	return tally_flow_query(dev, flow, action, data, error);
 }
 
 /* ---- isolate ---------------------------------------------------------------- */
@@ -352,7 +378,13 @@ gate_dev_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 
 	if (rc != 0)
 		return rc;
-	rc = tally_flow_dump(dev, flow, f, err);
+	if (tally_flow_is_xfer(flow)) {
+		rc = tally_flow_xfer_dump(dev, flow, f, err);
+	} else {
+		rc = tally_flow_dump(dev, flow, f, err);
+		if (rc == 0 && flow == NULL)	/* and the transfer rules made here */
+			rc = tally_flow_xfer_dump(dev, NULL, f, err);
+	}
 	tally_port_leave(dev);
 	return rc;
 }
@@ -562,7 +594,7 @@ static const struct rte_flow_ops tally_flow_ops = {
 	.create = tally_flow_create,
 	.destroy = tally_flow_destroy,
 	.flush = gate_flush,
-	.query = tally_flow_query,
+	.query = tally_flow_query_any,
 	.isolate = gate_isolate,
 	.dev_dump = gate_dev_dump,
 	.get_aged_flows = gate_get_aged_flows,
@@ -579,6 +611,7 @@ static const struct rte_flow_ops tally_flow_ops = {
 	.actions_template_destroy = gate_at_destroy,
 	.template_table_create = gate_table_create,
 	.template_table_destroy = gate_table_destroy,
+	.pick_transfer_proxy = tally_flow_xfer_proxy,
 #if !TALLY_FLOW_FP_OWN_TABLE
 	TALLY_FLOW_FP_OPS,
 #endif

@@ -11,6 +11,8 @@
  *   tally_flow_prog.c    key and action builders; a create from a pattern
  *   tally_flow_tmpl.c    pattern/actions templates and template tables
  *   tally_flow_async.c   flow queues
+ *   tally_flow_xfer_parse.c  checking a transfer rule
+ *   tally_flow_xfer.c    transfer rules: the device's switch, on port 0
  *   tally_flow_ops.c     the rte_flow_ops table, synchronous calls, the port
  *                        state around control calls, init and fini
  * tally_flow.h is what the rest of the PMD sees.
@@ -94,6 +96,8 @@ struct rte_flow_action_handle {
 #define FLOW_F_INDIRECT		(1u << 1)	/* ... and belongs to a handle */
 #define FLOW_F_RSS		(1u << 2)	/* rss_id names an RSS set */
 #define FLOW_F_AGE		(1u << 3)	/* aging watches `counter` */
+#define FLOW_F_XFER		(1u << 4)	/* a transfer rule (tally_flow_xfer.c):
+						 * rss_id names its switch action set */
 
 struct rte_flow {
 	union {
@@ -233,6 +237,8 @@ struct tally_flow_ctx {
 	uint32_t tbl_rules[TALLY_FLOW_MAX_TABLES];	/* rules of template table i */
 	struct tally_flow_age *age;		/* tally_flow_age.c */
 	struct tally_flow_mem *mem;		/* tally_flow_mem.c */
+	struct tally_flow_xfer *xfer;		/* the device's transfer rules, on
+						 * port 0 (tally_flow_xfer.c) */
 };
 
 /* ---- tally_flow_mem.c: device-visible memory for lib/steer --------------- */
@@ -339,7 +345,14 @@ static inline bool
 tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)
 {
 	return flow != NULL && flow->magic == TALLY_FLOW_MAGIC &&
-	       flow->port_id == dev->data->port_id;
+	       !(flow->flags & FLOW_F_XFER) && flow->port_id == dev->data->port_id;
+}
+/* A transfer rule's object (it lives in port 0's engine: the calls below
+ * take that engine's lock). */
+static inline bool
+tally_flow_is_xfer(const struct rte_flow *flow)
+{
+	return flow != NULL && (flow->flags & FLOW_F_XFER);
 }
 /* tally_flow_handle.c */
 struct rte_flow_action_handle *
@@ -397,6 +410,58 @@ bool tally_flow_ashape_acts(struct tally_flow_ashape *s,
  * types, compile after TALLY_FLOW_SHAPE_RUN in a row (lock held). */
 void tally_flow_ashape_learn(struct tally_flow_ashape *s,
 			     const struct rte_flow_action actions[]);
+
+/* ---- tally_flow_xfer.c: transfer rules ------------------------------------- */
+
+/* A transfer rule, checked (tally_flow_xfer_check()) but not bound to resources. */
+struct tally_xfer_rule {
+	struct tally_flow_match m;
+	struct tally_steer_action act;	/* fate, arg (not for SWACT), COUNT flag */
+	const struct rte_flow_action *count;	/* COUNT, INDIRECT or NULL */
+	const struct rte_flow_action *indirect;
+	const struct rte_flow_action *fate;
+	const struct rte_flow_action *edit;	/* first edit, or NULL */
+	struct tally_steer_swact set;	/* edits (flags 0: none) */
+	uint32_t dest;			/* TALLY_STEER_PORT_* word, with a destination */
+	bool has_dest;
+	bool vid, pcp;			/* of_set_vlan_vid / _pcp given */
+};
+
+/* Attributes, pattern and actions of a transfer rule on dev, with what
+ * they name in fc, port 0's engine (its lock held): 0 or -errno, error set
+ * (tally_flow_xfer_parse.c). */
+int tally_flow_xfer_check(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
+			  const struct rte_flow_attr *attr, const struct rte_flow_item pattern[],
+			  const struct rte_flow_action actions[], struct tally_xfer_rule *r,
+			  struct rte_flow_error *error);
+
+/* Port 0 of a device with a switch: its switch engine, on the context
+ * config of the port's own (lock, fence, counters, memory). 0 or -errno. */
+int tally_flow_xfer_init(struct tally_adapter *ad, struct tally_flow_ctx *fc,
+			 const struct tally_steer_config *base);
+/* Destroys every transfer rule of the device (port 0 closing). */
+void tally_flow_xfer_fini(struct tally_adapter *ad, struct tally_flow_ctx *fc);
+int tally_flow_xfer_proxy(struct rte_eth_dev *dev, uint16_t *proxy_port_id,
+			  struct rte_flow_error *error);
+int tally_flow_xfer_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
+			     const struct rte_flow_item pattern[],
+			     const struct rte_flow_action actions[],
+			     struct rte_flow_error *error);
+struct rte_flow *tally_flow_xfer_create(struct rte_eth_dev *dev,
+					const struct rte_flow_attr *attr,
+					const struct rte_flow_item pattern[],
+					const struct rte_flow_action actions[],
+					struct rte_flow_error *error);
+int tally_flow_xfer_destroy(struct rte_eth_dev *dev, struct rte_flow *flow,
+			    struct rte_flow_error *error);
+/* The transfer rules created through dev (its flush). */
+void tally_flow_xfer_flush(struct rte_eth_dev *dev);
+int tally_flow_xfer_query(struct rte_eth_dev *dev, struct rte_flow *flow,
+			  const struct rte_flow_action *action, void *data,
+			  struct rte_flow_error *error);
+/* One transfer rule of dev, or (flow NULL) every one created through it. */
+int tally_flow_xfer_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
+			 struct rte_flow_error *error);
 
 /* ---- tally_flow_age.c ------------------------------------------------------ */
 

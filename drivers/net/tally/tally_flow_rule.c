@@ -103,6 +103,8 @@ tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 		if (f == NULL)
 			continue;
 		fi.index = index++;
+		fi.transfer = false;
+		fi.port_id = f->port_id;
 		fi.group = fm->group;
 		fi.priority = fm->priority;
 		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;

@@ -4,12 +4,16 @@
  *
  * Probe: connect to its socket (lib/hal/tally_hal_hostif.h), map the BAR it
  * sends, then drive it through the posted-write transport
- * (lib/hal/tally_hal_posted.h) like any BAR. The connection stays open for
- * the port's life: closing it detaches.
+ * (lib/hal/tally_hal_posted.h) like any BAR. A device of several ports
+ * (spec 2.3) gets one ethdev per port window, each with its own session on
+ * its own mailbox, over the one connection and mapping. The connection
+ * stays open until the last of them closes: closing it detaches.
  *
  * Memory: tally_dma.c shares EAL memory with the device as (fd, offset,
  * bus address) through the ops below, at probe and whenever EAL allocates
  * or frees, before it maps or after it unmaps the device's translations.
+ * Every port shares the same memory (each maps it in its own translation
+ * table): a range goes to the device once, and away with its last port.
  *
  * The BAR is another process's file (doc/security.md): it is mapped only
  * when the file holds the length the device declares, and the mapping is
@@ -30,6 +34,8 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include <tally/tally_mbox.h>
+
 #include "tally_pmd.h"
 #include "tally_hal_hostif.h"
 #include "tally_guard.h"
@@ -37,24 +43,69 @@
 #include "tally_logs.h"
 #include "tally_mp.h"
 
+struct tally_hostif_share {
+	uint64_t bus;
+	uint64_t len;
+	uint32_t refs;			/* ports that shared it */
+};
+
+/* The device's connection and BAR, shared by its ports (refs), freed with
+ * the last. */
 struct tally_hostif_priv {
 	struct tally_hostif_conn conn;
-	pthread_mutex_t lock;		/* one message exchange at a time */
-	struct tally_posted posted;
+	pthread_mutex_t lock;		/* one message exchange at a time; shares */
+	struct tally_posted posted[TALLY_MAX_PORTS];	/* port i's session */
+	uint32_t refs;
 	void *bar;
 	size_t bar_len;
+	size_t win;			/* a port window's bytes */
+	struct tally_hostif_share *shares;
+	uint32_t nshares;
+	uint32_t share_cap;
 };
 
 /* Memory shared with the device as EAL grows and shrinks (tally_dma.c):
  * the control thread and memory events both send, one at a time. */
+/* The share of exactly [bus, bus + len), or NULL (lock held). */
+static struct tally_hostif_share *
+tally_hostif_share_find(struct tally_hostif_priv *priv, uint64_t bus, uint64_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < priv->nshares; i++)
+		if (priv->shares[i].bus == bus && priv->shares[i].len == len)
+			return &priv->shares[i];
+	return NULL;
+}
+
 static int
 tally_hostif_share_add(void *ctx, int fd, uint64_t bus, uint64_t len, uint64_t off)
 {
 	struct tally_hostif_priv *priv = ctx;
-	int rc;
+	struct tally_hostif_share *sh;
+	int rc = 0;
 
 	pthread_mutex_lock(&priv->lock);
+	sh = tally_hostif_share_find(priv, bus, len);
+	if (sh != NULL) {
+		sh->refs++;	/* another port of the device: shared already */
+		goto out;
+	}
+	if (priv->nshares == priv->share_cap) {
+		uint32_t cap = priv->share_cap ? priv->share_cap * 2 : 16;
+		void *n = realloc(priv->shares, cap * sizeof(*priv->shares));
+
+		if (n == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		priv->shares = n;
+		priv->share_cap = cap;
+	}
 	rc = tally_hostif_add_mem(&priv->conn, fd, bus, len, off);
+	if (rc == 0)
+		priv->shares[priv->nshares++] = (struct tally_hostif_share){ bus, len, 1 };
+out:
 	pthread_mutex_unlock(&priv->lock);
 	return rc;
 }
@@ -63,10 +114,16 @@ static int
 tally_hostif_share_del(void *ctx, uint64_t bus, uint64_t len)
 {
 	struct tally_hostif_priv *priv = ctx;
-	int rc;
+	struct tally_hostif_share *sh;
+	int rc = 0;
 
 	pthread_mutex_lock(&priv->lock);
-	rc = tally_hostif_del_mem(&priv->conn, bus, len);
+	sh = tally_hostif_share_find(priv, bus, len);
+	if (sh == NULL || --sh->refs == 0) {
+		rc = tally_hostif_del_mem(&priv->conn, bus, len);
+		if (sh != NULL)
+			*sh = priv->shares[--priv->nshares];
+	}
 	pthread_mutex_unlock(&priv->lock);
 	return rc;
 }
@@ -93,20 +150,35 @@ static const struct tally_dma_share_ops tally_hostif_share_ops = {
 };
 
 static void
-tally_hostif_fini(struct tally_adapter *ad)
+tally_hostif_release(struct tally_hostif_priv *priv)
 {
-	struct tally_hostif_priv *priv = ad->transport_priv;
+	unsigned int i;
 
-	if (priv == NULL)
-		return;
-	tally_posted_detach(&priv->posted);
 	if (priv->bar != NULL) {
-		tally_guard_del(priv->bar);
+		for (i = 0; i * priv->win < priv->bar_len && i < TALLY_MAX_PORTS; i++)
+			tally_guard_del((uint8_t *)priv->bar + i * priv->win);
 		munmap(priv->bar, priv->bar_len);
 	}
 	tally_hostif_close(&priv->conn);
+	free(priv->shares);
 	rte_free(priv);
+}
+
+static void
+tally_hostif_fini(struct tally_adapter *ad)
+{
+	struct tally_hostif_priv *priv = ad->transport_priv;
+	bool last;
+
+	if (priv == NULL)
+		return;
 	ad->transport_priv = NULL;
+	tally_posted_detach(&priv->posted[ad->sw_port]);
+	pthread_mutex_lock(&priv->lock);
+	last = --priv->refs == 0;
+	pthread_mutex_unlock(&priv->lock);
+	if (last)
+		tally_hostif_release(priv);
 }
 
 /* Map the BAR the device sent: the file must hold the length it
@@ -135,9 +207,42 @@ tally_hostif_map_bar(const char *name, int fd, size_t len)
 	return bar;
 }
 
+/* The ports of the device behind a mapped BAR: from port 0's window
+ * (2.3; one port before), checked against the mapping. */
 static int
-tally_hostif_attach(struct tally_hostif_priv *priv, const char *name,
-		    const char *path, struct tally_io *io)
+tally_hostif_ports(const char *name, const volatile uint8_t *bar, size_t len,
+		   unsigned int *n, size_t *win)
+{
+	uint32_t ver, port, stride;
+
+	if (len < TALLY_MBOX_OFF ||
+	    *(const volatile uint32_t *)(bar + TALLY_REG_SIG) != TALLY_SIGNATURE)
+		return -ENODEV;
+	ver = *(const volatile uint32_t *)(bar + TALLY_REG_VERSION);
+	*n = 1;
+	*win = len;
+	if (TALLY_FIELD_GET(ver, TALLY_VERSION_MINOR_M) < 3)
+		return 0;
+	port = *(const volatile uint32_t *)(bar + TALLY_REG_PORT);
+	stride = *(const volatile uint32_t *)(bar + TALLY_REG_PORT_STRIDE);
+	*n = TALLY_FIELD_GET(port, TALLY_PORT_COUNT_M);
+	if (*n <= 1) {
+		*n = 1;
+		return 0;
+	}
+	if (*n > TALLY_MAX_PORTS || stride < TALLY_MBOX_OFF + sizeof(struct tally_mbox) ||
+	    (uint64_t)stride * *n > len) {
+		TALLY_INIT_LOG(ERR, "%s: bad port layout: %u ports of 0x%x bytes in a %zu-byte BAR",
+			       name, *n, stride, len);
+		return -EIO;
+	}
+	*win = stride;
+	return 0;
+}
+
+static int
+tally_hostif_connect_map(struct tally_hostif_priv *priv, const char *name,
+			 const char *path, unsigned int *n)
 {
 	char err[256] = "";
 	void *bar;
@@ -155,17 +260,74 @@ tally_hostif_attach(struct tally_hostif_priv *priv, const char *name,
 	priv->bar_len = priv->conn.bar_len;
 	close(priv->conn.bar_fd);	/* the mapping keeps it */
 	priv->conn.bar_fd = -1;
-	rc = tally_guard_add(bar, priv->bar_len, &priv->posted.lost);
+	return tally_hostif_ports(name, bar, priv->bar_len, n, &priv->win);
+}
+
+/* Port i's session on its window. */
+static int
+tally_hostif_attach(struct tally_hostif_priv *priv, unsigned int i, const char *name,
+		    const char *path, struct tally_io *io)
+{
+	uint8_t *win = (uint8_t *)priv->bar + i * priv->win;
+	struct tally_posted *p = &priv->posted[i];
+	int rc;
+
+	rc = tally_guard_add(win, priv->win, &p->lost);
 	if (rc != 0) {
 		TALLY_INIT_LOG(ERR, "%s: cannot guard the BAR: %s", name, strerror(-rc));
 		return rc;
 	}
-	rc = tally_posted_attach(&priv->posted, bar, priv->bar_len, name, io);
+	rc = tally_posted_attach(p, win, priv->win, name, io);
 	if (rc != 0)
 		TALLY_INIT_LOG(ERR, "%s: device at %s: %s", name, path, strerror(-rc));
 	else	/* a closed connection: the device process is gone */
-		tally_posted_watch(&priv->posted, tally_hostif_gone, &priv->conn);
+		tally_posted_watch(p, tally_hostif_gone, &priv->conn);
 	return rc;
+}
+
+static int
+tally_hostif_port_init(struct rte_vdev_device *vdev, struct tally_hostif_priv *priv,
+		       struct tally_switch *sw, unsigned int i, const char *path)
+{
+	char pname[RTE_ETH_NAME_MAX_LEN];
+	struct tally_adapter *ad;
+	struct rte_eth_dev *dev;
+	struct tally_io io;
+	int rc;
+
+	rc = tally_switch_port_name(rte_vdev_device_name(vdev), i, pname, sizeof(pname));
+	if (rc != 0)
+		return rc;
+	dev = tally_switch_vdev_port(vdev, i);
+	if (dev == NULL || tally_mp_proc_new(dev) == NULL) {
+		if (dev != NULL)
+			rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	ad = tally_adapter(dev);
+	ad->eth_dev = dev;
+	ad->transport_priv = priv;
+	priv->refs++;
+	tally_proc(dev)->transport_fini = tally_hostif_fini;
+	tally_proc(dev)->dma_share = &tally_hostif_share_ops;
+	ad->dma_bus = TALLY_DMA_BUS_HOST;
+	snprintf(ad->dev_path, sizeof(ad->dev_path), "%s", path);
+	tally_switch_attach(sw, ad, (uint8_t)i);
+	rc = tally_hostif_attach(priv, i, pname, path, &io);
+	if (rc == 0)
+		rc = tally_ethdev_init(dev, &io, NULL);
+	else
+		tally_switch_detach(ad);
+	if (rc != 0) {
+		tally_hostif_fini(ad);
+		tally_mp_proc_free(dev);
+		rte_eth_dev_release_port(dev);
+		return rc;
+	}
+	rte_eth_dev_probing_finish(dev);
+	TALLY_INIT_LOG(INFO, "%s: port %u on the device at %s", pname,
+		       dev->data->port_id, path);
+	return 0;
 }
 
 int
@@ -173,9 +335,10 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 {
 	const char *name = rte_vdev_device_name(vdev);
 	struct tally_hostif_priv *priv;
-	struct tally_adapter *ad;
+	struct tally_switch *sw = NULL;
+	char pname[RTE_ETH_NAME_MAX_LEN];
 	struct rte_eth_dev *dev;
-	struct tally_io io;
+	unsigned int n = 1, i;
 	int rc;
 
 	priv = rte_zmalloc("tally_hostif", sizeof(*priv), 0);
@@ -184,48 +347,84 @@ tally_hostif_probe(struct rte_vdev_device *vdev, const char *path)
 	priv->conn.sock = -1;
 	priv->conn.bar_fd = -1;
 	pthread_mutex_init(&priv->lock, NULL);
-	dev = rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
-	if (dev == NULL || tally_mp_proc_new(dev) == NULL) {
-		if (dev != NULL)
-			rte_eth_dev_release_port(dev);
-		rte_free(priv);
-		return -ENOMEM;
-	}
-	ad = tally_adapter(dev);
-	ad->eth_dev = dev;
-	ad->transport_priv = priv;
-	tally_proc(dev)->transport_fini = tally_hostif_fini;
-	tally_proc(dev)->dma_share = &tally_hostif_share_ops;
-	ad->dma_bus = TALLY_DMA_BUS_HOST;
-	snprintf(ad->dev_path, sizeof(ad->dev_path), "%s", path);
-	rc = tally_hostif_attach(priv, name, path, &io);
-	if (rc == 0)
-		rc = tally_ethdev_init(dev, &io, NULL);
+	rc = tally_hostif_connect_map(priv, name, path, &n);
+	if (rc == 0 && (sw = tally_switch_new(name, (uint8_t)n)) == NULL)
+		rc = -ENOMEM;
 	if (rc != 0) {
-		tally_hostif_fini(ad);
-		tally_mp_proc_free(dev);
+		tally_hostif_release(priv);
+		return rc;
+	}
+	/* each port holds priv and sw; the last one out frees them */
+	priv->refs = 1;
+	for (i = 0; i < n && rc == 0; i++)
+		rc = tally_hostif_port_init(vdev, priv, sw, i, path);
+	tally_switch_put(sw);
+	if (rc != 0) {
+		/* the ports before: closed, others first */
+		while (i-- > 0) {
+			if (tally_switch_port_name(name, i, pname, sizeof(pname)) != 0 ||
+			    (dev = rte_eth_dev_allocated(pname)) == NULL)
+				continue;
+			tally_dev_close(dev);
+			rte_eth_dev_release_port(dev);
+		}
+	}
+	pthread_mutex_lock(&priv->lock);
+	i = --priv->refs;
+	pthread_mutex_unlock(&priv->lock);
+	if (i == 0)
+		tally_hostif_release(priv);
+	return rc;
+}
+
+/* A secondary process's port i: its window of the BAR from the device,
+ * mapped on its own (the port unmaps it when it closes), posting into the
+ * primary's session. */
+static int
+tally_hostif_join_port(struct rte_vdev_device *vdev, struct rte_eth_dev *dev, int fd,
+		       size_t off, size_t win, const char *pname)
+{
+	struct tally_posted *p;
+	struct tally_io io;
+	void *bar;
+	int rc;
+
+	bar = mmap(NULL, win, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (bar == MAP_FAILED) {
+		rc = -errno;
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}
-	rte_eth_dev_probing_finish(dev);
-	TALLY_INIT_LOG(INFO, "%s: port %u on the device at %s", name,
-		       dev->data->port_id, path);
-	return 0;
+	p = calloc(1, sizeof(*p));
+	rc = p == NULL ? -ENOMEM : tally_guard_add(bar, win, &p->lost);
+	if (rc == 0)
+		rc = tally_posted_join(p, bar, win, pname, &io);
+	if (rc != 0) {
+		if (p != NULL)
+			tally_guard_del(bar);
+		free(p);
+		munmap(bar, win);
+		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's session: %s", pname,
+			       strerror(-rc));
+		rte_eth_dev_release_port(dev);
+		return rc;
+	}
+	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, bar, win);
 }
 
-/* A secondary process: the BAR from the device, posting into the
- * primary's session. */
+/* A secondary process: every port of the device the primary made. */
 int
 tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *dev,
 			     const char *path)
 {
 	const char *name = rte_vdev_device_name(vdev);
+	char pname[RTE_ETH_NAME_MAX_LEN];
 	struct tally_hostif_conn conn;
-	struct tally_posted *p;
+	struct rte_eth_dev *pdev;
 	char err[256] = "";
-	struct tally_io io;
+	unsigned int n = 1, i;
+	size_t len, win;
 	void *bar;
-	size_t len;
 	int rc;
 
 	rc = tally_hostif_join(path, &conn, err, sizeof(err));
@@ -236,25 +435,22 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *d
 	}
 	len = conn.bar_len;
 	bar = tally_hostif_map_bar(name, conn.bar_fd, len);
-	rc = -errno;
-	tally_hostif_close(&conn);
-	if (bar == NULL) {
-		rte_eth_dev_release_port(dev);
-		return rc;
-	}
-	p = calloc(1, sizeof(*p));
-	rc = p == NULL ? -ENOMEM : tally_guard_add(bar, len, &p->lost);
-	if (rc == 0)
-		rc = tally_posted_join(p, bar, len, name, &io);
-	if (rc != 0) {
-		if (p != NULL)
-			tally_guard_del(bar);
-		free(p);
+	rc = bar == NULL ? -errno : tally_hostif_ports(name, bar, len, &n, &win);
+	if (bar != NULL)
 		munmap(bar, len);
-		TALLY_INIT_LOG(ERR, "%s: cannot join the primary's session: %s", name,
-			       strerror(-rc));
+	if (rc == 0)
+		rc = tally_hostif_join_port(vdev, dev, conn.bar_fd, 0, win, name);
+	else
 		rte_eth_dev_release_port(dev);
-		return rc;
+	for (i = 1; rc == 0 && i < n; i++) {
+		rc = tally_switch_port_name(name, i, pname, sizeof(pname));
+		if (rc != 0)
+			break;
+		pdev = tally_mp_secondary_port(pname);
+		if (pdev == NULL)
+			continue;	/* closed in the primary */
+		rc = tally_hostif_join_port(vdev, pdev, conn.bar_fd, i * win, win, pname);
 	}
-	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, bar, len);
+	tally_hostif_close(&conn);
+	return rc;
 }

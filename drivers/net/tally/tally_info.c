@@ -53,6 +53,12 @@ tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->speed_capa = RTE_ETH_LINK_SPEED_100G | RTE_ETH_LINK_SPEED_FIXED;
 	info->dev_capa = RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP |
 			 RTE_ETH_DEV_CAPA_FLOW_SHARED_OBJECT_KEEP;
+	if (ad->sw != NULL) {
+		/* every port of a device is in its switch domain (spec 2.3) */
+		info->switch_info.name = ad->sw->name;
+		info->switch_info.domain_id = ad->sw->domain_id;
+		info->switch_info.port_id = ad->sw_port;
+	}
 	return 0;
 }
 

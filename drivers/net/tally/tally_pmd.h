@@ -132,8 +132,28 @@ struct tally_stats_retired {
 	uint64_t rx_bad_chain;
 };
 
+/*
+ * The device a port belongs to (spec 2.3): its ports, all in one switch
+ * domain, whose transfer rules port 0's flow engine holds (the transfer
+ * proxy). Shared memory, made by the probe of port 0 (or, for a device the
+ * probe knows as one port, by tally_ethdev_init()), referenced by every
+ * port's adapter, freed when the last of them closes (tally_switch.c).
+ */
+struct tally_switch {
+	rte_spinlock_t lock;		/* eth_port[], refs, proxy */
+	uint16_t domain_id;		/* RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID: none */
+	uint8_t nb_ports;
+	uint8_t refs;			/* ports not closed yet */
+	uint16_t eth_port[TALLY_MAX_PORTS];	/* ethdev of port i, RTE_MAX_ETHPORTS: none */
+	struct tally_adapter *proxy;	/* port 0 while its flow engine takes
+					 * transfer rules, else NULL */
+	char name[RTE_ETH_NAME_MAX_LEN];	/* switch_info.name: port 0's name */
+};
+
 struct tally_adapter {
 	struct tally_hal_dev hal;
+	struct tally_switch *sw;	/* the device's ports (set at probe) */
+	uint8_t sw_port;		/* this port's index in it */
 	struct rte_eth_dev *eth_dev;
 	struct tally_flow_ctx *flow;	/* rte_flow engine (tally_flow_ops.c) */
 	void *transport_priv;		/* the probe's; primary only */
@@ -258,6 +278,28 @@ tally_adapter_from_port(uint16_t port_id)
 		return NULL;
 	return tally_adapter(dev);
 }
+/* tally_switch.c */
+/* A device of nb_ports ports named after port 0 (`name`), with one
+ * reference, the caller's (tally_switch_put()); NULL without memory. */
+struct tally_switch *tally_switch_new(const char *name, uint8_t nb_ports);
+void tally_switch_put(struct tally_switch *sw);
+/* Port `index` of sw is ad (at probe, before tally_ethdev_init()); takes a
+ * reference. */
+void tally_switch_attach(struct tally_switch *sw, struct tally_adapter *ad, uint8_t index);
+/* The port closes: drops its reference, frees sw with the last. */
+void tally_switch_detach(struct tally_adapter *ad);
+/* The index of ethdev port_id in ad's device, or -1 when it is not one of
+ * its ports (another device, not a Tally port, closed). */
+int tally_switch_index_of(const struct tally_adapter *ad, uint16_t port_id);
+/* The ethdev id of the transfer proxy of ad's device (port 0). */
+uint16_t tally_switch_proxy_port(const struct tally_adapter *ad);
+/* The ethdev name of port i of a device called name: name for port 0,
+ * <name>_p<i> for the others. 0 or -ENAMETOOLONG. */
+int tally_switch_port_name(const char *name, unsigned int i, char *buf, size_t len);
+struct rte_vdev_device;
+/* A new ethdev for port i of a vdev (named as above), with an adapter. */
+struct rte_eth_dev *tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i);
+
 /* tally_info.c */
 int tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);
 int tally_fw_version_get(struct rte_eth_dev *dev, char *fw, size_t len);

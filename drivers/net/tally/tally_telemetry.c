@@ -13,6 +13,10 @@
  *                             with the most hits (ties: older rule first),
  *                             as columns: index (creation order), group,
  *                             priority, counter, shared, hits, bytes
+ *   /tally/transfer,<port>[,<n>]  the same for the transfer rules of the
+ *                             port's device (spec 2.3, its switch), with a
+ *                             column `port`: the ethdev each was created
+ *                             through; "rules" counts them all
  *
  * Callbacks run on the telemetry thread. They read counters lock-free (the
  * driver's one counter read) and take the flow engine lock only to walk the
@@ -186,8 +190,9 @@ tally_tel_top_cb(const struct tally_flow_info *fi, void *arg)
 /* One array per column, rule i in element i of each: telemetry arrays
  * cannot hold dictionaries, and columns keep the reply small. */
 static const char *const tally_tel_top_cols[] = {
-	"index", "group", "priority", "counter", "shared", "hits", "bytes",
+	"index", "group", "priority", "counter", "shared", "hits", "bytes", "port",
 };
+#define TALLY_TEL_TOP_COLS	7	/* /tally/top's; /tally/transfer adds `port` */
 
 static uint64_t
 tally_tel_top_val(const struct tally_tel_rule *r, unsigned int col)
@@ -199,20 +204,21 @@ tally_tel_top_val(const struct tally_tel_rule *r, unsigned int col)
 	case 3: return r->fi.counter;
 	case 4: return r->fi.shared;
 	case 5: return r->hits;
-	default: return r->bytes;
+	case 6: return r->bytes;
+	default: return r->fi.port_id;
 	}
 }
 
 static int
-tally_tel_top_fill(struct rte_tel_data *d, uint16_t port,
-		   const struct tally_tel_top *t)
+tally_tel_top_fill(struct rte_tel_data *d, uint16_t port, uint64_t rules,
+		   const struct tally_tel_top *t, unsigned int ncols)
 {
 	unsigned int c, i;
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port", port);
-	tally_tel_dict_u64(d, "rules", t->n);
-	for (c = 0; c < RTE_DIM(tally_tel_top_cols); c++) {
+	tally_tel_dict_u64(d, "rules", rules);
+	for (c = 0; c < ncols; c++) {
 		struct rte_tel_data *a = rte_tel_data_alloc();
 
 		if (a == NULL)
@@ -242,7 +248,37 @@ tally_tel_top(const char *cmd, const char *params, struct rte_tel_data *d)
 	t->max = (unsigned int)n;
 	ret = tally_flow_walk(ad, tally_tel_top_cb, t);
 	if (ret == 0)
-		ret = tally_tel_top_fill(d, ad->eth_dev->data->port_id, t);
+		ret = tally_tel_top_fill(d, ad->eth_dev->data->port_id, t->n, t,
+					 TALLY_TEL_TOP_COLS);
+	free(t);
+	return ret;
+}
+
+static int
+tally_tel_transfer(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned long n = TALLY_TEL_TOP_DEFAULT;
+	struct tally_adapter *ad = tally_tel_port(params, &n), *px = NULL;
+	struct tally_tel_top *t;
+	int ret;
+
+	if (ad == NULL || ad->sw == NULL)
+		return -EINVAL;
+	rte_spinlock_lock(&ad->sw->lock);
+	px = ad->sw->proxy;
+	rte_spinlock_unlock(&ad->sw->lock);
+	if (px == NULL || tally_flow_cnt_pool(px) == NULL)
+		return -EINVAL;	/* no switch, or port 0 closed */
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	t->pool = tally_flow_cnt_pool(px);
+	t->max = (unsigned int)n;
+	ret = tally_flow_xfer_walk(px, tally_tel_top_cb, t);
+	if (ret == 0)
+		ret = tally_tel_top_fill(d, px->eth_dev->data->port_id,
+					 tally_flow_xfer_count(px), t,
+					 RTE_DIM(tally_tel_top_cols));
 	free(t);
 	return ret;
 }
@@ -282,4 +318,6 @@ RTE_INIT(tally_telemetry_init)
 		"Returns device faults by cause and the last one. Parameters: int port_id");
 	rte_telemetry_register_cmd("/tally/top", tally_tel_top,
 		"Returns the counting rules with the most hits. Parameters: int port_id[,int n (1-64, default 10)]");
+	rte_telemetry_register_cmd("/tally/transfer", tally_tel_transfer,
+		"Returns the counting transfer rules of the port's device with the most hits. Parameters: int port_id[,int n (1-64, default 10)]");
 }

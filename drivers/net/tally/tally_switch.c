@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device a port belongs to (spec 2.3): which ethdev is which of its
+ * ports, the switch domain they share, and which port takes the device's
+ * transfer rules (port 0, while its flow engine lives). Below every other
+ * file of the PMD that needs it: the probes, dev_infos_get and the transfer
+ * rules (tally_flow_xfer.c).
+ */
+#include <string.h>
+
+#include <ethdev_vdev.h>
+#include <rte_malloc.h>
+
+#include "tally_pmd.h"
+#include "tally_logs.h"
+
+struct tally_switch *
+tally_switch_new(const char *name, uint8_t nb_ports)
+{
+	struct tally_switch *sw;
+	uint16_t domain;
+	unsigned int i;
+
+	if (nb_ports == 0 || nb_ports > TALLY_MAX_PORTS)
+		return NULL;
+	sw = rte_zmalloc("tally_switch", sizeof(*sw), 0);
+	if (sw == NULL)
+		return NULL;
+	rte_spinlock_init(&sw->lock);
+	sw->nb_ports = nb_ports;
+	for (i = 0; i < TALLY_MAX_PORTS; i++)
+		sw->eth_port[i] = RTE_MAX_ETHPORTS;
+	sw->domain_id = RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID;
+	if (rte_eth_switch_domain_alloc(&domain) == 0)
+		sw->domain_id = domain;
+	else
+		TALLY_INIT_LOG(WARNING, "%s: no switch domain id left", name);
+	snprintf(sw->name, sizeof(sw->name), "%s", name);
+	sw->refs = 1;	/* the creator's */
+	return sw;
+}
+
+void
+tally_switch_put(struct tally_switch *sw)
+{
+	bool last;
+
+	rte_spinlock_lock(&sw->lock);
+	last = --sw->refs == 0;
+	rte_spinlock_unlock(&sw->lock);
+	if (!last)
+		return;
+	if (sw->domain_id != RTE_ETH_DEV_SWITCH_DOMAIN_ID_INVALID)
+		rte_eth_switch_domain_free(sw->domain_id);
+	rte_free(sw);
+}
+
+void
+tally_switch_attach(struct tally_switch *sw, struct tally_adapter *ad, uint8_t index)
+{
+	rte_spinlock_lock(&sw->lock);
+	sw->eth_port[index] = ad->eth_dev->data->port_id;
+	sw->refs++;
+	rte_spinlock_unlock(&sw->lock);
+	ad->sw = sw;
+	ad->sw_port = index;
+}
+
+void
+tally_switch_detach(struct tally_adapter *ad)
+{
+	struct tally_switch *sw = ad->sw;
+
+	if (sw == NULL)
+		return;
+	rte_spinlock_lock(&sw->lock);
+	sw->eth_port[ad->sw_port] = RTE_MAX_ETHPORTS;
+	if (sw->proxy == ad)
+		sw->proxy = NULL;
+	rte_spinlock_unlock(&sw->lock);
+	ad->sw = NULL;
+	tally_switch_put(sw);
+}
+
+int
+tally_switch_index_of(const struct tally_adapter *ad, uint16_t port_id)
+{
+	struct tally_switch *sw = ad->sw;
+	int idx = -1;
+	unsigned int i;
+
+	if (sw == NULL)
+		return -1;
+	rte_spinlock_lock(&sw->lock);
+	for (i = 0; i < sw->nb_ports; i++)
+		if (sw->eth_port[i] == port_id)
+			idx = (int)i;
+	rte_spinlock_unlock(&sw->lock);
+	return idx;
+}
+
+uint16_t
+tally_switch_proxy_port(const struct tally_adapter *ad)
+{
+	uint16_t p;
+
+	rte_spinlock_lock(&ad->sw->lock);
+	p = ad->sw->eth_port[0];
+	rte_spinlock_unlock(&ad->sw->lock);
+	return p;
+}
+
+int
+tally_switch_port_name(const char *name, unsigned int i, char *buf, size_t len)
+{
+	int n = i == 0 ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%s_p%u", name, i);
+
+	if (n < 0 || (size_t)n >= len) {
+		TALLY_INIT_LOG(ERR, "%s: name too long for port %u", name, i);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+struct rte_eth_dev *
+tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i)
+{
+	char pname[RTE_ETH_NAME_MAX_LEN];
+	struct rte_eth_dev *dev;
+
+	if (i == 0)
+		return rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
+	if (tally_switch_port_name(rte_vdev_device_name(vdev), i, pname, sizeof(pname)) != 0)
+		return NULL;
+	dev = rte_eth_dev_allocate(pname);
+	if (dev == NULL)
+		return NULL;
+	dev->data->dev_private = rte_zmalloc_socket(pname, sizeof(struct tally_adapter),
+						    RTE_CACHE_LINE_SIZE, vdev->device.numa_node);
+	if (dev->data->dev_private == NULL) {
+		rte_eth_dev_release_port(dev);
+		return NULL;
+	}
+	dev->device = &vdev->device;
+	dev->data->numa_node = vdev->device.numa_node;
+	return dev;
+}
