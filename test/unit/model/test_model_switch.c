@@ -8,8 +8,11 @@
  * (MARK, a port outside the device, an action set without VALID).
  *
  * The cases check exact statistics, counter bank values, faults and output
- * bytes; the last one compares the switch with a reference written here on
- * random rules and frames entering random ports.
+ * bytes; one compares the switch with a reference written here on random
+ * rules and frames entering random ports.
+ *
+ * Size: a table of named cases over one hand-written table builder; split,
+ * each part would carry its own copy of the builder.
  */
 #include <tally/tally_cnt_bank.h>
 #include <tally/tally_steer_fmt.h>
@@ -97,9 +100,11 @@ sw_matcher(struct mt_dev *d, const struct sw_rule *r, uint64_t *iova)
 	return sw_put(d, buf, TALLY_STEER_MATCHER_SIZE(nw), iova) != NULL ? 0 : -ENOMEM;
 }
 
-/* The switch tables of s in port 0's arena, published and enabled. */
+/* The tables of s in d's arena, published at root_lo (SW_ROOT_LO or a
+ * port's STEER_ROOT_LO) and enabled by writing en to ctrl. */
 static int
-sw_build(struct mt_dev *d0, const struct sw_set *s)
+sw_build_at(struct mt_dev *d0, const struct sw_set *s, uint32_t root_lo, uint32_t ctrl,
+	    uint32_t en)
 {
 	struct tally_steer_root root = {
 		.magic = TALLY_STEER_ROOT_MAGIC,
@@ -130,10 +135,17 @@ sw_build(struct mt_dev *d0, const struct sw_set *s)
 	    sw_put(d0, s->swact, sizeof(s->swact), &root.rss_iova) == NULL ||
 	    sw_put(d0, &root, sizeof(root), &iova) == NULL)
 		return -ENOMEM;
-	mt_wr(d0, TALLY_REG_SW_ROOT_LO, (uint32_t)iova);
-	mt_wr(d0, TALLY_REG_SW_ROOT_HI, (uint32_t)(iova >> 32));
-	mt_wr(d0, TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
+	mt_wr(d0, root_lo, (uint32_t)iova);
+	mt_wr(d0, root_lo + 4, (uint32_t)(iova >> 32));
+	mt_wr(d0, ctrl, en);
 	return 0;
+}
+
+/* The switch tables of s in port 0's arena, published and enabled. */
+static int
+sw_build(struct mt_dev *d0, const struct sw_set *s)
+{
+	return sw_build_at(d0, s, TALLY_REG_SW_ROOT_LO, TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
 }
 
 static void
@@ -376,6 +388,47 @@ test_source_port(void)
 		TEST_ASSERT_EQ(sw_stat(&s, p, TALLY_STAT_SW_DROP), p == 1, "port %u", p);
 		TEST_ASSERT_EQ(sw_stat(&s, p, TALLY_STAT_RX_PKTS), p != 1, "port %u", p);
 	}
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* A port's own steering sees misc.source_port too: its own index for
+ * frames from its wire, the source port's for frames the switch hands it. */
+static int
+test_nic_source_port(void)
+{
+	struct sw_set sw = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, 2, TALLY_STEER_ACT_PORT, 0, 1 | TALLY_STEER_PORT_HOST } } };
+	struct sw_set nic = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, 2, TALLY_STEER_ACT_QUEUE, 0, 1 } } };
+	struct tally_model_config cfg[NP];
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	struct mt_rxq q1;
+	struct sw_dev s;
+
+	sw_config(cfg);
+	cfg[1].rx_queues = 2;
+	TEST_ASSERT_EQ(sw_open_cfg(&s, cfg), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_start(&s.d[1], &q1, 1, 6, 2048, false), 0, "");
+	mt_port(&s.d[1], TALLY_CTRL_PROMISC | TALLY_CTRL_STEER);
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &sw), 0, "");
+	TEST_ASSERT_EQ(sw_build_at(&s.d[1], &nic, TALLY_REG_STEER_ROOT_LO, TALLY_REG_STEER_CTRL,
+				   TALLY_STEER_CTRL_EN), 0, "");
+	sw_frame(f, 64, 1);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[2].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&q1, out, sizeof(out), &info), 64, "source port 2");
+	TEST_ASSERT_EQ(tally_model_inject(s.d[1].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 64, "source port 1");
+	/* the same with the switch off: port 1's own frames carry 1 */
+	nic.r[0].src = 1;
+	mt_wr(&s.d[0], TALLY_REG_SW_CTRL, 0);
+	TEST_ASSERT_EQ(sw_build_at(&s.d[1], &nic, TALLY_REG_STEER_ROOT_LO, TALLY_REG_STEER_CTRL,
+				   TALLY_STEER_CTRL_EN), 0, "");
+	TEST_ASSERT_EQ(tally_model_inject(s.d[1].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&q1, out, sizeof(out), &info), 64, "own wire: 1");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&s.d[1], TALLY_REG_FAULT_CNT), 0, "");
 	sw_close(&s);
 	return TEST_SUCCESS;
 }
@@ -1109,6 +1162,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_to_wire),
 	TEST_CASE(test_host_drop_miss),
 	TEST_CASE(test_source_port),
+	TEST_CASE(test_nic_source_port),
 	TEST_CASE(test_edits),
 	TEST_CASE(test_edit_own_and_too_long),
 	TEST_CASE(test_jump_passthru),
