@@ -482,9 +482,16 @@ tally_model_create_ports(const struct tally_model_config *cfg, uint32_t n,
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
-		rc = tally_model_config_check(&cfg[i], errbuf, errlen);
-		if (rc < 0)
+		char msg[256] = "";
+
+		rc = tally_model_config_check(&cfg[i], msg, sizeof(msg));
+		if (rc < 0) {
+			if (n == 1)
+				tally_model_errf(errbuf, errlen, "%s", msg);
+			else
+				tally_model_errf(errbuf, errlen, "port %u: %s", i, msg);
 			return rc;
+		}
 	}
 	rc = tally_model_sw_create(cfg, n, &sw, errbuf, errlen);
 	if (rc < 0)

@@ -19,8 +19,8 @@
  *
  * A destination port that is destroyed, not enabled or without link, a
  * wire that refuses the frame (busy included: the switch keeps nothing),
- * and a frame an edit makes longer than the destination's MAX_FRAME are
- * dropped (SW_DROP of port i).
+ * and a frame longer than the destination's MAX_FRAME (after a push, or
+ * from a port that takes longer frames) are dropped (SW_DROP of port i).
  */
 #include <string.h>
 
@@ -123,11 +123,13 @@ sw_take(struct tally_model *m, const struct tally_model_rx_in *in,
 	}
 	if (v->flags & TALLY_VERDICT_SWACT) {
 		len = sw_edit(sw->edit, f, len, &v->swact, d->cfg.max_frame);
-		if (len == 0) {
-			acc->drop++;
-			return;
-		}
 		f = sw->edit;
+	}
+	/* a push made it too long, or the destination takes shorter frames
+	 * than the source (its wire and its Rx path stop at its MAX_FRAME) */
+	if (len == 0 || len > d->cfg.max_frame) {
+		acc->drop++;
+		return;
 	}
 	if (host) {
 		tally_model_rx_switched(d, f, len, m->port);

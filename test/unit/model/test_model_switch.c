@@ -707,6 +707,36 @@ test_link_down(void)
 	return TEST_SUCCESS;
 }
 
+/* A destination that takes shorter frames than the source: SW_DROP. */
+static int
+test_shorter_destination(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 2, .r = {
+		{ 0, 0, TALLY_STEER_ACT_PORT, 0, 1 | TALLY_STEER_PORT_HOST },
+		{ 0, 2, TALLY_STEER_ACT_PORT, 0, 1 } } };
+	struct tally_model_config cfg[NP];
+	uint8_t f[512], out[2048];
+	struct mt_rx_info info;
+	struct sw_dev s;
+
+	sw_config(cfg);
+	cfg[1].max_frame = 200;
+	TEST_ASSERT_EQ(sw_open_cfg(&s, cfg), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	sw_frame(f, 300, 1);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 300), 0, "");
+	TEST_ASSERT_EQ(tally_model_inject(s.d[2].m, f, 300), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 0, TALLY_STAT_SW_DROP), 1, "to its host");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_DROP), 1, "to its wire");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 0, "");
+	sw_frame(f, 200, 1);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 200), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 200, "fits");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
 /* A one-port device has the switch: hairpin back to its own wire. */
 static int
 test_one_port(void)
@@ -1148,6 +1178,7 @@ test_create_destroy(void)
 		       -EINVAL, "");
 	cfg[2].max_frame = 1;
 	TEST_ASSERT(tally_model_create_ports(cfg, NP, m, err, sizeof(err)) < 0, "");
+	TEST_ASSERT(strncmp(err, "port 2: ", 8) == 0, "names the port: %s", err);
 	sw_config(cfg);
 	TEST_ASSERT_EQ(tally_model_create_ports(cfg, NP, m, err, sizeof(err)), 0, "%s", err);
 	tally_model_destroy(m[0]);
@@ -1169,6 +1200,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_faults),
 	TEST_CASE(test_reset),
 	TEST_CASE(test_link_down),
+	TEST_CASE(test_shorter_destination),
 	TEST_CASE(test_one_port),
 	TEST_CASE(test_random_vs_reference),
 	TEST_CASE(test_ports_args),
