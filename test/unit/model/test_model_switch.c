@@ -14,6 +14,8 @@
  * Size: a table of named cases over one hand-written table builder; split,
  * each part would carry its own copy of the builder.
  */
+#include <time.h>
+
 #include <tally/tally_cnt_bank.h>
 #include <tally/tally_steer_fmt.h>
 
@@ -1188,6 +1190,51 @@ test_create_destroy(void)
 	return TEST_SUCCESS;
 }
 
+/* Thread mode: every port's thread steps it under the one lock; frames
+ * forwarded between ports while the threads run, ports destroyed in any
+ * order with the others' threads still running. */
+static int
+test_threads(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 2, .r = {
+		{ 0, 0, TALLY_STEER_ACT_PORT, 0, 1 },
+		{ 0, 1, TALLY_STEER_ACT_PORT, 0, 2 | TALLY_STEER_PORT_HOST } } };
+	struct tally_model_config cfg[NP];
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	struct sw_dev s;
+	uint32_t i, got = 0;
+	uint64_t t0;
+
+	sw_config(cfg);
+	for (i = 0; i < NP; i++)
+		cfg[i].mode = TALLY_MODEL_THREAD;
+	TEST_ASSERT_EQ(sw_open_cfg(&s, cfg), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	sw_frame(f, 64, 1);
+	/* port 0 -> port 1's wire (loop) -> port 1's thread -> port 2's host */
+	for (i = 0; i < 40; i++)
+		TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	t0 = tally_time_ns();
+	while (got < 40 && tally_time_ns() - t0 < 5000000000ull) {
+		if (mt_rxq_recv(&s.q[2], out, sizeof(out), &info) == 64)
+			got++;
+		else
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+	TEST_ASSERT_EQ(got, 40, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 0, TALLY_STAT_SW_TO_WIRE), 40, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_TO_HOST), 40, "");
+	mt_close(&s.d[1]);
+	for (i = 0; i < 10; i++)	/* to a destroyed port: dropped */
+		TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 0, TALLY_STAT_SW_DROP), 10, "");
+	mt_close(&s.d[0]);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[2].m, f, 64), 0, "");
+	mt_close(&s.d[2]);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_identity),
 	TEST_CASE(test_to_wire),
@@ -1205,6 +1252,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_random_vs_reference),
 	TEST_CASE(test_ports_args),
 	TEST_CASE(test_create_destroy),
+	TEST_CASE(test_threads),
 };
 
 TEST_MAIN("model-switch", cases)
