@@ -766,6 +766,51 @@ test_one_port(void)
 	return TEST_SUCCESS;
 }
 
+/* Frames the host sends on the loop wire by reference (defer_tx) meet the
+ * switch in the same step, which sends them back to that wire: the frames
+ * by reference are settled first, nothing is lost, reordered or torn. */
+static int
+test_hairpin_tx_ref(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, 0, TALLY_STEER_ACT_PORT | TALLY_STEER_ACT_COUNT | 2, 0, 0 } } };
+	struct tally_model_config cfg;
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	struct mt_rxq q;
+	struct mt_txq tq;
+	struct mt_dev d;
+	uint32_t i, err = 0;
+
+	mt_config(&cfg);
+	cfg.defer_tx = 1;
+	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_start(&d, &q, 0, 6, 2048, false), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&d, &tq, 0, 6), 0, "");
+	mt_port(&d, TALLY_CTRL_PROMISC);
+	TEST_ASSERT_EQ(sw_build(&d, &set), 0, "");
+	for (i = 0; i < 5; i++) {
+		sw_frame(f, 80 + i, i);
+		TEST_ASSERT_EQ(mt_tx_send(&tq, f, 80 + i, 1), 0, "");
+	}
+	mt_service(&d);		/* Tx, then the switch sends them back */
+	TEST_ASSERT_EQ(mt_tx_reap_all(&tq, &err), 5, "completions");
+	TEST_ASSERT_EQ(err, 0, "");
+	TEST_ASSERT_EQ(mt_stat(&d, TALLY_STAT_SW_TO_WIRE), 5, "");
+	TEST_ASSERT_EQ(mt_stat(&d, TALLY_STAT_TX_PKTS), 10, "host's and switch's");
+	TEST_ASSERT_U64_EQ(mt_rd64(&d, mt_rd(&d, TALLY_REG_CNT_OFF) + 2 * 16), 5, "");
+	mt_wr(&d, TALLY_REG_SW_CTRL, 0);
+	mt_service(&d);
+	for (i = 0; i < 5; i++) {
+		sw_frame(f, 80 + i, i);
+		TEST_ASSERT_EQ(mt_rxq_recv(&q, out, sizeof(out), &info), 80 + (int)i, "%u", i);
+		TEST_ASSERT(memcmp(out, f, 80 + i) == 0, "frame %u", i);
+	}
+	TEST_ASSERT_EQ(mt_rxq_recv(&q, out, sizeof(out), &info), 0, "");
+	mt_close(&d);
+	return TEST_SUCCESS;
+}
+
 /* ---- random rules and frames against a reference -------------------------- */
 
 enum ref_dest { REF_OWN, REF_DROP, REF_WIRE, REF_HOST };
@@ -1249,6 +1294,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_link_down),
 	TEST_CASE(test_shorter_destination),
 	TEST_CASE(test_one_port),
+	TEST_CASE(test_hairpin_tx_ref),
 	TEST_CASE(test_random_vs_reference),
 	TEST_CASE(test_ports_args),
 	TEST_CASE(test_create_destroy),
