@@ -102,6 +102,8 @@ sw_matcher(struct mt_dev *d, const struct sw_rule *r, uint64_t *iova)
 	return sw_put(d, buf, TALLY_STEER_MATCHER_SIZE(nw), iova) != NULL ? 0 : -ENOMEM;
 }
 
+static struct tally_steer_root *sw_last_root;	/* the last sw_build_at() wrote */
+
 /* The tables of s in d's arena, published at root_lo (SW_ROOT_LO or a
  * port's STEER_ROOT_LO) and enabled by writing en to ctrl. */
 static int
@@ -135,7 +137,7 @@ sw_build_at(struct mt_dev *d0, const struct sw_set *s, uint32_t root_lo, uint32_
 	if (sw_put(d0, tbl, sizeof(tbl[0]) * (s->ntables ? s->ntables : 1),
 		   &root.tables_iova) == NULL ||
 	    sw_put(d0, s->swact, sizeof(s->swact), &root.rss_iova) == NULL ||
-	    sw_put(d0, &root, sizeof(root), &iova) == NULL)
+	    (sw_last_root = sw_put(d0, &root, sizeof(root), &iova)) == NULL)
 		return -ENOMEM;
 	mt_wr(d0, root_lo, (uint32_t)iova);
 	mt_wr(d0, root_lo + 4, (uint32_t)(iova >> 32));
@@ -811,6 +813,42 @@ test_hairpin_tx_ref(void)
 	return TEST_SUCCESS;
 }
 
+/* The switch's cache of its root: a root changed in place (action sets
+ * moved) is seen after a FENCE on port 0, not after one on port 1. */
+static int
+test_fence(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, SW_ANY, TALLY_STEER_ACT_SWACT, 0, 0 } }, .nswact = 1, .swact = {
+		{ .flags = TALLY_SWACT_VALID | TALLY_SWACT_FWD, .port = 1 | TALLY_STEER_PORT_HOST } } };
+	struct tally_steer_swact moved = {
+		.flags = TALLY_SWACT_VALID | TALLY_SWACT_FWD, .port = 2 | TALLY_STEER_PORT_HOST };
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	struct sw_dev s;
+	uint64_t iova;
+
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	TEST_ASSERT(sw_put(&s.d[0], &moved, sizeof(moved), &iova) != NULL, "");
+	sw_frame(f, 64, 1);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 64, "set 0 as built");
+	memcpy(&sw_last_root->rss_iova, &iova, sizeof(iova));	/* in place */
+	mt_wr(&s.d[1], TALLY_REG_FENCE, 7);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 64,
+		       "port 1's fence: the cached root");
+	mt_wr(&s.d[0], TALLY_REG_FENCE, 8);
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FENCE_DONE), 8, "");
+	TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[2], out, sizeof(out), &info), 64,
+		       "port 0's fence: the root read again");
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FAULT_CNT), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
 /* ---- random rules and frames against a reference -------------------------- */
 
 enum ref_dest { REF_OWN, REF_DROP, REF_WIRE, REF_HOST };
@@ -1291,6 +1329,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_jump_passthru),
 	TEST_CASE(test_faults),
 	TEST_CASE(test_reset),
+	TEST_CASE(test_fence),
 	TEST_CASE(test_link_down),
 	TEST_CASE(test_shorter_destination),
 	TEST_CASE(test_one_port),
