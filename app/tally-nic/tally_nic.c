@@ -97,7 +97,9 @@ nic_usage(FILE *f)
 		"  key=value         device settings as the vdev takes them: wire, rx_pcap, tx_pcap,\n"
 		"                    pcap_loops, iface, gen_flows, gen_len, gen_count, rxq, txq,\n"
 		"                    counters, comp_counters, mac, mode=thread (the only mode here),\n"
-		"                    bad_rx=none|len|zero|more, bad_rx_every (a faulty device, for tests)\n"
+		"                    bad_rx=none|len|zero|more, bad_rx_every (a faulty device, for tests);\n"
+		"                    ports=N (1..8) for a device of N ports (one BAR file, a window\n"
+		"                    each), p<i>_key=value for port i alone (p1_wire=none)\n"
 		"At least one of --bar and --socket. SIGUSR1 prints statistics; SIGINT/SIGTERM stop.\n");
 }
 
@@ -165,9 +167,9 @@ nic_bar_create(struct nic *n, size_t need)
 	return rc;
 }
 
-/* Apply "k=v,k=v" device settings. */
+/* Apply "k=v,k=v" device settings (ports=N and p<i>_ keys included). */
 static int
-nic_apply_args(struct tally_model_args *a, char *list)
+nic_apply_args(struct tally_model_ports_args *a, char *list)
 {
 	char err[256], *save = NULL, *kv, *eq;
 	int rc;
@@ -180,11 +182,13 @@ nic_apply_args(struct tally_model_args *a, char *list)
 			return -EINVAL;
 		}
 		*eq = '\0';
-		if (strcmp(kv, "mode") == 0 && strcmp(eq + 1, "inline") == 0) {
+		if ((strcmp(kv, "mode") == 0 ||
+		     (kv[0] == 'p' && strstr(kv, "_mode") != NULL)) &&
+		    strcmp(eq + 1, "inline") == 0) {
 			fprintf(stderr, "tally-nic: devarg mode=inline: the device process always runs the device on its own thread (mode=thread)\n");
 			return -EINVAL;
 		}
-		rc = tally_model_args_set(a, kv, eq + 1, err, sizeof(err));
+		rc = tally_model_ports_args_set(a, kv, eq + 1, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "tally-nic: %s\n", err);
 			return rc;
@@ -194,7 +198,7 @@ nic_apply_args(struct tally_model_args *a, char *list)
 }
 
 static int
-nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
+nic_parse(int argc, char **argv, struct nic *n, struct tally_model_ports_args *a,
 	  const char **guest, unsigned int *stats_s)
 {
 	static const struct option opts[] = {
@@ -212,6 +216,7 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[256];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -261,7 +266,10 @@ nic_parse(int argc, char **argv, struct nic *n, struct tally_model_args *a,
 		if (rc != 0)
 			return rc;
 	}
-	return 0;
+	rc = tally_model_ports_args_done(a, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "tally-nic: %s\n", err);
+	return rc;
 }
 
 static void
@@ -288,6 +296,7 @@ nic_run(struct nic *n, unsigned int stats_s)
 	struct timespec nap = { 0, 0 };
 	uint64_t idle = 0, loops = 0, next_stats = 0, now = 0, last_work;
 	unsigned int work;
+	uint32_t p;
 
 	last_work = tally_time_ns();
 	if (stats_s != 0)
@@ -299,8 +308,10 @@ nic_run(struct nic *n, unsigned int stats_s)
 			nic_exit_code = 1;
 			break;
 		}
-		work = tally_model_mbox_poll(n->model);
-		work += tally_model_step(n->model);
+		for (work = 0, p = 0; p < n->nb_ports; p++) {
+			work += tally_model_mbox_poll(n->ports[p]);
+			work += tally_model_step(n->ports[p]);
+		}
 		/* a driver's memory shrank under the step (the SIGBUS guard) */
 		if (nic_guard_faults(NULL) != n->guard_seen) {
 			uintptr_t addr;
@@ -319,7 +330,8 @@ nic_run(struct nic *n, unsigned int stats_s)
 		}
 		if (nic_release) {
 			nic_release = 0;
-			tally_model_hold_wire(n->model, 0);
+			for (p = 0; p < n->nb_ports; p++)
+				tally_model_hold_wire(n->ports[p], 0);
 			TALLY_LOG(NOTICE, "wire released");
 		}
 		if (work != 0) {
@@ -361,14 +373,16 @@ main(int argc, char **argv)
 		.bar_fd = -1, .listen_fd = -1, .drv_fd = -1, .guest_fd = -1,
 		.access.sock_gid = -1,
 	};
-	struct tally_model_args a;
+	static struct tally_model_ports_args a;
+	struct tally_model_config cfg[TALLY_MAX_PORTS];
 	struct sigaction sa;
 	const char *guest = NULL;
 	unsigned int stats_s = 0;
 	char err[256] = "";
+	uint32_t i;
 	int rc;
 
-	tally_model_args_init(&a);
+	tally_model_ports_args_init(&a);
 	rc = nic_parse(argc, argv, &n, &a, &guest, &stats_s);
 	if (rc != 0)
 		return 2;
@@ -388,28 +402,43 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	a.cfg.mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
-	a.cfg.posted = 1;
-	a.cfg.bus_map = nic_bus_map;
-	a.cfg.bus_unmap = nic_bus_unmap;
-	a.cfg.bus_arg = &n;
+	n.nb_ports = a.n;
+	for (i = 0; i < n.nb_ports; i++) {
+		cfg[i] = a.port[i].cfg;
+		cfg[i].mode = TALLY_MODEL_INLINE;	/* this process is the device thread */
+		cfg[i].posted = 1;
+		cfg[i].bus_map = nic_bus_map;
+		cfg[i].bus_unmap = nic_bus_unmap;
+		cfg[i].bus_arg = &n;
+	}
 	if (guest != NULL && nic_guest_map(&n, guest) != 0)
 		return 1;
-	if (nic_bar_create(&n, tally_model_bar_size(&a.cfg)) != 0)
+	/* one BAR file: the ports' windows (tally_regs.h, PORT_STRIDE) */
+	if (nic_bar_create(&n, tally_model_ports_bar_size(cfg, n.nb_ports, NULL)) != 0)
 		return 1;
-	a.cfg.bar_mem = n.bar;
-	a.cfg.bar_mem_len = n.bar_len;
-	rc = tally_model_create(&a.cfg, &n.model, err, sizeof(err));
+	cfg[0].bar_mem = n.bar;
+	cfg[0].bar_mem_len = n.bar_len;
+	rc = tally_model_create_ports(cfg, n.nb_ports, n.ports, err, sizeof(err));
+	n.model = n.ports[0];
 	if (rc != 0) {
+		n.nb_ports = 0;
+		n.model = NULL;
 		fprintf(stderr, "tally-nic: cannot create the device: %s\n",
 			err[0] ? err : strerror(-rc));
 		rc = 1;
 		goto out;
 	}
-	tally_model_hold_wire(n.model, n.hold_wire);
+	for (i = 0; i < n.nb_ports; i++)
+		tally_model_hold_wire(n.ports[i], n.hold_wire);
 	if (n.sock_path != NULL && nic_host_listen(&n) != 0) {
 		rc = 1;
 		goto out;
+	}
+	if (n.nb_ports > 1) {
+		size_t stride;
+
+		tally_model_ports_bar_size(cfg, n.nb_ports, &stride);
+		TALLY_LOG(NOTICE, "%u ports, a window every %zu bytes", n.nb_ports, stride);
 	}
 	TALLY_LOG(NOTICE, "device ready: BAR %s (%zu bytes)%s%s%s%s",
 		  n.bar_path ? n.bar_path : "(memfd)", n.bar_len,
@@ -422,7 +451,8 @@ main(int argc, char **argv)
 	rc = nic_exit_code;
 out:
 	nic_host_close(&n);
-	tally_model_destroy(n.model);
+	for (i = 0; i < n.nb_ports; i++)
+		tally_model_destroy(n.ports[i]);
 	if (n.bar != NULL) {
 		tally_guard_del(n.bar);
 		munmap(n.bar, n.bar_len);

@@ -2,7 +2,9 @@
 /*
  * tally-nic: one Tally NIC as its own process.
  *
- * Design: the device (lib/model, posted mode) lives on one thread, the main
+ * Design: the device (lib/model, posted mode; one or several ports, each
+ * with its window of the one BAR file and its own mailbox session) lives on
+ * one thread, the main
  * loop of tally_nic.c: it applies posted register writes, runs the device
  * pipeline, serves the host socket and backs off when idle. Nothing else
  * touches the model, so the address translation tables below change only
@@ -79,7 +81,9 @@ struct nic_access {
 };
 
 struct nic {
-	struct tally_model *model;
+	struct tally_model *model;	/* port 0 */
+	struct tally_model *ports[TALLY_MAX_PORTS];	/* port i of the device */
+	uint32_t nb_ports;
 	uint8_t *bar;
 	size_t bar_len;		/* file size: a power of two */
 	int bar_fd;

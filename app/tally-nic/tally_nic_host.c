@@ -169,9 +169,12 @@ nic_send_stats(struct nic *n, int s)
 static void
 nic_detach(struct nic *n, const char *why)
 {
+	uint32_t i;
+
 	TALLY_LOG(NOTICE, "driver pid %u detached (%s): device reset",
 		  n->drv_pid, why);
-	tally_model_detach(n->model);
+	for (i = 0; i < n->nb_ports; i++)
+		tally_model_detach(n->ports[i]);
 	nic_ranges_clear(n);
 	close(n->drv_fd);
 	n->drv_fd = -1;

@@ -30,6 +30,7 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 		(const struct tally_mbox *)(uintptr_t)(bar + TALLY_MBOX_OFF);
 	size_t used = 0;
 	unsigned int i;
+	uint32_t p;
 
 #define OUT(...) do { \
 		int w_ = snprintf(buf + used, len - used, __VA_ARGS__); \
@@ -51,17 +52,24 @@ nic_stats_format(const struct nic *n, char *buf, size_t len)
 	    (unsigned long long)n->mem_gone);
 	OUT("translations %u, guest RAM mapped at its IOVA %llu MiB\n",
 	    rd32(bar, TALLY_REG_XLT_COUNT), (unsigned long long)(n->mirrored >> 20));
-	OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",
-	    rd32(bar, TALLY_REG_STATUS), rd32(bar, TALLY_REG_CTRL),
-	    rd32(bar, TALLY_REG_FAULT_CNT), rd32(bar, TALLY_REG_FAULT_CAUSE),
-	    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_LO) |
-	    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_HI) << 32);
-	OUT("posted writes %llu session 0x%llx\n",
-	    (unsigned long long)__atomic_load_n(&mb->cons, __ATOMIC_ACQUIRE),
-	    (unsigned long long)__atomic_load_n(&mb->session_ack, __ATOMIC_ACQUIRE));
-	for (i = 0; i < TALLY_STAT_NUM; i++)
-		OUT("%s %llu\n", tally_port_stat_name(i),
-		    (unsigned long long)rd64(bar, TALLY_REG_STAT(i)));
+	/* one port: as before 2.3; several: each port's block under its name */
+	for (p = 0; p < n->nb_ports; p++) {
+		bar = tally_model_bar(n->ports[p], NULL);
+		mb = (const struct tally_mbox *)(uintptr_t)(bar + TALLY_MBOX_OFF);
+		if (n->nb_ports > 1)
+			OUT("port %u:\n", p);
+		OUT("status 0x%x ctrl 0x%x faults %u last cause %u addr 0x%llx\n",
+		    rd32(bar, TALLY_REG_STATUS), rd32(bar, TALLY_REG_CTRL),
+		    rd32(bar, TALLY_REG_FAULT_CNT), rd32(bar, TALLY_REG_FAULT_CAUSE),
+		    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_LO) |
+		    (unsigned long long)rd32(bar, TALLY_REG_FAULT_ADDR_HI) << 32);
+		OUT("posted writes %llu session 0x%llx\n",
+		    (unsigned long long)__atomic_load_n(&mb->cons, __ATOMIC_ACQUIRE),
+		    (unsigned long long)__atomic_load_n(&mb->session_ack, __ATOMIC_ACQUIRE));
+		for (i = 0; i < TALLY_STAT_NUM; i++)
+			OUT("%s %llu\n", tally_port_stat_name(i),
+			    (unsigned long long)rd64(bar, TALLY_REG_STAT(i)));
+	}
 #undef OUT
 	return used;
 }

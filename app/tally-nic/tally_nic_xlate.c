@@ -249,6 +249,7 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), end = bus + len;
 	unsigned int i, gone = 0, kept = 0;
+	uint32_t p;
 
 	if (len == 0 || end < bus || bus % pg != 0 || len % pg != 0)
 		return -EINVAL;
@@ -266,7 +267,8 @@ nic_range_del(struct nic *n, uint64_t bus, uint64_t len)
 		r = &n->ranges[i];	/* the array may have moved */
 		/* translations into it go first: the device never touches
 		 * memory it no longer shares */
-		tally_model_xlt_forget_host(n->model, h, hi - lo);
+		for (p = 0; p < n->nb_ports; p++)
+			tally_model_xlt_forget_host(n->ports[p], h, hi - lo);
 		munmap(h, hi - lo);
 		n->shared_bytes -= hi - lo;
 		gone++;

@@ -89,7 +89,7 @@ tally_model_step_locked(struct tally_model *m)
 	if (m->wire->rx_peek_burst != NULL) {
 		i = m->wire->rx_peek_burst(m, in, TALLY_MODEL_BURST);
 		if (i != 0) {
-			tally_model_rx_burst(m, in, i);
+			tally_model_sw_burst(m, in, i);
 			m->wire->rx_next(m, i);
 		}
 		frames += i;
@@ -99,7 +99,7 @@ tally_model_step_locked(struct tally_model *m)
 					     &in[i].len) <= 0)
 				break;
 		if (i != 0) {
-			tally_model_rx_burst(m, in, i);
+			tally_model_sw_burst(m, in, i);
 			m->wire->rx_next(m, i);
 		}
 		frames += i;
@@ -108,7 +108,10 @@ tally_model_step_locked(struct tally_model *m)
 			if (m->wire->rx(m, m->rx_buf, TALLY_MODEL_WIRE_BUF, &caplen,
 					&len) <= 0)
 				break;
-			tally_model_rx_frame(m, m->rx_buf, caplen, len);
+			in[0].frame = m->rx_buf;
+			in[0].caplen = caplen;
+			in[0].len = len;
+			tally_model_sw_burst(m, in, 1);
 			frames++;
 		}
 	}
@@ -201,9 +204,11 @@ tally_model_inject(struct tally_model *m, const uint8_t *frame, uint32_t len)
 		return -EINVAL;
 	tally_model_lock(m);
 	if ((tally_model_bar_rd(m, TALLY_REG_CTRL) &
-	     (TALLY_CTRL_ENABLE | TALLY_CTRL_LINK_DOWN)) == TALLY_CTRL_ENABLE)
-		tally_model_rx_frame(m, frame, len, len);
-	else
+	     (TALLY_CTRL_ENABLE | TALLY_CTRL_LINK_DOWN)) == TALLY_CTRL_ENABLE) {
+		struct tally_model_rx_in in = { frame, len, len };
+
+		tally_model_sw_burst(m, &in, 1);
+	} else
 		rc = -ENETDOWN;
 	tally_model_unlock(m);
 	return rc;
@@ -266,8 +271,6 @@ tally_model_free(struct tally_model *m)
 	if (m->wire != NULL)
 		m->wire->close(m);
 	tally_model_xlt_free(m);
-	if (m->cfg.bar_mem == NULL)
-		tally_free(m->bar);
 	tally_model_cls_free(m);
 	tally_free(m->rx_buf);
 	tally_free(m->tx_buf);
@@ -306,6 +309,34 @@ tally_model_bar_size(const struct tally_model_config *cfg)
 	return (size_t)len;
 }
 
+/*
+ * Windows (spec 2.3): port i's at i * stride, the stride the power of two
+ * that holds the largest port's window (register file, mailbox, banks), so
+ * every window is page-aligned and the driver finds port i from PORT and
+ * PORT_STRIDE alone. One port: its window is the BAR, stride 0.
+ */
+size_t
+tally_model_ports_bar_size(const struct tally_model_config *cfg, uint32_t n,
+			   size_t *stride)
+{
+	size_t w = 0, s = 1;
+	uint32_t i;
+
+	if (stride != NULL)
+		*stride = 0;
+	if (cfg == NULL || n == 0 || n > TALLY_MAX_PORTS)
+		return 0;
+	if (n == 1)
+		return tally_model_bar_size(cfg);
+	for (i = 0; i < n; i++)
+		w = TALLY_MAX(w, tally_model_bar_size(&cfg[i]));
+	while (s < w)
+		s <<= 1;
+	if (stride != NULL)
+		*stride = s;
+	return s * n;
+}
+
 const volatile uint8_t *
 tally_model_bar(const struct tally_model *m, size_t *len)
 {
@@ -314,7 +345,8 @@ tally_model_bar(const struct tally_model *m, size_t *len)
 	return m->bar;
 }
 
-/* Allocate the BAR and buffers; lay out the banks. */
+/* Lay out the port's window (its part of the device's BAR, zeroed) and
+ * allocate its buffers. */
 static int
 tally_model_alloc(struct tally_model *m)
 {
@@ -335,81 +367,165 @@ tally_model_alloc(struct tally_model *m)
 	len = TALLY_ALIGN_UP(len + (uint64_t)m->cfg.comp_counters *
 			     sizeof(struct tally_ccnt_entry), (uint64_t)4096);
 	m->bar_len = (size_t)len;
-	if (m->cfg.bar_mem != NULL) {
-		m->bar = m->cfg.bar_mem;
-		memset(m->bar, 0, m->bar_len);
-	} else {
-		m->bar = tally_zmalloc_aligned(m->bar_len, 4096);
-	}
+	m->bar = m->sw->bar + (size_t)m->port * m->sw->stride;
+	m->cfg.bar_mem = m->bar;
+	m->cfg.bar_mem_len = m->bar_len;
 	m->rx_buf = tally_zmalloc(TALLY_MODEL_WIRE_BUF);
 	m->tx_buf = tally_zmalloc(m->cfg.max_frame);
 	m->rx_pkts = tally_zmalloc(sizeof(*m->rx_pkts) * TALLY_MODEL_BURST);
-	if (fail || m->bar == NULL || m->rx_buf == NULL || m->tx_buf == NULL ||
-	    m->rx_pkts == NULL)
+	if (fail || m->rx_buf == NULL || m->tx_buf == NULL || m->rx_pkts == NULL)
 		return -ENOMEM;
 	return 0;
 }
 
-int
-tally_model_create(const struct tally_model_config *cfg, struct tally_model **out,
-		   char *errbuf, size_t errlen)
+/* The switch object and the device's BAR (cfg[0]'s memory, or allocated). */
+static int
+tally_model_sw_create(const struct tally_model_config *cfg, uint32_t n,
+		      struct tally_model_sw **out, char *errbuf, size_t errlen)
+{
+	struct tally_model_sw *sw;
+	size_t need;
+
+	sw = tally_zmalloc(sizeof(*sw));
+	if (sw == NULL) {
+		tally_model_errf(errbuf, errlen, "out of memory for the model");
+		return -ENOMEM;
+	}
+	tally_lock_init(&sw->lock);
+	sw->n = n;
+	need = tally_model_ports_bar_size(cfg, n, &sw->stride);
+	sw->bar_len = need;
+	if (cfg[0].bar_mem != NULL) {
+		if (cfg[0].bar_mem_len < need || ((uintptr_t)cfg[0].bar_mem & 4095) != 0) {
+			tally_model_errf(errbuf, errlen,
+					 "BAR memory of %zu bytes: %zu page-aligned bytes needed",
+					 cfg[0].bar_mem_len, need);
+			tally_free(sw);
+			return -EINVAL;
+		}
+		sw->bar = cfg[0].bar_mem;
+		memset(sw->bar, 0, need);
+	} else {
+		sw->bar = tally_zmalloc_aligned(need, 4096);
+		sw->bar_own = true;
+	}
+	sw->edit = tally_zmalloc(TALLY_MODEL_WIRE_BUF + 4);
+	sw->pkts = tally_zmalloc(sizeof(*sw->pkts) * TALLY_MODEL_BURST);
+	if (sw->bar == NULL || sw->edit == NULL || sw->pkts == NULL) {
+		tally_model_errf(errbuf, errlen, "out of memory for a %zu-byte BAR", need);
+		tally_model_sw_free(sw);
+		return -ENOMEM;
+	}
+	memset(sw->dirty, TALLY_PARSE_ALL_BUT_OUTER, sizeof(sw->dirty));
+	*out = sw;
+	return 0;
+}
+
+/* Port i of sw, configured by cfg (posted and mbox from port 0's, cfg0),
+ * its wire open; no thread yet. */
+static int
+tally_model_port_create(struct tally_model_sw *sw, uint32_t i,
+			const struct tally_model_config *cfg,
+			const struct tally_model_config *cfg0,
+			char *errbuf, size_t errlen)
 {
 	struct tally_model *m;
 	int rc;
 
-	if (cfg == NULL || out == NULL) {
-		tally_model_errf(errbuf, errlen, "config or output pointer is NULL");
-		return -EINVAL;
-	}
-	rc = tally_model_config_check(cfg, errbuf, errlen);
-	if (rc < 0)
-		return rc;
 	m = tally_zmalloc(sizeof(*m));
 	if (m == NULL) {
 		tally_model_errf(errbuf, errlen, "out of memory for the model");
 		return -ENOMEM;
 	}
-	tally_lock_init(&m->lock);
+	m->sw = sw;
+	m->port = i;
 	m->cfg = *cfg;
-	if (cfg->bar_mem != NULL &&
-	    (cfg->bar_mem_len < tally_model_bar_size(cfg) ||
-	     ((uintptr_t)cfg->bar_mem & 4095) != 0)) {
-		tally_model_errf(errbuf, errlen,
-				 "BAR memory of %zu bytes: %zu page-aligned bytes needed",
-				 cfg->bar_mem_len, tally_model_bar_size(cfg));
-		rc = -EINVAL;
-		m->cfg.bar_mem = NULL;
-		goto fail;
-	}
+	m->cfg.posted = cfg0->posted;
+	m->cfg.mbox = cfg0->mbox;
 	rc = tally_model_alloc(m);
 	if (rc < 0) {
-		tally_model_errf(errbuf, errlen, "out of memory for a %zu-byte BAR",
-				 m->bar_len);
+		tally_model_errf(errbuf, errlen, "out of memory for port %u", i);
 		goto fail;
 	}
 	m->carrier = true;	/* until the wire says otherwise */
 	tally_model_regs_init(m);
-	if (cfg->posted || cfg->mbox)
+	if (m->cfg.posted || m->cfg.mbox)
 		tally_model_mbox_init(m);
 	rc = tally_model_wires[cfg->wire]->open(m, errbuf, errlen);
 	if (rc < 0)
 		goto fail;
 	m->wire = tally_model_wires[cfg->wire];
 	tally_model_carrier_poll(m, true);
-	if (cfg->mode == TALLY_MODEL_THREAD) {
-		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
-		if (rc < 0) {
-			tally_model_errf(errbuf, errlen, "mode=thread: cannot start: %s",
-					 strerror(-rc));
-			goto fail;
-		}
-		m->thread_started = true;
-	}
-	*out = m;
+	sw->port[i] = m;
+	sw->live++;
 	return 0;
 fail:
 	tally_model_free(m);
 	return rc;
+}
+
+int
+tally_model_create_ports(const struct tally_model_config *cfg, uint32_t n,
+			 struct tally_model **out, char *errbuf, size_t errlen)
+{
+	struct tally_model_sw *sw;
+	struct tally_model *m;
+	uint32_t i;
+	int rc;
+
+	if (cfg == NULL || out == NULL) {
+		tally_model_errf(errbuf, errlen, "config or output pointer is NULL");
+		return -EINVAL;
+	}
+	if (n == 0 || n > TALLY_MAX_PORTS) {
+		tally_model_errf(errbuf, errlen, "ports=%u: 1..%u", n, TALLY_MAX_PORTS);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		char msg[256] = "";
+
+		rc = tally_model_config_check(&cfg[i], msg, sizeof(msg));
+		if (rc < 0) {
+			if (n == 1)
+				tally_model_errf(errbuf, errlen, "%s", msg);
+			else
+				tally_model_errf(errbuf, errlen, "port %u: %s", i, msg);
+			return rc;
+		}
+	}
+	rc = tally_model_sw_create(cfg, n, &sw, errbuf, errlen);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++)
+		rc = tally_model_port_create(sw, i, &cfg[i], &cfg[0], errbuf, errlen);
+	/* threads once every port exists: a step may switch to any of them */
+	for (i = 0; i < n && rc == 0; i++) {
+		m = sw->port[i];
+		if (m->cfg.mode != TALLY_MODEL_THREAD)
+			continue;
+		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
+		if (rc < 0)
+			tally_model_errf(errbuf, errlen, "mode=thread: cannot start: %s",
+					 strerror(-rc));
+		else
+			m->thread_started = true;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = sw->port[i];
+	if (rc == 0)
+		return 0;
+	if (sw->live == 0)
+		tally_model_sw_free(sw);
+	for (i = 0; i < n; i++)	/* the last one frees sw */
+		tally_model_destroy(out[i]);
+	return rc;
+}
+
+int
+tally_model_create(const struct tally_model_config *cfg, struct tally_model **out,
+		   char *errbuf, size_t errlen)
+{
+	return tally_model_create_ports(cfg, 1, out, errbuf, errlen);
 }
 
 int
@@ -426,14 +542,26 @@ tally_model_run_thread(struct tally_model *m)
 	return rc;
 }
 
+/* A port leaves the switch under the lock (no step of another port sends
+ * to it any more), then goes; the device's BAR and switch with the last. */
 void
 tally_model_destroy(struct tally_model *m)
 {
+	struct tally_model_sw *sw;
+	bool last;
+
 	if (m == NULL)
 		return;
 	if (m->thread_started) {
 		__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(m->thread, NULL);
 	}
+	sw = m->sw;
+	tally_model_lock(m);
+	sw->port[m->port] = NULL;
+	last = --sw->live == 0;
+	tally_model_unlock(m);
 	tally_model_free(m);
+	if (last)
+		tally_model_sw_free(sw);
 }

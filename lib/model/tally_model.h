@@ -196,6 +196,9 @@ struct tally_model_ports_args {
 	uint32_t n;
 	uint32_t own_mac;		/* bit i: port i was given p<i>_mac */
 	uint32_t named;			/* bit i: a p<i>_ key was given */
+	uint32_t own_keys[TALLY_MAX_PORTS];	/* bit k: port i was given its own
+						 * value of key k (an unprefixed
+						 * key leaves it alone) */
 	struct tally_model_args port[TALLY_MAX_PORTS];
 };
 void tally_model_ports_args_init(struct tally_model_ports_args *a);

@@ -253,3 +253,138 @@ tally_model_args_set(struct tally_model_args *a, const char *key,
 	tally_model_errf(errbuf, errlen, "unknown devarg '%s'", key);
 	return -EINVAL;
 }
+
+/* ---- several ports --------------------------------------------------------- */
+
+/* Index of a key of tally_model_args_set() (a bit of own_keys), or -1. */
+static int
+ports_key_index(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < TALLY_ARRAY_SIZE(tally_model_str_args); i++)
+		if (strcmp(key, tally_model_str_args[i].key) == 0)
+			return (int)i;
+	for (i = 0; i < TALLY_ARRAY_SIZE(tally_model_num_args); i++)
+		if (strcmp(key, tally_model_num_args[i].key) == 0)
+			return (int)(TALLY_ARRAY_SIZE(tally_model_str_args) + i);
+	return -1;
+}
+_Static_assert(TALLY_ARRAY_SIZE(tally_model_str_args) +
+	       TALLY_ARRAY_SIZE(tally_model_num_args) <= 32, "own_keys holds a bit per key");
+
+void
+tally_model_ports_args_init(struct tally_model_ports_args *a)
+{
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->n = 1;
+	for (i = 0; i < TALLY_MAX_PORTS; i++)
+		tally_model_args_init(&a->port[i]);
+}
+
+/* "p<i>_<key>": the port (any number: done() checks it) and the key; false
+ * for any other key. */
+static bool
+ports_prefix(const char *key, uint32_t *port, const char **rest)
+{
+	const char *p = key + 1;
+	uint32_t i = 0;
+
+	if (key[0] != 'p' || *p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9' && i < 1000)
+		i = i * 10 + (uint32_t)(*p++ - '0');
+	if (*p != '_' || p[1] == '\0')
+		return false;
+	*port = i;
+	*rest = p + 1;
+	return true;
+}
+
+int
+tally_model_ports_args_set(struct tally_model_ports_args *a, const char *key,
+			   const char *val, char *errbuf, size_t errlen)
+{
+	char msg[256] = "";
+	const char *k;
+	uint32_t i, p;
+	uint64_t v;
+	int rc, bit;
+
+	if (key == NULL) {
+		tally_model_errf(errbuf, errlen, "devarg without a key");
+		return -EINVAL;
+	}
+	if (strcmp(key, "ports") == 0) {
+		rc = arg_u64(key, val, 1, TALLY_MAX_PORTS, &v, errbuf, errlen);
+		if (rc == 0)
+			a->n = (uint32_t)v;
+		return rc;
+	}
+	if (ports_prefix(key, &p, &k)) {
+		bit = ports_key_index(k);
+		if (bit < 0 || p >= TALLY_MAX_PORTS) {
+			tally_model_errf(errbuf, errlen, bit < 0 ? "unknown devarg '%s'" :
+					 "devarg %s: a device has at most 8 ports", key);
+			return -EINVAL;
+		}
+		rc = tally_model_args_set(&a->port[p], k, val, msg, sizeof(msg));
+		if (rc < 0) {
+			tally_model_errf(errbuf, errlen, "%s: %s", key, msg);
+			return rc;
+		}
+		a->named |= 1u << p;
+		a->own_keys[p] |= 1u << bit;
+		if (strcmp(k, "mac") == 0)
+			a->own_mac |= 1u << p;
+		return 0;
+	}
+	bit = ports_key_index(key);
+	if (bit < 0) {
+		tally_model_errf(errbuf, errlen, "unknown devarg '%s'", key);
+		return -EINVAL;
+	}
+	/* every port but those given their own value, whatever the order */
+	for (i = 0; i < TALLY_MAX_PORTS; i++) {
+		if (a->own_keys[i] & (1u << bit))
+			continue;
+		rc = tally_model_args_set(&a->port[i], key, val, errbuf, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+tally_model_ports_args_done(struct tally_model_ports_args *a, char *errbuf,
+			    size_t errlen)
+{
+	struct tally_model_args *p;
+	uint32_t i;
+
+	if (a->n == 0 || a->n > TALLY_MAX_PORTS) {
+		tally_model_errf(errbuf, errlen, "ports=%u: 1..%u", a->n, TALLY_MAX_PORTS);
+		return -EINVAL;
+	}
+	if (a->named >> a->n) {
+		i = (uint32_t)__builtin_ctz(a->named >> a->n) + a->n;
+		tally_model_errf(errbuf, errlen, "devarg p%u_*: the device has %u port%s",
+				 i, a->n, a->n > 1 ? "s" : "");
+		return -EINVAL;
+	}
+	for (i = 0; i < a->n; i++) {
+		p = &a->port[i];
+		if (!(a->own_mac & (1u << i)))
+			p->cfg.mac[5] = (uint8_t)(p->cfg.mac[5] + i);
+		/* each port's strings are its own copies, wherever the struct is */
+		if (p->cfg.pcap_rx != NULL)
+			p->cfg.pcap_rx = p->rx_pcap;
+		if (p->cfg.pcap_tx != NULL)
+			p->cfg.pcap_tx = p->tx_pcap;
+		if (p->cfg.iface != NULL)
+			p->cfg.iface = p->iface;
+	}
+	return 0;
+}

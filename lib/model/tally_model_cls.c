@@ -66,10 +66,11 @@ cls_flush(struct tally_model_cls *c)
 	c->root_ok = false;
 }
 
-struct tally_model_cls *
-tally_model_cls_get(struct tally_model *m)
+/* The cache in *slot, invalidated through *gen, of the root at root_lo. */
+static struct tally_model_cls *
+cls_get(struct tally_model_cls **slot, uint32_t *gen, uint32_t root_lo)
 {
-	struct tally_model_cls *c = m->cls;
+	struct tally_model_cls *c = *slot;
 
 	if (c == NULL) {
 		c = tally_zmalloc(sizeof(*c));
@@ -78,24 +79,49 @@ tally_model_cls_get(struct tally_model *m)
 #if CLS_HAVE_X86
 		c->hw_crc = __builtin_cpu_supports("sse4.2");
 #endif
-		c->gen = __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE);
-		m->cls = c;
+		c->gen = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
+		c->root_lo = root_lo;
+		*slot = c;
 	}
-	if (c->gen != __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE)) {
+	if (c->gen != __atomic_load_n(gen, __ATOMIC_ACQUIRE)) {
 		cls_flush(c);
-		c->gen = __atomic_load_n(&m->cls_gen, __ATOMIC_ACQUIRE);
+		c->gen = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
 	}
 	return c;
+}
+
+struct tally_model_cls *
+tally_model_cls_get(struct tally_model *m)
+{
+	return cls_get(&m->cls, &m->cls_gen, TALLY_REG_STEER_ROOT_LO);
+}
+
+struct tally_model_cls *
+tally_model_cls_get_sw(struct tally_model *m)
+{
+	return cls_get(&m->sw->cls, &m->sw->cls_gen, TALLY_REG_SW_ROOT_LO);
+}
+
+static void
+cls_free(struct tally_model_cls **slot)
+{
+	if (*slot == NULL)
+		return;
+	cls_flush(*slot);
+	tally_free(*slot);
+	*slot = NULL;
 }
 
 void
 tally_model_cls_free(struct tally_model *m)
 {
-	if (m->cls == NULL)
-		return;
-	cls_flush(m->cls);
-	tally_free(m->cls);
-	m->cls = NULL;
+	cls_free(&m->cls);
+}
+
+void
+tally_model_cls_free_sw(struct tally_model_sw *sw)
+{
+	cls_free(&sw->cls);
 }
 
 const struct tally_steer_root *
@@ -103,8 +129,8 @@ tally_model_cls_root(struct tally_model *m, struct tally_model_cls *c)
 {
 	const struct tally_steer_root *root;
 	/* RW registers: the BAR holds what the driver wrote */
-	uint64_t iova = (uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_LO) |
-			(uint64_t)tally_model_bar_rd(m, TALLY_REG_STEER_ROOT_HI) << 32;
+	uint64_t iova = (uint64_t)tally_model_bar_rd(m, c->root_lo) |
+			(uint64_t)tally_model_bar_rd(m, c->root_lo + 4) << 32;
 
 	if (c->root_ok && c->root_iova == iova)
 		return &c->root;

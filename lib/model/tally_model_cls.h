@@ -21,6 +21,8 @@
  *    bump m->cls_gen; the next burst drops every cached structure. After a
  *    fence the driver may free and reuse memory, so the same IOVA may hold a
  *    different structure: nothing read before the fence may be trusted.
+ *  - The switch (spec 2.3) has a cache of its own, of the tables at port
+ *    0's SW_ROOT, invalidated with port 0's (tally_model_sw.cls_gen).
  * Whatever fails validation is not cached, so it faults again on every
  * frame that reaches it, exactly as without the cache.
  */
@@ -68,6 +70,7 @@ struct tally_cls_tbl {
 
 struct tally_model_cls {
 	uint32_t gen;			/* m->cls_gen the cache was built under */
+	uint32_t root_lo;		/* the root's register: STEER_ROOT_LO or SW_ROOT_LO */
 	bool root_ok;
 	uint64_t root_iova;
 	struct tally_steer_root root;	/* validated copy */
@@ -80,6 +83,8 @@ struct tally_model;
 
 /* The cache of m, created on first use; NULL when out of memory. */
 struct tally_model_cls *tally_model_cls_get(struct tally_model *m);
+/* The switch's cache (m is port 0), the same way. */
+struct tally_model_cls *tally_model_cls_get_sw(struct tally_model *m);
 void tally_model_cls_free(struct tally_model *m);
 /* tally_model_cls_invalidate() (tally_model_priv.h, inline): drop every
  * cached structure at the next burst (fence, UNMAP, reset). */

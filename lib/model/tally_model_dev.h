@@ -17,6 +17,7 @@
 
 #include <tally/tally_match.h>
 #include <tally/tally_regs.h>
+#include <tally/tally_steer_fmt.h>
 #include "tally_model.h"
 
 /* What parsing found, beyond the match key. */
@@ -42,6 +43,9 @@ void tally_model_parse(const uint8_t *frame, uint32_t len,
 #define TALLY_VERDICT_RSS	(1u << 2)	/* hash over rss_queues[] */
 #define TALLY_VERDICT_MARK	(1u << 3)
 #define TALLY_VERDICT_FLAG	(1u << 4)
+#define TALLY_VERDICT_PORT	(1u << 5)	/* switch: send to `port` (a
+						 * TALLY_STEER_PORT_* word) */
+#define TALLY_VERDICT_SWACT	(1u << 6)	/* switch: edit per `swact` */
 #define TALLY_VERDICT_MAX_RSS	16
 
 struct tally_model_verdict {
@@ -51,6 +55,8 @@ struct tally_model_verdict {
 	uint16_t rss_nq;
 	uint32_t rss_hf;		/* enum tally_rss_hf; 0 = port RSS_HF */
 	uint16_t rss_queues[TALLY_VERDICT_MAX_RSS];
+	uint32_t port;			/* TALLY_VERDICT_PORT */
+	struct tally_steer_swact swact;	/* TALLY_VERDICT_SWACT: a validated copy */
 };
 
 /* Walk the steering root for pkt; update counters; fill the verdict.
@@ -65,6 +71,14 @@ void tally_model_steer_classify(struct tally_model *m,
 void tally_model_steer_classify_burst(struct tally_model *m,
 				      const struct tally_model_pkt *const *pkts,
 				      uint32_t n, struct tally_model_verdict *v);
+
+/* The switch's walk (spec 2.3) over the tables at port 0's SW_ROOT, for n
+ * frames at once: m is port 0 (translation, counters, faults). A verdict
+ * says DROP, PORT (and/or SWACT), or none of them: the frame goes on to its
+ * own port's receive pipeline. Called only when SW_CTRL.EN is set. */
+void tally_model_switch_classify_burst(struct tally_model *m,
+				       const struct tally_model_pkt *const *pkts,
+				       uint32_t n, struct tally_model_verdict *v);
 
 /* Host pointer for [iova, iova+len) if it lies inside one translation of
  * the translation table; else NULL, and a DMA fault is recorded. */

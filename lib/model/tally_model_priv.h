@@ -22,11 +22,19 @@
  *    to the driver's buffers (tx_ref_room); the step holds those queues'
  *    completions until its Rx and the wire's tx_settle() are done
  *    (tally_model.c, tally_model_tx.c).
+ *  - A device of several ports (spec 2.3) is one struct tally_model per
+ *    port window, linked by one struct tally_model_sw (the switch): the
+ *    ports' list, the one lock every port's entry points take, the switch's
+ *    classification cache and its scratch state. A one-port device has it
+ *    too (n = 1). A frame the switch moves from port i to port j runs
+ *    entirely under that one lock: no second lock, no ordering between
+ *    ports' locks.
  *  - The .c files call each other in layers, never upward (checked by
  *    devtools/check-calls.py), bottom first: fault, dma, cls, cnt, steer,
- *    rx, tx, queue (register side; inline Tx), regs (the decoder), mbox
- *    (posted writes through the decoder), model (the device object). What
- *    several of them share lives here, static inline when it is small.
+ *    rx, switch (the switch stage, ahead of a port's Rx), tx, queue
+ *    (register side; inline Tx), regs (the decoder), mbox (posted writes
+ *    through the decoder), model (the device object). What several of them
+ *    share lives here, static inline when it is small.
  */
 #ifndef TALLY_MODEL_PRIV_H
 #define TALLY_MODEL_PRIV_H
@@ -207,6 +215,29 @@ struct tally_model_tx_held {
 	struct tally_model_ccnt_acc cc;
 };
 
+/*
+ * The switch and what the ports of one device share (spec 2.3). Created with
+ * the device, freed with its last port. port[i] is NULL once port i was
+ * destroyed (the switch then drops what it would send there). Everything
+ * here is read and written under `lock`, but `cls_gen` (atomic, as a
+ * port's).
+ */
+struct tally_model_sw {
+	uint32_t n;			/* ports of the device */
+	uint32_t live;			/* ports not destroyed yet */
+	struct tally_model *port[TALLY_MAX_PORTS];
+	struct tally_lock lock;		/* the model lock of every port */
+	uint8_t *bar;			/* the whole BAR: n windows */
+	size_t bar_len;
+	size_t stride;			/* bytes between two windows (0: one port) */
+	bool bar_own;			/* allocated here (not cfg[0].bar_mem) */
+	struct tally_model_cls *cls;	/* the switch's classification cache */
+	uint32_t cls_gen;		/* atomic: bumped to invalidate it */
+	uint8_t *edit;			/* TALLY_MODEL_WIRE_BUF + 4: a frame being edited */
+	struct tally_model_pkt *pkts;	/* TALLY_MODEL_BURST frames being switched */
+	uint8_t dirty[TALLY_MODEL_BURST];	/* key sections pkts[i] holds (parse) */
+};
+
 struct tally_model {
 	struct tally_model_config cfg;	/* strings point into the copies below */
 	char *pcap_rx;
@@ -239,7 +270,8 @@ struct tally_model {
 	uint32_t tx_nheld;		/* entries of tx_held[] */
 	struct tally_model_tx_held tx_held[TALLY_MAX_QUEUES];
 
-	struct tally_lock lock;		/* the model lock (tally_model_lock()) */
+	struct tally_model_sw *sw;	/* the device this port belongs to */
+	uint32_t port;			/* this port's index in sw->port[] */
 	const struct tally_wire_ops *wire;
 	void *wire_priv;
 	uint8_t *rx_buf;		/* TALLY_MODEL_WIRE_BUF bytes */
@@ -323,20 +355,20 @@ tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
 static inline void
 tally_model_lock(struct tally_model *m)
 {
-	tally_lock(&m->lock);
+	tally_lock(&m->sw->lock);
 }
 
 /* The lock if it is free right now (no waiting in line): true when taken. */
 static inline bool
 tally_model_trylock(struct tally_model *m)
 {
-	return tally_trylock(&m->lock);
+	return tally_trylock(&m->sw->lock);
 }
 
 static inline void
 tally_model_unlock(struct tally_model *m)
 {
-	tally_unlock(&m->lock);
+	tally_unlock(&m->sw->lock);
 }
 
 /* tally_model_config.c */
@@ -370,13 +402,18 @@ void tally_model_queue_reset(struct tally_model *m);
 
 /* tally_model_cls.c */
 void tally_model_cls_free(struct tally_model *m);
+void tally_model_cls_free_sw(struct tally_model_sw *sw);
 
 /* Drop every cached structure of the classification cache at the next
- * burst (fence, UNMAP, reset): its next use flushes it. */
+ * burst (fence, UNMAP, reset): its next use flushes it. Port 0's also drops
+ * the switch's: the switch reads its tables through port 0's window
+ * (translation table, fence, reset). */
 static inline void
 tally_model_cls_invalidate(struct tally_model *m)
 {
 	__atomic_fetch_add(&m->cls_gen, 1, __ATOMIC_RELEASE);
+	if (m->port == 0)
+		__atomic_fetch_add(&m->sw->cls_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* tally_model_dma.c: the translation table. */
@@ -550,6 +587,18 @@ void tally_model_rx_frame(struct tally_model *m, const uint8_t *frame,
 			  uint32_t caplen, uint32_t len);
 void tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			  unsigned int n);
+/* A frame the switch hands to m's receive pipeline (spec 2.3): from the MAC
+ * filter on, without the length checks and RX_WIRE_PKTS (the switch did
+ * those on the port it came from), with misc.source_port = src. */
+void tally_model_rx_switched(struct tally_model *m, const uint8_t *frame,
+			     uint32_t len, uint32_t src);
+
+/* tally_model_switch.c: frames from m's wire, the switch stage first when
+ * port 0's SW_CTRL.EN is set, then m's receive pipeline
+ * (tally_model_rx_burst()) for the frames it leaves there. */
+void tally_model_sw_burst(struct tally_model *m, const struct tally_model_rx_in *in,
+			  unsigned int n);
+void tally_model_sw_free(struct tally_model_sw *sw);
 
 /* tally_model_tx.c: consume posted descriptors of one Tx queue. Within a
  * step with m->tx_ref set, its completions are written but held (phase not

@@ -81,7 +81,7 @@ tally_model_global_acc(uint32_t off)
 	default:
 		break;
 	}
-	if (off <= TALLY_REG_MAC_HI)
+	if (off <= TALLY_REG_PORT_STRIDE)
 		return TALLY_MODEL_ACC_RO;
 	if (off >= TALLY_REG_MAC_FILTER_LO(0) &&
 	    off < TALLY_REG_MAC_FILTER_LO(TALLY_MAC_FILTERS))
@@ -127,6 +127,8 @@ tally_model_acc(struct tally_model *m, uint32_t off)
 		return TALLY_MODEL_ACC_NONE;
 	if (off >= TALLY_MODEL_REGFILE_LEN)
 		return TALLY_MODEL_ACC_RO;	/* counter banks */
+	if (off >= TALLY_REG_SW_ROOT_LO && off <= TALLY_REG_SW_CTRL)	/* CAPS.SWITCH */
+		return m->port == 0 ? TALLY_MODEL_ACC_RW : TALLY_MODEL_ACC_NONE;
 	if (off >= TALLY_RXQ_BASE) {
 		if (tally_model_queue_of(m, off, &r) == NULL)
 			return TALLY_MODEL_ACC_NONE;
@@ -145,8 +147,14 @@ tally_model_regs_init(struct tally_model *m)
 			   TALLY_FIELD_PREP(TALLY_VERSION_MAJOR_M, TALLY_SPEC_MAJOR) |
 			   TALLY_FIELD_PREP(TALLY_VERSION_MINOR_M, TALLY_SPEC_MINOR));
 	tally_model_bar_wr(m, TALLY_REG_CAPS, TALLY_MODEL_CAPS |
-			   (m->cfg.posted ? TALLY_CAP_POSTED : 0));
+			   (m->cfg.posted ? TALLY_CAP_POSTED : 0) |
+			   (m->port == 0 ? TALLY_CAP_SWITCH : 0));
+	/* a port's window: what its register file, mailbox and banks use */
 	tally_model_bar_wr(m, TALLY_REG_BAR_SIZE, (uint32_t)m->bar_len);
+	tally_model_bar_wr(m, TALLY_REG_PORT,
+			   TALLY_FIELD_PREP(TALLY_PORT_INDEX_M, m->port) |
+			   TALLY_FIELD_PREP(TALLY_PORT_COUNT_M, m->sw->n));
+	tally_model_bar_wr(m, TALLY_REG_PORT_STRIDE, (uint32_t)m->sw->stride);
 	tally_model_bar_wr(m, TALLY_REG_QUEUES,
 			   TALLY_FIELD_PREP(TALLY_QUEUES_RX_M, m->cfg.rx_queues) |
 			   TALLY_FIELD_PREP(TALLY_QUEUES_TX_M, m->cfg.tx_queues));
@@ -247,8 +255,9 @@ tally_model_mac_reset(struct tally_model *m)
 	tally_model_mac_sync(m);
 }
 
-/* Everything but the identity block and the mailbox returns to its default.
- * Lock held. */
+/* Everything but the identity block and the mailbox returns to its default
+ * (port 0's SW_ROOT and SW_CTRL too, and the switch's cache with its own:
+ * tally_model_cls_invalidate()). Other ports are not touched. Lock held. */
 void
 tally_model_reset(struct tally_model *m)
 {
@@ -284,7 +293,8 @@ tally_model_global_write(struct tally_model *m, uint32_t off, uint32_t val)
 		return;
 	}
 	if (off == TALLY_REG_STEER_ROOT_LO || off == TALLY_REG_STEER_ROOT_HI ||
-	    off == TALLY_REG_STEER_CTRL) {
+	    off == TALLY_REG_STEER_CTRL || off == TALLY_REG_SW_ROOT_LO ||
+	    off == TALLY_REG_SW_ROOT_HI || off == TALLY_REG_SW_CTRL) {
 		tally_model_cls_invalidate(m);	/* (re)published root */
 		return;
 	}

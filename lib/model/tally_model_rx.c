@@ -468,7 +468,23 @@ tally_model_rx_fast(struct tally_model *m, uint32_t qi, const struct tally_model
 struct tally_model_rx_ctx {
 	uint32_t ctrl;
 	uint64_t max_len;	/* min(max_frame, MTU + L2 overhead) */
+	uint32_t src;		/* misc.source_port: the port whose wire it came from */
+	bool switched;		/* handed over by the switch: checked and counted */
 };
+
+/* misc.source_port (spec 2.3) into a parsed frame's key; port 0 is what
+ * the parse leaves there. */
+static inline void
+tally_model_rx_src(struct tally_model_pkt *pkt, uint8_t *dirty, uint32_t src)
+{
+	uint8_t *k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_MISC) + TALLY_MISC_SOURCE_PORT;
+
+	if (src == 0)
+		return;
+	k[0] = (uint8_t)(src >> 8);
+	k[1] = (uint8_t)src;
+	*dirty |= TALLY_PARSE_SEC(TALLY_MS_MISC);
+}
 
 /* Length checks; false (and counted) when the frame is dropped. */
 static bool
@@ -514,17 +530,20 @@ tally_model_rx_general(struct tally_model *m, const struct tally_model_rx_in *in
 	struct tally_model_rx_acc acc;
 
 	for (i = 0; i < n; i++) {
-		if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
-			continue;
-		wire++;
+		if (!cx.switched) {
+			if (!tally_model_rx_valid(m, &cx, in[i].caplen, in[i].len))
+				continue;
+			wire++;
+		}
 		if (!tally_model_rx_mac_ok(m, in[i].frame, cx.ctrl)) {
 			filtered++;
 			continue;
 		}
-		if (steer)
+		if (steer) {
 			tally_model_parse_reuse(in[i].frame, in[i].len, &pkt[np],
 						&m->rx_dirty[np]);
-		else
+			tally_model_rx_src(&pkt[np], &m->rx_dirty[np], cx.src);
+		} else
 			tally_model_parse_light(in[i].frame, in[i].len, &pkt[np],
 						&m->rx_dirty[np]);
 		np++;
@@ -669,6 +688,8 @@ tally_model_rx_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		n = TALLY_MODEL_BURST;
 	if (n == 0)
 		return;
+	cx.src = m->port;
+	cx.switched = false;
 	cx.ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
 	cx.max_len = TALLY_MIN((uint64_t)m->cfg.max_frame,
 			       (uint64_t)tally_model_bar_rd(m, TALLY_REG_MTU) +
@@ -690,4 +711,18 @@ tally_model_rx_frame(struct tally_model *m, const uint8_t *frame, uint32_t caple
 	struct tally_model_rx_in in = { frame, caplen, len };
 
 	tally_model_rx_burst(m, &in, 1);
+}
+
+void
+tally_model_rx_switched(struct tally_model *m, const uint8_t *frame, uint32_t len,
+			uint32_t src)
+{
+	struct tally_model_rx_in in = { frame, len, len };
+	struct tally_model_rx_ctx cx;
+
+	cx.src = src;
+	cx.switched = true;
+	cx.ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
+	cx.max_len = m->cfg.max_frame;
+	tally_model_rx_general(m, &in, 1, &cx, !tally_model_rx_steer_idle(m, cx.ctrl));
 }

@@ -19,6 +19,9 @@
  * DMA fault (recorded by tally_model_dma), a malformed structure or a
  * pointer misaligned for the structure it names a TALLY_FAULT_BAD_STEER
  * fault; all drop the frame.
+ *
+ * The switch (spec 2.3) walks its own tables (SW_ROOT, its own cache) with
+ * the same code; only what a hit's actions mean differs (steer_act_sw()).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -260,8 +263,70 @@ steer_rss(struct tally_model *m, const struct tally_steer_root *root,
 static void
 steer_drop(struct tally_model_verdict *v)
 {
-	v->flags = (v->flags & ~(TALLY_VERDICT_QUEUE | TALLY_VERDICT_RSS)) |
+	v->flags = (v->flags & ~(TALLY_VERDICT_QUEUE | TALLY_VERDICT_RSS |
+				 TALLY_VERDICT_PORT | TALLY_VERDICT_SWACT)) |
 		   TALLY_VERDICT_DROP;
+}
+
+/* A destination word of the switch: a port the device has, no other bits. */
+static bool
+steer_port_ok(const struct tally_model *m, uint32_t word)
+{
+	return (word & ~(uint32_t)TALLY_STEER_PORT_WORD_M) == 0 &&
+	       TALLY_FIELD_GET(word, TALLY_STEER_PORT_M) < m->sw->n;
+}
+
+/* The switch action set idx of the switch root, copied into the verdict;
+ * false after a fault. */
+static bool
+steer_swact(struct tally_model *m, const struct tally_steer_root *root,
+	    uint32_t idx, struct tally_model_verdict *v)
+{
+	const struct tally_steer_swact *a;
+	uint64_t iova = root->rss_iova + (uint64_t)idx * sizeof(*a);
+	uint32_t flags;
+
+	if (idx >= root->num_rss) {
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, root->rss_iova);
+		return false;
+	}
+	a = STEER_DMA(m, iova, sizeof(*a), *a);
+	if (a == NULL)
+		return false;
+	/* acquire: pairs with the driver's release store of flags */
+	flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
+	memcpy(&v->swact, a, sizeof(v->swact));
+	v->swact.flags = flags;
+	if (!(flags & TALLY_SWACT_VALID) || (flags & ~(uint32_t)TALLY_SWACT_FLAGS_M) ||
+	    ((flags & TALLY_SWACT_FWD) && !steer_port_ok(m, v->swact.port))) {
+		tally_model_fault(m, TALLY_FAULT_BAD_STEER, iova);
+		return false;
+	}
+	v->flags |= TALLY_VERDICT_SWACT;
+	if (flags & TALLY_SWACT_FWD) {
+		v->flags |= TALLY_VERDICT_PORT;
+		v->port = v->swact.port;
+	}
+	return true;
+}
+
+/* The fate of a switch entry's hit (COUNT already applied): PORT, SWACT;
+ * MARK or FLAG in the entry were refused before. */
+static void
+steer_act_sw(struct tally_model *m, const struct tally_steer_root *root,
+	     const struct steer_hit *hit, uint32_t fate, struct tally_model_verdict *v)
+{
+	if (fate == TALLY_STEER_ACT_PORT) {
+		if (!steer_port_ok(m, hit->fate)) {
+			tally_model_fault(m, TALLY_FAULT_BAD_STEER, hit->fate);
+			steer_drop(v);
+			return;
+		}
+		v->flags |= TALLY_VERDICT_PORT;
+		v->port = hit->fate;
+	} else if (!steer_swact(m, root, hit->fate, v)) {
+		steer_drop(v);
+	}
 }
 
 /* Apply a hit's actions; the frame's walk ends (DONE) or goes on (PEND, at
@@ -269,13 +334,14 @@ steer_drop(struct tally_model_verdict *v)
 static void
 steer_act(struct tally_model *m, const struct tally_steer_root *root,
 	  const struct tally_model_pkt *pkt, struct steer_st *s,
-	  struct tally_model_verdict *v)
+	  struct tally_model_verdict *v, bool sw)
 {
 	const struct steer_hit *hit = &s->hit;
 	uint32_t fate = hit->act & TALLY_STEER_ACT_FATE_M;
 
 	s->res = STEER_DONE;
-	if ((fate & (fate - 1)) || (fate && (hit->act & TALLY_STEER_ACT_CONTINUE))) {
+	if ((fate & (fate - 1)) || (fate && (hit->act & TALLY_STEER_ACT_CONTINUE)) ||
+	    (sw && (hit->act & (TALLY_STEER_ACT_MARK | TALLY_STEER_ACT_FLAG)))) {
 		tally_model_fault(m, TALLY_FAULT_BAD_STEER, s->table);
 		steer_drop(v);
 		return;
@@ -283,6 +349,10 @@ steer_act(struct tally_model *m, const struct tally_steer_root *root,
 	if (hit->act & TALLY_STEER_ACT_COUNT)
 		tally_model_cnt_add(m, TALLY_FIELD_GET(hit->act, TALLY_STEER_ACT_CNT_M),
 				    pkt->len);
+	if (sw && (fate == TALLY_STEER_ACT_PORT || fate == TALLY_STEER_ACT_SWACT)) {
+		steer_act_sw(m, root, hit, fate, v);
+		return;
+	}
 	if (hit->act & TALLY_STEER_ACT_MARK) {
 		v->flags |= TALLY_VERDICT_MARK;
 		v->mark = hit->mark;
@@ -331,7 +401,7 @@ static bool
 steer_step(struct tally_model *m, struct tally_model_cls *c,
 	   const struct tally_steer_root *root,
 	   const struct tally_model_pkt *const *pkts, uint32_t n,
-	   struct steer_st *st, struct tally_model_verdict *v)
+	   struct steer_st *st, struct tally_model_verdict *v, bool sw)
 {
 	uint16_t sel[TALLY_CLS_BURST];
 	struct tally_cls_tbl *t;
@@ -365,7 +435,7 @@ steer_step(struct tally_model *m, struct tally_model_cls *c,
 
 		switch (s->res) {
 		case STEER_HIT:
-			steer_act(m, root, pkts[sel[i]], s, &v[sel[i]]);
+			steer_act(m, root, pkts[sel[i]], s, &v[sel[i]], sw);
 			break;
 		case STEER_FAULT:
 			steer_drop(&v[sel[i]]);
@@ -379,9 +449,10 @@ steer_step(struct tally_model *m, struct tally_model_cls *c,
 	return true;
 }
 
+/* sw: the switch's walk (m is port 0), else m's own steering. */
 static void
 steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
-	    uint32_t n, struct tally_model_verdict *v)
+	    uint32_t n, struct tally_model_verdict *v, bool sw)
 {
 	struct steer_st st[TALLY_CLS_BURST];
 	const struct tally_steer_root *root;
@@ -389,9 +460,10 @@ steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
 	uint32_t i;
 
 	memset(v, 0, n * sizeof(*v));
-	if (!(tally_model_bar_rd(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
+	if (sw ? !(tally_model_bar_rd(m, TALLY_REG_SW_CTRL) & TALLY_SW_CTRL_EN) :
+		 !(tally_model_bar_rd(m, TALLY_REG_STEER_CTRL) & TALLY_STEER_CTRL_EN))
 		return;
-	c = tally_model_cls_get(m);
+	c = sw ? tally_model_cls_get_sw(m) : tally_model_cls_get(m);
 	root = c != NULL ? tally_model_cls_root(m, c) : NULL;
 	if (root == NULL) {
 		/* one fault per frame, as when each is classified alone */
@@ -408,7 +480,7 @@ steer_burst(struct tally_model *m, const struct tally_model_pkt *const *pkts,
 	for (i = 0; i < n; i++)
 		__builtin_prefetch(pkts[i]->key.b);
 	memset(st, 0, n * sizeof(st[0]));
-	while (steer_step(m, c, root, pkts, n, st, v))
+	while (steer_step(m, c, root, pkts, n, st, v, sw))
 		;
 }
 
@@ -421,7 +493,7 @@ tally_model_steer_classify_burst(struct tally_model *m,
 
 	for (; n > 0; n -= k, pkts += k, v += k) {
 		k = TALLY_MIN(n, (uint32_t)TALLY_CLS_BURST);
-		steer_burst(m, pkts, k, v);
+		steer_burst(m, pkts, k, v, false);
 	}
 }
 
@@ -429,5 +501,18 @@ void
 tally_model_steer_classify(struct tally_model *m, const struct tally_model_pkt *pkt,
 			   struct tally_model_verdict *v)
 {
-	steer_burst(m, &pkt, 1, v);
+	steer_burst(m, &pkt, 1, v, false);
+}
+
+void
+tally_model_switch_classify_burst(struct tally_model *m,
+				  const struct tally_model_pkt *const *pkts,
+				  uint32_t n, struct tally_model_verdict *v)
+{
+	uint32_t k;
+
+	for (; n > 0; n -= k, pkts += k, v += k) {
+		k = TALLY_MIN(n, (uint32_t)TALLY_CLS_BURST);
+		steer_burst(m, pkts, k, v, true);
+	}
 }

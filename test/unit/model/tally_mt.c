@@ -110,6 +110,43 @@ mt_open(struct mt_dev *d, const struct tally_model_config *cfg)
 	return 0;
 }
 
+int
+mt_open_ports(struct mt_dev *d, const struct tally_model_config *cfg, uint32_t n)
+{
+	struct tally_model *m[TALLY_MAX_PORTS];
+	char err[256];
+	uint64_t base;
+	uint32_t i;
+	int rc;
+
+	memset(d, 0, sizeof(*d) * n);
+	rc = tally_model_create_ports(cfg, n, m, err, sizeof(err));
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		d[i].m = m[i];
+		tally_model_io(m[i], &d[i].io);
+	}
+	for (i = 0; i < n; i++) {
+		d[i].arena = mmap(NULL, MT_ARENA_LEN, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (d[i].arena == MAP_FAILED) {
+			d[i].arena = NULL;
+			rc = -ENOMEM;
+			break;
+		}
+		base = (uint64_t)(uintptr_t)d[i].arena;
+		if (mt_map(&d[i], base, base, MT_ARENA_LEN) != TALLY_XLT_OK) {
+			rc = -EIO;
+			break;
+		}
+	}
+	if (rc < 0)
+		for (i = 0; i < n; i++)
+			mt_close(&d[i]);
+	return rc;
+}
+
 static void
 mt_wr64(struct mt_dev *d, uint32_t lo, uint64_t v)
 {

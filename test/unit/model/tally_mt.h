@@ -59,6 +59,9 @@ struct mt_rx_info {
 void mt_config(struct tally_model_config *cfg);
 /* Create the model (cfg NULL: mt_config), map the arena (IOVA = bus = VA). */
 int mt_open(struct mt_dev *d, const struct tally_model_config *cfg);
+/* A device of n ports (cfg[0..n)): d[i] is port i, each with its own
+ * arena mapped in its own window. mt_close() every d[i]. */
+int mt_open_ports(struct mt_dev *d, const struct tally_model_config *cfg, uint32_t n);
 /* A translation command (enum tally_xlt_cmd); returns XLT_STATUS. */
 uint32_t mt_xlt(struct mt_dev *d, uint32_t cmd, uint64_t iova, uint64_t bus, uint64_t len);
 uint32_t mt_map(struct mt_dev *d, uint64_t iova, uint64_t bus, uint64_t len);

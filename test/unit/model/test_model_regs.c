@@ -20,11 +20,13 @@ test_identity(void)
 	cfg.mac[5] = 0x42;
 	TEST_ASSERT_EQ(mt_open(&d, &cfg), 0, "create");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_SIG), TALLY_SIGNATURE, "");
-	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020002, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_VERSION), 0x00020003, "");
 	caps = mt_rd(&d, TALLY_REG_CAPS);
 	TEST_ASSERT_EQ(caps, TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | TALLY_CAP_TX_GATHER |
 		       TALLY_CAP_STEER | TALLY_CAP_CNT | TALLY_CAP_CCNT |
-		       TALLY_CAP_XLT, "");
+		       TALLY_CAP_XLT | TALLY_CAP_SWITCH, "one port: the switch too");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_PORT), 0 | 1 << 8, "port 0 of 1");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_PORT_STRIDE), 0, "one port");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_BAR_SIZE), d.io.bar_len, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_QUEUES), 3 | 5 << 8, "");
 	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_RING_LIMITS), 4 | 15 << 8, "");

@@ -19,11 +19,23 @@
  * poisoned - a device that trusted a stale cached structure would read the
  * poison.
  *
+ * The switch stage (spec 2.3) the same way, on a device of three ports
+ * with lib/steer's switch context on port 0: random rules over the source
+ * port and header fields (priorities, tables with jumps, passthru, counts,
+ * drops, port and action-set fates with edits) and random frames, tagged or
+ * not, entering random ports; where each frame ends up (a port's wire, a
+ * port's receive pipeline, its own, dropped), its bytes, the statistics and
+ * the counters are compared with a reference switch written here.
+ *
  * Runs with a fixed seed and one random seed; the seed is printed on failure.
+ *
+ * Size: the port tables' and the switch's comparisons share the reference's
+ * rule list, matching and priority order; one file keeps them one reference.
  */
 #include <stdlib.h>
 #include <time.h>
 
+#include "tally_mt.h"
 #include "tally_test.h"
 #include "steer_model_dev.h"
 #include "tally_model.h"
@@ -645,11 +657,488 @@ test_diff_staged_random_seed(void)
 	return diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns(), 4);
 }
 
+/* ---- the switch stage ---------------------------------------------------- */
+#define SW_PORTS	3
+#define SW_TABLES	3
+#define SW_RULES	300
+#define SW_FRAMES	1500
+#define SW_SETS		6
+#define SW_COUNTERS	16
+#define SW_SRCP		TALLY_MK(TALLY_MS_MISC, TALLY_MISC_SOURCE_PORT)
+
+/* fields of the switch's rules: source port, source address, UDP port */
+enum { SWF_SRCP, SWF_SIP, SWF_DPORT, SWF_NUM };
+static const struct field sw_fields[SWF_NUM] = {
+	[SWF_SRCP] = { SW_SRCP, 2, 0xffff, { 0, 1, 2 }, 3 },
+	[SWF_SIP] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_SRC_IPV4), 4, 0xffffffff,
+		      { 0x0a000001, 0x0a000002 }, 2 },
+	[SWF_DPORT] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_DPORT), 2, 0xffff,
+			{ 53, 80, 443 }, 3 },
+};
+#define SW_NTEMPL	6
+static const uint32_t sw_templates[SW_NTEMPL] = {
+	FB(SWF_SRCP), FB(SWF_SRCP) | FB(SWF_DPORT), FB(SWF_SIP) | FB(SWF_DPORT),
+	FB(SWF_SRCP) | FB(SWF_SIP), 0, FB(SWF_DPORT),
+};
+
+struct sw_diff {
+	unsigned int seed;
+	struct mt_dev d[SW_PORTS];
+	struct mt_rxq q[SW_PORTS];
+	struct arena a;
+	struct tally_fence fence;
+	struct tally_cnt_pool *pool;
+	struct tally_steer_ctx *ctx;
+	struct tally_steer_table *t[SW_TABLES];
+	struct tally_steer_matcher *mt[SW_TABLES][NPRIO][SW_NTEMPL];
+	uint32_t mseq[SW_TABLES][NPRIO][SW_NTEMPL];
+	uint32_t cnt[SW_COUNTERS];
+	struct tally_steer_swact set[SW_SETS];
+	uint32_t set_id[SW_SETS];
+	struct ref_rule rules[SW_RULES];
+	uint32_t nrules;
+	uint64_t ref_pkts[SW_COUNTERS], ref_bytes[SW_COUNTERS];
+};
+
+enum sw_dest { SWD_OWN, SWD_DROP, SWD_WIRE, SWD_HOST };
+
+static uint32_t
+sw_rnd(struct sw_diff *d, uint32_t n)
+{
+	return (uint32_t)rand_r(&d->seed) % n;
+}
+
+static bool
+sw_tagged(const uint8_t *f, uint32_t len)
+{
+	uint16_t t = (uint16_t)(f[12] << 8 | f[13]);
+
+	return len >= 18 && (t == 0x8100 || t == 0x88a8);
+}
+
+/* The edits of a set, the plain way (tally_steer_fmt.h's order). */
+static uint32_t
+sw_ref_edit(uint8_t *f, uint32_t len, const struct tally_steer_swact *a, uint32_t max)
+{
+	uint8_t t[2048];
+	uint16_t tci;
+
+	if ((a->flags & TALLY_SWACT_POP_VLAN) && sw_tagged(f, len)) {
+		memcpy(t, f, 12);
+		memcpy(t + 12, f + 16, len - 16);
+		len -= 4;
+		memcpy(f, t, len);
+	}
+	if (a->flags & TALLY_SWACT_PUSH_VLAN) {
+		if (len + 4 > max)
+			return 0;
+		memcpy(t, f, 12);
+		t[12] = (uint8_t)(a->vlan_tpid >> 8);
+		t[13] = (uint8_t)a->vlan_tpid;
+		t[14] = (uint8_t)(a->vlan_tci >> 8);
+		t[15] = (uint8_t)a->vlan_tci;
+		memcpy(t + 16, f + 12, len - 12);
+		len += 4;
+		memcpy(f, t, len);
+	}
+	if ((a->flags & (TALLY_SWACT_SET_VID | TALLY_SWACT_SET_PCP)) && sw_tagged(f, len)) {
+		tci = (uint16_t)(f[14] << 8 | f[15]);
+		if (a->flags & TALLY_SWACT_SET_VID)
+			tci = (uint16_t)((tci & 0xf000) | (a->vlan_tci & 0x0fff));
+		if (a->flags & TALLY_SWACT_SET_PCP)
+			tci = (uint16_t)((tci & 0x1fff) | (a->vlan_tci & 0xe000));
+		f[14] = (uint8_t)(tci >> 8);
+		f[15] = (uint8_t)tci;
+	}
+	if (a->flags & TALLY_SWACT_SET_SMAC)
+		memcpy(f + 6, a->smac, 6);
+	if (a->flags & TALLY_SWACT_SET_DMAC)
+		memcpy(f, a->dmac, 6);
+	return len;
+}
+
+/* The reference switch: the linear walk of ref_classify() with the switch's
+ * fates; the frame f (len bytes, from port src) is edited in place. */
+static enum sw_dest
+sw_ref(struct sw_diff *d, const struct tally_match_key *k, uint32_t src, uint8_t *f,
+       uint32_t *len, uint32_t max, uint32_t *port)
+{
+	uint32_t table = 0, i, word;
+	const struct ref_rule *cur = NULL;
+	const struct tally_steer_swact *a = NULL;
+
+	for (;;) {
+		const struct ref_rule *best = NULL;
+
+		for (i = 0; i < d->nrules; i++) {
+			const struct ref_rule *r = &d->rules[i];
+
+			if (!r->live || r->table != table || !key_match(k, r))
+				continue;
+			if (cur != NULL && !(r->prio > cur->prio ||
+					     (r->prio == cur->prio && r->mseq > cur->mseq)))
+				continue;
+			if (best == NULL || r->prio < best->prio ||
+			    (r->prio == best->prio && r->mseq < best->mseq))
+				best = r;
+		}
+		if (best == NULL)
+			return SWD_OWN;
+		if (best->act.flags & TALLY_STEER_A_COUNT) {
+			for (i = 0; i < SW_COUNTERS && d->cnt[i] != best->act.counter; i++)
+				;
+			d->ref_pkts[i]++;
+			d->ref_bytes[i] += *len;
+		}
+		switch (best->act.fate) {
+		case TALLY_STEER_FATE_DROP:
+			return SWD_DROP;
+		case TALLY_STEER_FATE_JUMP:
+			table = best->act.arg;
+			cur = NULL;
+			continue;
+		case TALLY_STEER_FATE_PASSTHRU:
+			cur = best;
+			continue;
+		case TALLY_STEER_FATE_PORT:
+			word = best->act.arg;
+			break;
+		case TALLY_STEER_FATE_SWACT:
+			for (i = 0; d->set_id[i] != best->act.arg; i++)
+				;
+			a = &d->set[i];
+			word = (a->flags & TALLY_SWACT_FWD) ? a->port :
+			       src | TALLY_STEER_PORT_HOST;
+			break;
+		default:
+			return SWD_OWN;
+		}
+		*port = word & TALLY_STEER_PORT_M;
+		if (a != NULL) {
+			*len = sw_ref_edit(f, *len, a, max);
+			if (*len == 0)
+				return SWD_DROP;
+		}
+		return (word & TALLY_STEER_PORT_HOST) ? SWD_HOST : SWD_WIRE;
+	}
+}
+
+static int
+sw_add_rules(struct sw_diff *d, uint32_t n)
+{
+	uint32_t i, j, f;
+	int rc;
+
+	for (i = 0; i < n && d->nrules < SW_RULES; i++) {
+		struct ref_rule *r = &d->rules[d->nrules];
+		uint32_t t = sw_rnd(d, SW_TABLES), p = sw_rnd(d, NPRIO), tm = sw_rnd(d, SW_NTEMPL);
+		struct tally_match_key k, mk;
+
+		memset(r, 0, sizeof(*r));
+		if (d->mt[t][p][tm] == NULL) {
+			memset(&mk, 0, sizeof(mk));
+			for (f = 0; f < SWF_NUM; f++)
+				if (sw_templates[tm] & FB(f))
+					key_put(&mk, sw_fields[f].off, sw_fields[f].mask,
+						sw_fields[f].len);
+			TEST_ASSERT_EQ(tally_steer_matcher_create(d->t[t], p, &mk,
+								  &d->mt[t][p][tm]), 0, "");
+			d->mseq[t][p][tm] = d->nrules;
+		}
+		memset(&k, 0, sizeof(k));
+		for (f = 0; f < SWF_NUM; f++)
+			key_put(&k, sw_fields[f].off,
+				sw_fields[f].dom[sw_rnd(d, sw_fields[f].ndom)], sw_fields[f].len);
+		r->table = t;
+		r->prio = p;
+		r->mseq = d->mseq[t][p][tm];
+		for (f = 0; f < SWF_NUM; f++)
+			if (sw_templates[tm] & FB(f))
+				key_put(&r->mask, sw_fields[f].off, sw_fields[f].mask,
+					sw_fields[f].len);
+		for (j = 0; j < TALLY_MATCH_KEY_LEN; j++)
+			r->value.b[j] = k.b[j] & r->mask.b[j];
+		if (sw_rnd(d, 2))
+			r->act.flags |= TALLY_STEER_A_COUNT;
+		r->act.counter = d->cnt[sw_rnd(d, SW_COUNTERS)];
+		switch (sw_rnd(d, 8)) {
+		case 7:
+		case 0:
+			r->act.fate = TALLY_STEER_FATE_SWACT;
+			r->act.arg = d->set_id[sw_rnd(d, SW_SETS)];
+			break;
+		case 1:
+			r->act.fate = TALLY_STEER_FATE_PORT;
+			r->act.arg = sw_rnd(d, SW_PORTS) | (sw_rnd(d, 2) ? TALLY_STEER_PORT_HOST : 0);
+			break;
+		case 2:
+			r->act.fate = TALLY_STEER_FATE_SWACT;
+			r->act.arg = d->set_id[sw_rnd(d, SW_SETS)];
+			break;
+		case 3:
+			r->act.fate = TALLY_STEER_FATE_DROP;
+			break;
+		case 4:
+			r->act.fate = t + 1 < SW_TABLES ? TALLY_STEER_FATE_JUMP :
+							  TALLY_STEER_FATE_MISS;
+			r->act.arg = t + 1 + sw_rnd(d, SW_TABLES - t > 1 ? SW_TABLES - t - 1 : 1);
+			break;
+		case 5:
+			r->act.fate = TALLY_STEER_FATE_PASSTHRU;
+			break;
+		default:
+			r->act.fate = TALLY_STEER_FATE_MISS;
+			break;
+		}
+		rc = tally_steer_rule_insert(d->mt[t][p][tm], &k, &r->act, &r->h);
+		if (rc == -EEXIST)
+			continue;
+		TEST_ASSERT_EQ(rc, 0, "switch rule (seed %u)", d->seed);
+		r->live = true;
+		d->nrules++;
+	}
+	return TEST_SUCCESS;
+}
+
+/* A random UDP frame from the fields' domains, a tag or none. */
+static uint32_t
+sw_rand_frame(struct sw_diff *d, uint8_t *f)
+{
+	static const uint8_t dmac[6] = { 2, 0, 0, 0, 0, 1 };
+	uint32_t len = 60 + sw_rnd(d, 130), sip, k;
+	uint16_t dp;
+	uint8_t t[256];
+
+	sip = (uint32_t)sw_fields[SWF_SIP].dom[sw_rnd(d, 2)];
+	dp = (uint16_t)sw_fields[SWF_DPORT].dom[sw_rnd(d, 3)];
+	mt_udp_frame(f, len, dmac, sip, 0x0a010001, 1000, dp, sw_rnd(d, 1000));
+	if (sw_rnd(d, 3) == 0)
+		return len;
+	memcpy(t, f, len);
+	k = sw_rnd(d, 2) ? 0x8100 : 0x88a8;
+	f[12] = (uint8_t)(k >> 8);
+	f[13] = (uint8_t)k;
+	f[14] = (uint8_t)sw_rnd(d, 256);
+	f[15] = (uint8_t)sw_rnd(d, 256);
+	memcpy(f + 16, t + 12, len - 12);
+	return len + 4;
+}
+
+static int
+sw_setup(struct sw_diff *d)
+{
+	struct tally_model_config cfg[SW_PORTS];
+	struct tally_cnt_pool_config pc = { 0 };
+	struct tally_steer_config sc = { 0 };
+	static const uint32_t forced[3] = {
+		TALLY_SWACT_SET_VID | TALLY_SWACT_SET_PCP,
+		TALLY_SWACT_POP_VLAN | TALLY_SWACT_SET_SMAC,
+		TALLY_SWACT_PUSH_VLAN | TALLY_SWACT_SET_DMAC,
+	};
+	uint64_t base;
+	uint32_t i, k;
+
+	for (i = 0; i < SW_PORTS; i++) {
+		mt_config(&cfg[i]);
+		cfg[i].rx_queues = 1;
+		cfg[i].tx_queues = 1;
+		cfg[i].max_frame = 200;
+	}
+	TEST_ASSERT_EQ(mt_open_ports(d->d, cfg, SW_PORTS), 0, "");
+	for (i = 0; i < SW_PORTS; i++) {
+		TEST_ASSERT_EQ(mt_rxq_start(&d->d[i], &d->q[i], 0, 6, 2048, false), 0, "");
+		mt_port(&d->d[i], TALLY_CTRL_PROMISC);
+		mt_wr(&d->d[i], TALLY_REG_MTU, 200);
+	}
+	TEST_ASSERT_EQ(arena_init(&d->a, 64u << 20), 0, "");
+	base = (uint64_t)(uintptr_t)d->a.base;
+	TEST_ASSERT_EQ(mt_map(&d->d[0], base, base, d->a.len), TALLY_XLT_OK, "");
+	tally_fence_init(&d->fence, &d->d[0].io);
+	pc.io = &d->d[0].io;
+	pc.fence = &d->fence;
+	TEST_ASSERT_EQ(tally_cnt_pool_create(&pc, &d->pool), 0, "");
+	sc.io = &d->d[0].io;
+	sc.fence = &d->fence;
+	sc.cnt = d->pool;
+	sc.mem = arena_ops(&d->a);
+	sc.sw = true;
+	sc.nb_ports = SW_PORTS;
+	sc.max_tables = 4;
+	sc.max_rss = 8;
+	sc.nb_queues = 1;
+	TEST_ASSERT_EQ(tally_steer_ctx_create(&sc, &d->ctx), 0, "switch context");
+	for (i = 0; i < SW_TABLES; i++)
+		TEST_ASSERT_EQ(tally_steer_table_create(d->ctx, i, &d->t[i]), 0, "");
+	for (i = 0; i < SW_COUNTERS; i++)
+		TEST_ASSERT_EQ(tally_cnt_alloc(d->pool, &d->cnt[i]), 0, "");
+	for (i = 0; i < SW_SETS; i++) {
+		struct tally_steer_swact *a = &d->set[i];
+
+		memset(a, 0, sizeof(*a));
+		a->flags = (uint32_t)rand_r(&d->seed) &
+			   (TALLY_SWACT_POP_VLAN | TALLY_SWACT_PUSH_VLAN | TALLY_SWACT_SET_VID |
+			    TALLY_SWACT_SET_PCP | TALLY_SWACT_SET_SMAC | TALLY_SWACT_SET_DMAC |
+			    TALLY_SWACT_FWD);
+		a->flags |= forced[i % 3];	/* every edit in some set */
+		a->port = sw_rnd(d, SW_PORTS) | (sw_rnd(d, 2) ? TALLY_STEER_PORT_HOST : 0);
+		a->vlan_tpid = sw_rnd(d, 2) ? 0x8100 : 0x88a8;
+		a->vlan_tci = (uint16_t)rand_r(&d->seed);
+		for (k = 0; k < 6; k++) {
+			a->smac[k] = (uint8_t)rand_r(&d->seed);
+			a->dmac[k] = (uint8_t)rand_r(&d->seed);
+		}
+		TEST_ASSERT_EQ(tally_steer_swact_create_locked(d->ctx, a, &d->set_id[i]), 0, "");
+		a->flags |= TALLY_SWACT_VALID;
+	}
+	return TEST_SUCCESS;
+}
+
+static void
+sw_teardown(struct sw_diff *d)
+{
+	uint32_t i;
+
+	if (d->ctx != NULL)
+		tally_steer_ctx_destroy(d->ctx);
+	if (d->pool != NULL)
+		tally_cnt_pool_destroy(d->pool);
+	if (d->d[0].m != NULL)
+		tally_fence_fini(&d->fence);
+	for (i = 0; i < SW_PORTS; i++)
+		if (d->d[i].m != NULL)
+			mt_close(&d->d[i]);
+	if (d->a.base != NULL)
+		arena_fini(&d->a);
+}
+
+/* n random frames into random ports, each compared with the reference. */
+static int
+sw_run_frames(struct sw_diff *d, uint32_t n)
+{
+	uint64_t st0[SW_PORTS][TALLY_STAT_NUM], st1[SW_PORTS][TALLY_STAT_NUM];
+	uint32_t i, j, p, len, port = 0, got, seen[4] = { 0 };
+	struct tally_model_pkt pkt;
+	uint8_t f[256], want[256], out[2048];
+	struct mt_rx_info info;
+	enum sw_dest dest;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		p = sw_rnd(d, SW_PORTS);
+		len = sw_rand_frame(d, f);
+		tally_model_parse(f, len, &pkt);
+		key_put(&pkt.key, SW_SRCP, p, 2);
+		memcpy(want, f, len);
+		dest = sw_ref(d, &pkt.key, p, want, &len, 200, &port);
+		seen[dest]++;
+		for (j = 0; j < SW_PORTS; j++)
+			mt_stats(&d->d[j], st0[j]);
+		mt_wr(&d->d[0], TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
+		TEST_ASSERT_EQ(tally_model_inject(d->d[p].m, f, pkt.len), 0, "");
+		/* a frame sent to a wire comes back there, past the switch */
+		mt_wr(&d->d[0], TALLY_REG_SW_CTRL, 0);
+		for (j = 0; j < SW_PORTS; j++)
+			mt_service(&d->d[j]);
+		for (j = 0; j < SW_PORTS; j++)
+			mt_stats(&d->d[j], st1[j]);
+		for (j = 0, got = SW_PORTS; j < SW_PORTS; j++) {
+			r = mt_rxq_recv(&d->q[j], out, sizeof(out), &info);
+			if (r == 0)
+				continue;
+			TEST_ASSERT(got == SW_PORTS, "seed %u frame %u: delivered twice", d->seed, i);
+			got = j;
+			TEST_ASSERT_EQ(r, (int)len, "seed %u frame %u: length", d->seed, i);
+			TEST_ASSERT(memcmp(out, want, len) == 0, "seed %u frame %u: bytes", d->seed,
+				    i);
+		}
+#define SW_DELTA(x, s)	(st1[x][s] - st0[x][s])
+		switch (dest) {
+		case SWD_OWN:
+			TEST_ASSERT_EQ(got, p, "seed %u frame %u: own port", d->seed, i);
+			break;
+		case SWD_DROP:
+			TEST_ASSERT_EQ(got, SW_PORTS, "seed %u frame %u: dropped", d->seed, i);
+			TEST_ASSERT_U64_EQ(SW_DELTA(p, TALLY_STAT_SW_DROP), 1, "seed %u", d->seed);
+			break;
+		case SWD_HOST:
+			TEST_ASSERT_EQ(got, port, "seed %u frame %u: host", d->seed, i);
+			TEST_ASSERT_U64_EQ(SW_DELTA(p, TALLY_STAT_SW_TO_HOST), 1, "seed %u", d->seed);
+			break;
+		case SWD_WIRE:
+			TEST_ASSERT_EQ(got, port, "seed %u frame %u: wire", d->seed, i);
+			TEST_ASSERT_U64_EQ(SW_DELTA(p, TALLY_STAT_SW_TO_WIRE), 1, "seed %u", d->seed);
+			TEST_ASSERT_U64_EQ(SW_DELTA(port, TALLY_STAT_TX_BYTES), len, "seed %u",
+					   d->seed);
+			break;
+		}
+#undef SW_DELTA
+	}
+	for (i = 0; i < SW_COUNTERS; i++) {
+		uint64_t pk, b;
+
+		TEST_ASSERT_EQ(tally_cnt_read(d->pool, d->cnt[i], &pk, &b), 0, "");
+		TEST_ASSERT_U64_EQ(pk, d->ref_pkts[i], "counter %u (seed %u)", i, d->seed);
+		TEST_ASSERT_U64_EQ(b, d->ref_bytes[i], "counter %u bytes (seed %u)", i, d->seed);
+	}
+	TEST_ASSERT_EQ(mt_rd(&d->d[0], TALLY_REG_FAULT_CNT), 0, "seed %u", d->seed);
+	printf("  switch: %u frames: %u to their own port, %u dropped, %u to a wire, %u to a host\n",
+	       n, seen[SWD_OWN], seen[SWD_DROP], seen[SWD_WIRE], seen[SWD_HOST]);
+	return TEST_SUCCESS;
+}
+
+static int
+sw_diff_run(unsigned int seed)
+{
+	struct sw_diff *d = calloc(1, sizeof(*d));
+	uint32_t i, n = 0;
+	int rc;
+
+	if (d == NULL)
+		return TEST_FAILED;
+	printf("  seed %u\n", seed);
+	d->seed = seed;
+	rc = sw_setup(d);
+	if (rc == TEST_SUCCESS)
+		rc = sw_add_rules(d, 40);
+	if (rc == TEST_SUCCESS)
+		rc = sw_run_frames(d, SW_FRAMES);
+	for (i = 0; rc == TEST_SUCCESS && i < d->nrules; i++) {
+		if (!d->rules[i].live || sw_rnd(d, 3) != 0)
+			continue;
+		TEST_ASSERT_EQ(tally_steer_rule_delete(d->rules[i].h), 0, "");
+		d->rules[i].live = false;
+		n++;
+	}
+	if (rc == TEST_SUCCESS)
+		rc = sw_add_rules(d, 40);
+	if (rc == TEST_SUCCESS)
+		rc = sw_run_frames(d, SW_FRAMES);
+	if (rc != TEST_SUCCESS)
+		fprintf(stderr, "  FAILED with seed %u (%u rules deleted)\n", seed, n);
+	sw_teardown(d);
+	free(d);
+	return rc;
+}
+
+static int
+test_diff_switch_fixed_seed(void)
+{
+	return sw_diff_run(20261127u);
+}
+
+static int
+test_diff_switch_random_seed(void)
+{
+	return sw_diff_run((unsigned int)time(NULL) ^ (unsigned int)tally_time_ns());
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_diff_fixed_seed),
 	TEST_CASE(test_diff_random_seed),
 	TEST_CASE(test_diff_staged_fixed_seed),
 	TEST_CASE(test_diff_staged_random_seed),
+	TEST_CASE(test_diff_switch_fixed_seed),
+	TEST_CASE(test_diff_switch_random_seed),
 };
 
 TEST_MAIN("steer-diff", cases)
