@@ -654,8 +654,9 @@ test_refusals(void)
 			{ .type = RTE_FLOW_ACTION_TYPE_END },
 		};
 
-		TEST_ASSERT_EQ(refused(d.p[0], &ing, it, drop, ENOTSUP,
-				       RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, NULL), 0, "ingress");
+		/* ethdev refuses it before the driver sees it */
+		TEST_ASSERT_EQ(refused(d.p[0], &ing, it, drop, EINVAL,
+				       RTE_FLOW_ERROR_TYPE_ATTR, NULL), 0, "ingress");
 		TEST_ASSERT_EQ(refused(d.p[0], &xattr, rep, drop, ENOTSUP,
 				       RTE_FLOW_ERROR_TYPE_ITEM, &rep[0]), 0, "port_representor item");
 		TEST_ASSERT_EQ(refused(d.p[0], &xattr, partial, drop, ENOTSUP,

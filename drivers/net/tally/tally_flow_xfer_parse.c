@@ -31,10 +31,9 @@ xfer_attr(const struct rte_flow_attr *attr, struct rte_flow_error *error)
 	if (attr == NULL)
 		return rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, NULL,
 					  "NULL attributes");
+	/* as ethdev's validate says it (its create does not check) */
 	if (attr->ingress || attr->egress)
-		return rte_flow_error_set(error, ENOTSUP,
-			attr->ingress ? RTE_FLOW_ERROR_TYPE_ATTR_INGRESS :
-					RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, attr,
+		return rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, attr,
 			"ingress and egress mean nothing in a transfer rule: name the traffic "
 			"source with a port_id or represented_port item");
 	if (attr->group >= TALLY_FLOW_GROUPS)
