@@ -55,11 +55,13 @@ struct tally_model_verdict {
 	uint16_t rss_nq;
 	uint32_t rss_hf;		/* enum tally_rss_hf; 0 = port RSS_HF */
 	uint16_t rss_queues[TALLY_VERDICT_MAX_RSS];
+	/* the switch's (valid only under their flags; not cleared) */
 	uint32_t port;			/* TALLY_VERDICT_PORT */
 	struct tally_steer_swact swact;	/* TALLY_VERDICT_SWACT: a validated copy */
 };
 
-/* Walk the steering root for pkt; update counters; fill the verdict.
+/* Walk the steering root for pkt; update counters; fill the verdict (all
+ * but `port` and `swact`, which only the switch's walk fills).
  * Called only when CTRL.STEER is set. */
 void tally_model_steer_classify(struct tally_model *m,
 				const struct tally_model_pkt *pkt,
