@@ -73,11 +73,16 @@ fi
 # (CTRL.ENABLE) before the first command, so the script's pauses mean what
 # they mean for the in-process model.
 wait_port_enabled() {
-	local ctrl
+	local ctrl c ok
 	for _ in $(seq 200); do
+		# one "ctrl" per port of the device: every one enabled
 		ctrl=$("$TALLY_TEST_NIC" --stats "$nic_dir/nic.sock" 2>/dev/null |
 			sed -n 's/.* ctrl \(0x[0-9a-f]*\) .*/\1/p')
-		[ -n "$ctrl" ] && [ $((ctrl & 1)) -eq 1 ] && return 0
+		ok=${ctrl:+1}
+		for c in $ctrl; do
+			[ $((c & 1)) -eq 1 ] || ok=""
+		done
+		[ -n "$ok" ] && return 0
 		sleep 0.05
 	done
 }

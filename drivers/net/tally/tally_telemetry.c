@@ -15,7 +15,7 @@
  *                             priority, counter, shared, hits, bytes
  *   /tally/transfer,<port>[,<n>]  the same for the transfer rules of the
  *                             port's device (spec 2.3, its switch), with a
- *                             column `port`: the ethdev each was created
+ *                             column `created_on`: the ethdev each was created
  *                             through; "rules" counts them all
  *
  * Callbacks run on the telemetry thread. They read counters lock-free (the
@@ -190,7 +190,7 @@ tally_tel_top_cb(const struct tally_flow_info *fi, void *arg)
 /* One array per column, rule i in element i of each: telemetry arrays
  * cannot hold dictionaries, and columns keep the reply small. */
 static const char *const tally_tel_top_cols[] = {
-	"index", "group", "priority", "counter", "shared", "hits", "bytes", "port",
+	"index", "group", "priority", "counter", "shared", "hits", "bytes", "created_on",
 };
 #define TALLY_TEL_TOP_COLS	7	/* /tally/top's; /tally/transfer adds `port` */
 
