@@ -80,7 +80,7 @@ for d in devs:
            i["signature"], i["version"], i["rx_queues"], i["tx_queues"],
            i["counters"], i["comp_counters"], i["mac"], "steer" in i["capabilities"],
            "posted" in i["capabilities"], d["problems"])
-    exp = ("ivshmem", 2, "vfio-pci", True, "0x594c4154", "2.2", 2, 2, 65536, 1024,
+    exp = ("ivshmem", 2, "vfio-pci", True, "0x594c4154", "2.3", 2, 2, 65536, 1024,
            want[d["bdf"]], True, posted, [])
     assert got == exp, (d["bdf"], got, exp)
     bar2 = [b for b in d["bars"] if b["index"] == 2]

@@ -30,7 +30,7 @@ EXPECT = {
     '/tally/top,0,65': None,		# n above 64
     '/tally/flows,x': None,
 }
-DUMP = ['tally port 0 (net_tally0): spec 2.2 via model',
+DUMP = ['tally port 0 (net_tally0): spec 2.3 via model',
         '  rx_packets       64', '  rx_bytes         28256',
         '  flows 4 indirect counters 1 matchers 3',
         '  counter pool 4194304: in use 3 free 4194301 pending reuse 0']

@@ -106,8 +106,8 @@ mode_tools() {
 	expect list 0 "1 HCA found:" "tally_0"
 	run devinfo "$port" ibv_devinfo
 	expect devinfo 0 "hca_id: tally_0" "transport: InfiniBand (0)" \
-		"fw_ver: tally-spec 2.2" "node_guid: 0811:22ff:fe33:4455" \
-		"vendor_id: 0x1f1a" "vendor_part_id: 31249" "hw_ver: 0x20002" \
+		"fw_ver: tally-spec 2.3" "node_guid: 0811:22ff:fe33:4455" \
+		"vendor_id: 0x1f1a" "vendor_part_id: 31249" "hw_ver: 0x20003" \
 		"phys_port_cnt: 1" "port: 1" "state: PORT_ACTIVE (4)" \
 		"link_layer: Ethernet"
 	run verbose "$port" ibv_devinfo -v

@@ -231,8 +231,8 @@ device_identity_is_tally(void)
 	TEST_ASSERT_EQ(ibv_query_device(tv_ctx, &a), 0, "");
 	TEST_ASSERT_EQ(a.vendor_id, TV_VENDOR_ID, "");
 	TEST_ASSERT_EQ(a.vendor_part_id, TV_PART_ID, "");
-	TEST_ASSERT_EQ(a.hw_ver, 0x20002, "spec 2.2");
-	TEST_ASSERT(strcmp(a.fw_ver, "tally-spec 2.2") == 0, "fw_ver %s", a.fw_ver);
+	TEST_ASSERT_EQ(a.hw_ver, 0x20003, "spec 2.3");
+	TEST_ASSERT(strcmp(a.fw_ver, "tally-spec 2.3") == 0, "fw_ver %s", a.fw_ver);
 	TEST_ASSERT(a.max_qp > 0, "");
 	TEST_ASSERT_EQ(a.max_raw_ethy_qp, a.max_qp, "");
 	TEST_ASSERT_EQ(a.max_pkeys, 1, "");

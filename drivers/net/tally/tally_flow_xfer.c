@@ -296,7 +296,7 @@ xfer_release(struct tally_flow_ctx *fc, struct rte_flow *flow, struct tally_flow
 	if (flow->flags & FLOW_F_RSS)
 		s = x->set_by_id[flow->rss_id];
 	if (flow->magic == TALLY_FLOW_MAGIC)
-		x->nb_flows--;
+		__atomic_fetch_sub(&x->nb_flows, 1, __ATOMIC_RELAXED);
 	flow->magic = 0;
 	if (tally_steer_rule_delete_next_locked(r, 0, &owner) != 0)
 		tally_steer_rule_unreserve_locked(x->steer, r);
@@ -395,7 +395,7 @@ xfer_insert(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		cause = ret == -ELOOP ? (const void *)rr->fate : (const void *)pattern;
 		goto fail;
 	}
-	x->nb_flows++;
+	__atomic_fetch_add(&x->nb_flows, 1, __ATOMIC_RELAXED);
 	flow->magic = TALLY_FLOW_MAGIC;
 	tally_steer_ctx_reclaim_locked(x->steer);
 	return flow;
@@ -567,6 +567,9 @@ tally_flow_xfer_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 
 	if (fc == NULL)
 		return flow == NULL ? 0 : -rte_errno;	/* a port's dump goes on */
+	/* a port's dump with no transfer rule takes no second lock */
+	if (flow == NULL && __atomic_load_n(&fc->xfer->nb_flows, __ATOMIC_RELAXED) == 0)
+		return 0;
 	tally_lock(&fc->lock);
 	if (flow != NULL) {
 		if (!xfer_live(dev, flow)) {
