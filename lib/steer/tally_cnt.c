@@ -87,6 +87,11 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
 		/* allocation: nobody resets or reads a free counter, and the
 		 * device no longer adds to it (its fence completed) */
 		tally_cnt_bank_read(&pool->bank[i], &p, &b);
+		if (__atomic_load_n(&s->life_pkts, __ATOMIC_RELAXED) != p ||
+		    __atomic_load_n(&s->life_bytes, __ATOMIC_RELAXED) != b) {
+			__atomic_store_n(&s->life_pkts, p, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->life_bytes, b, __ATOMIC_RELAXED);
+		}
 		if (__atomic_load_n(&s->base_pkts, __ATOMIC_RELAXED) == p &&
 		    __atomic_load_n(&s->base_bytes, __ATOMIC_RELAXED) == b)
 			return;

@@ -85,6 +85,8 @@ struct tally_cnt_slot {
 	uint64_t base_bytes;
 	uint32_t seq;			/* odd while a reset writes the baseline */
 	uint32_t rsvd;
+	uint64_t life_pkts;		/* the bank value at allocation (resets */
+	uint64_t life_bytes;		/* leave it): tally_cnt_read_life() */
 };
 
 /* Counters freed while one fence ticket was current, linked through their
@@ -156,6 +158,27 @@ int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);
  * counter exclude each other. */
 int tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx,
 			 uint64_t *pkts, uint64_t *bytes);
+
+/* Packets and bytes since allocation, whatever resets moved the baseline
+ * (what an operator's view shows: an application's resets are its own).
+ * Lock-free; 0 or -EINVAL. */
+static inline int
+tally_cnt_read_life(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
+		    uint64_t *bytes)
+{
+	const struct tally_cnt_slot *s;
+	uint32_t i = idx - pool->first;
+	uint64_t p, b;
+
+	if (i >= pool->num)
+		return -EINVAL;
+	s = &pool->slot[i];
+	/* written at allocation, before any rule could name the counter */
+	tally_cnt_bank_read(&pool->bank[i], &p, &b);
+	*pkts = p - __atomic_load_n(&s->life_pkts, __ATOMIC_RELAXED);
+	*bytes = b - __atomic_load_n(&s->life_bytes, __ATOMIC_RELAXED);
+	return 0;
+}
 
 /*
  * THE counter read: packets and bytes since allocation or the last reset.

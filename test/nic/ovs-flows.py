@@ -4,7 +4,10 @@
 
 ovs-flows.py megaflows < dump     "dpctl/dump-flows -m" output, one line per
                                   megaflow: UFID PORT KIND OFFLOADED PACKETS
-                                  (OFFLOADED: yes, partial or no)
+                                  BYTES DP ACTIONS (OFFLOADED: yes, partial
+                                  or no; DP: ovs or dpdk)
+ovs-flows.py openflow < dump      "ovs-ofctl dump-flows" output, one line per
+                                  rule: MATCH N_PACKETS N_BYTES
 ovs-flows.py refused < vs.log     each rte_flow OVS failed to create, as
                                   KIND<tab>the PMD's cause: KIND is the
                                   megaflow kind of its pattern, or
@@ -66,11 +69,28 @@ def megaflows(text):
             continue
         port = re.search(r"in_port\(([^)]*)\)", line)
         pk = re.search(r"packets:(\d+)", line)
+        by = re.search(r"bytes:(\d+)", line)
         off = re.search(r"offloaded:(\w+)", line)
-        out.append("%s %s %s %s %s" % (
+        dp = re.search(r"dp:(\w+)", line)
+        act = re.search(r"actions:(\S+)", line)
+        out.append("%s %s %s %s %s %s %s %s" % (
             m.group(1), port.group(1) if port else "?",
             megaflow_kind(line.split(" packets:")[0]),
-            off.group(1) if off else "no", pk.group(1) if pk else "0"))
+            off.group(1) if off else "no", pk.group(1) if pk else "0",
+            by.group(1) if by else "0", dp.group(1) if dp else "?",
+            act.group(1) if act else "?"))
+    return out
+
+
+def openflow(text):
+    out = []
+    for line in text.splitlines():
+        pk = re.search(r"n_packets=(\d+)", line)
+        by = re.search(r"n_bytes=(\d+)", line)
+        if pk is None or by is None:
+            continue
+        match = line.split(" actions=")[0].split(", ")[-1].strip()
+        out.append("%s %s %s" % (match, pk.group(1), by.group(1)))
     return out
 
 
@@ -138,6 +158,8 @@ def tally_flows(path):
 def main(argv):
     if argv[1:2] == ["megaflows"]:
         print("\n".join(megaflows(sys.stdin.read())))
+    elif argv[1:2] == ["openflow"]:
+        print("\n".join(openflow(sys.stdin.read())))
     elif argv[1:2] == ["refused"]:
         print("\n".join(refused(sys.stdin)))
     elif len(argv) == 4 and argv[1] == "telemetry":

@@ -159,7 +159,7 @@ for port in p0 p1; do
 			fail=1
 			continue
 		fi
-		read -r ufid _ _ off pk <<<"$line"
+		read -r ufid _ _ off pk _ <<<"$line"
 		seen="$seen $ufid"
 		pk0=$(awk -v u="$ufid" '$1 == u { print $5 }' <<<"$before")
 		delta=$(( pk - ${pk0:-0} ))

@@ -6,6 +6,11 @@ ovs-traffic.py kinds            the kinds, one per line
 ovs-traffic.py send IFACE COUNT KIND...
                                 COUNT frames of each KIND on IFACE (an
                                 AF_PACKET raw socket; needs CAP_NET_RAW)
+ovs-traffic.py count IFACE SECONDS KIND...
+                                how many frames of those kinds arrive on
+                                IFACE (not sent from it) within SECONDS,
+                                printed when the time is up; stops early,
+                                ready, after a line "ready" on stdout
 
 Every frame of a kind has the same headers, so that Open vSwitch makes one
 megaflow per kind and input port. The headers come from devtools/gen-pcap.py
@@ -90,7 +95,33 @@ def send(iface, count, kinds):
     s.close()
 
 
+def count(iface, seconds, kinds):
+    import time
+    want = set(KINDS[k]() for k in kinds)
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    s.bind((iface, 0))
+    print("ready", flush=True)
+    end = time.monotonic() + seconds
+    n = 0
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            data, addr = s.recvfrom(65536)
+        except socket.timeout:
+            break
+        if addr[2] != socket.PACKET_OUTGOING and data in want:
+            n += 1
+    s.close()
+    print(n, flush=True)
+
+
 def main(argv):
+    if len(argv) >= 5 and argv[1] == "count":
+        count(argv[2], float(argv[3]), argv[4:])
+        return 0
     if argv[1:2] == ["kinds"]:
         print("\n".join(KINDS))
         return 0

@@ -12,7 +12,9 @@
  *   /tally/top,<port>[,<n>]   the n (default 10, at most 64) counting rules
  *                             with the most hits (ties: older rule first),
  *                             as columns: index (creation order), group,
- *                             priority, counter, shared, hits, bytes
+ *                             priority, counter, shared, hits, bytes (since
+ *                             the rule was created: query resets do not
+ *                             move them)
  *   /tally/transfer,<port>[,<n>]  the same for the transfer rules of the
  *                             port's device (spec 2.3, its switch), with a
  *                             column `created_on`: the ethdev each was created
@@ -174,7 +176,7 @@ tally_tel_top_cb(const struct tally_flow_info *fi, void *arg)
 	unsigned int i;
 
 	if (!fi->counted ||
-	    tally_cnt_read(t->pool, fi->counter, &r.hits, &r.bytes) != 0)
+	    tally_cnt_read_life(t->pool, fi->counter, &r.hits, &r.bytes) != 0)
 		return 0;
 	if (t->n == t->max && r.hits <= t->r[t->n - 1].hits)
 		return 0;
