@@ -14,7 +14,8 @@ params = info["net_tally"]["params"].split()
 keys = [p.split("=")[0] for p in params]
 want = ["wire", "rx_pcap", "tx_pcap", "pcap_loops", "iface", "gen_flows",
         "gen_len", "gen_count", "rxq", "txq", "counters", "comp_counters",
-        "mode", "mac", "dev", "bad_rx", "bad_rx_every", "steer_mem", "steer_stage"]
+        "mode", "mac", "dev", "bad_rx", "bad_rx_every", "steer_mem", "steer_stage",
+        "ports", "p<i>_<setting>"]
 assert keys == want, keys
 pci = info["net_tally_pci"]
 assert pci["kmod"] == "vfio-pci", pci

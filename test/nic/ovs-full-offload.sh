@@ -14,10 +14,12 @@
 #     since creation whatever OVS's query resets) grow by COUNT frames and
 #     their bytes, and so do the megaflows' packets and bytes
 #     (dpctl/dump-flows) and the OpenFlow rules' (ovs-ofctl dump-flows);
-#   - the totals: each OpenFlow rule's n_packets/n_bytes = its megaflow's =
-#     the NIC's counter plus round 1's frame, which OVS forwarded itself
-#     before the rule existed;
-#   - deleting an OpenFlow rule removes its transfer rule from the device.
+#   - the totals: each megaflow's packets/bytes = the NIC's counter; each
+#     OpenFlow rule's = that plus round 1's frame, which OVS forwarded
+#     itself before the rule existed (and credited to the OpenFlow rule);
+#   - deleting p0's OpenFlow rule replaces its device rule (its megaflow now
+#     drops): p0's frames stop leaving p1's wire; when the megaflows idle out
+#     the device holds no transfer rule.
 # EAL memory as ovs-offload.sh. TALLY_OVS_COUNT: frames per port in round 2
 # (100). Skipped (77) without Open vSwitch with DPDK or a network namespace.
 set -euo pipefail
@@ -49,9 +51,11 @@ ovs_start --no-pci hw-offload=true max-idle=120000
 "${OVS_APPCTL[@]}" vlog/set netdev_offload_dpdk:file:dbg >/dev/null
 "${V[@]}" add-br br0 -- set bridge br0 datapath_type=netdev
 "${V[@]}" add-port br0 p0 -- set Interface p0 type=dpdk ofport_request=1 \
-	"options:dpdk-devargs=net_tally0,ports=2,p0_wire=if,p0_iface=t0,p1_wire=if,p1_iface=t1,counters=65536,rxq=1,txq=1"
+	"options:dpdk-devargs=net_tally0,ports=2,p0_wire=if,p0_iface=t0,p1_wire=if,p1_iface=t1,mac=02:00:00:00:00:10,counters=65536,rxq=1,txq=1"
+# port 1 of the device: OVS finds an ethdev that is not its device's first
+# by its MAC (port 0's plus 1)
 "${V[@]}" add-port br0 p1 -- set Interface p1 type=dpdk ofport_request=2 \
-	"options:dpdk-devargs=net_tally0_p1"
+	"options:dpdk-devargs=class=eth,mac=02:00:00:00:00:11"
 link_is() { [ "$("${V[@]}" get Interface "$1" link_state 2>/dev/null)" = "$2" ]; }
 for p in p0 p1; do
 	check "$p: attached, link up" wait_for 30 link_is "$p" up
@@ -63,7 +67,7 @@ ovs-ofctl add-flow br0 "priority=10,in_port=p1,actions=drop"
 dp=netdev@ovs-netdev
 sock=/var/run/dpdk/$ovs_prefix/dpdk_telemetry.v2
 dump() { "${OVS_APPCTL[@]}" dpctl/dump-flows -m --names "$dp" | "${flows[@]}" megaflows; }
-ofdump() { ovs-ofctl dump-flows br0 | "${flows[@]}" openflow; }
+ofdump() { ovs-ofctl --names dump-flows br0 | "${flows[@]}" openflow; }
 offload_stat() {
 	"${OVS_APPCTL[@]}" dpctl/offload-stats-show "$dp" |
 		awk -v n="$1" '$1 == "Total" && index($0, n) { print $NF }'
@@ -87,6 +91,7 @@ else:
     print("%d %d" % (t["hits"][i[0]], t["bytes"][i[0]]) if len(i) == 1 else "none")
 ' "$j" "$@"
 }
+rules_are() { [ "$(xfer)" = "$1" ]; }
 ethdev() {	# the ethdev port id of an OVS port
 	"${V[@]}" get Interface "$1" status:port_no | tr -d '"'
 }
@@ -132,10 +137,10 @@ rx1=$(pmd_stat "packets received")
 check "round 2: OVS's PMD thread received none of the $((2 * COUNT)) frames ($((rx1 - rx0)))" \
 	[ "$rx1" -eq "$rx0" ]
 grown() {
-	local a b
+	local a b a0 b0
 	read -r a b <<<"$(xfer "$1")"
-	read -r c d <<<"$2"
-	[ $((a - c)) -eq "$COUNT" ] && [ $((b - d)) -eq $((COUNT * len)) ]
+	read -r a0 b0 <<<"$2"
+	[ $((a - a0)) -eq "$COUNT" ] && [ $((b - b0)) -eq $((COUNT * len)) ]
 }
 check "NIC: p0's rule counted $COUNT frames, $((COUNT * len)) bytes" grown "$e0" "$x0"
 check "NIC: p1's rule counted $COUNT frames, $((COUNT * len)) bytes" grown "$e1" "$x1"
@@ -160,25 +165,36 @@ for p in p0 p1; do
 	check "$p's OpenFlow rule: +$COUNT packets, +$((COUNT * len)) bytes (ovs-ofctl)" \
 		wait_for 10 of_grown "priority=10,in_port=$p"
 done
-# totals: OVS = NIC + the one frame of round 1 OVS forwarded itself
+# Totals: the megaflow's are the NIC's (OVS adds its readings of the rule's
+# counter; round 1's frame went up to OVS, which credits it to the OpenFlow
+# rule, not to the megaflow); the OpenFlow rule's are those plus that frame
 for p in p0 p1; do
 	e=$e0
 	[ "$p" = p0 ] || e=$e1
 	read -r nh nb <<<"$(xfer "$e")"
 	read -r mp mb <<<"$(dump | awk -v p="$p" '$2 == p { print $5, $6 }')"
 	read -r op ob <<<"$(ofdump | awk -v m="priority=10,in_port=$p" '$1 == m { print $2, $3 }')"
-	check "$p: OpenFlow $op/$ob = megaflow $mp/$mb = NIC $nh/$nb + 1 frame/$len bytes" \
-		[ "$op" -eq "$mp" ] && [ "$ob" -eq "$mb" ] &&
-		[ "$mp" -eq $((nh + 1)) ] && [ "$mb" -eq $((nb + len)) ]
+	check "$p: megaflow $mp/$mb = NIC $nh/$nb; OpenFlow $op/$ob = that + round 1's frame ($len bytes)" \
+		[ "$mp" -eq "$nh" ] && [ "$mb" -eq "$nb" ] &&
+		[ "$op" -eq $((nh + 1)) ] && [ "$ob" -eq $((nb + len)) ]
 done
 
-# Deleting an OpenFlow rule takes its megaflow, and the transfer rule with it
-ovs-ofctl del-flows br0 "in_port=p1"
-rules_are() { [ "$(xfer)" = "$1" ]; }
-check "del-flows in_port=p1: the device holds 1 transfer rule" wait_for 20 rules_are 1
-check "the one left is p0's" [ "$(xfer "$e1")" = none ]
+# Deleting the OpenFlow rule of p0: OVS translates its megaflow again (to
+# drop: no rule matches now) and replaces the device rule; p0's frames no
+# longer reach p1's wire. Once the megaflows idle out, the device holds none.
 ovs-ofctl del-flows br0 "in_port=p0"
-check "del-flows in_port=p0: none left" wait_for 20 rules_are 0
+mf_drops() { dump | awk '$2 == "p0" { print $8 }' | grep -qx 'drop,\?'; }
+check "del-flows in_port=p0: its megaflow drops" wait_for 20 mf_drops
+check "... and the device still holds 2 transfer rules" wait_for 20 rules_are 2
+coproc CAP { "${traffic[@]}" count t1w 4 "$KIND"; }
+read -r ready <&"${CAP[0]}"
+"${traffic[@]}" send t0w 10 "$KIND"
+read -r got <&"${CAP[0]}"
+wait "$CAP_PID" 2>/dev/null || true
+check "p0's frames no longer leave p1's wire ($got of 10)" [ "$got" -eq 0 ]
+"${V[@]}" set Open_vSwitch . other_config:max-idle=500
+ovs-ofctl del-flows br0
+check "megaflows idle out: the device holds no transfer rule" wait_for 30 rules_are 0
 
 # Every offload OVS tried was taken
 refused=$("${flows[@]}" refused < "$d/vs.log")
