@@ -204,8 +204,12 @@ fi
 # pcap file the host compares after the guest (vm-test.sh). The PMD makes
 # an ethdev per port (0 and 1 here); a transfer rule created through port 0
 # sends the 16 IPv4/UDP frames of its wire out of port 1's wire, inside the
-# device; the other 48 reach port 0's queue.
+# device; the other 48 reach port 0's queue. Stock dpdk-proc-info, a
+# secondary process, then attaches both ports (testpmd keeps its huge page
+# files for it) and reads their statistics.
 if [ "$mode" = full ]; then
+	eal_sw=(--iova-mode=pa --no-telemetry --log-level='pmd.net.tally.*:info'
+		--log-level=bus.pci:info)
 	{
 		echo "flow create 0 transfer pattern eth / ipv4 / udp / end actions count / port_id id 1 / end"
 		wait_for /tmp/testpmd-sw.out "Flow rule #0 created" 90 &&
@@ -215,15 +219,20 @@ if [ "$mode" = full ]; then
 		echo "start"
 		sleep 5
 		echo "stop"
+		sleep 1
+		timeout 60 dpdk-proc-info --file-prefix=tpsw -a "$bdf2" "${eal_sw[@]}" \
+			-d "$pmd_dir/librte_net_tally.so" -- --xstats > /tmp/procinfo-sw.out 2>&1
+		echo "proc-info exit status $?" >> /tmp/procinfo-sw.out
 		echo "flow query 0 0 count"
 		echo "show port xstats 0"
 		echo "show port xstats 1"
 		echo "quit"
 	} | timeout 150 "${tp_env[@]}" dpdk-testpmd --lcores=0@0,1@0 -a "$bdf2" \
-		--file-prefix=tpsw "${eal_common[@]}" -d "$pmd_dir/librte_net_tally.so" \
+		--file-prefix=tpsw "${eal_sw[@]}" -d "$pmd_dir/librte_net_tally.so" \
 		-- -i --rxq=1 --txq=1 --total-num-mbufs=4096 --no-flush-rx \
 		> /tmp/testpmd-sw.out 2>&1
-	cat /tmp/testpmd-sw.out
+	rm -f /dev/hugepages/tpswmap_*
+	cat /tmp/testpmd-sw.out /tmp/procinfo-sw.out
 	check "testpmd: two ethdevs on $bdf2" expect /tmp/testpmd-sw.out \
 		"$bdf2: 2 ports, a window every 0x[0-9a-f]+ bytes of BAR2" \
 		"${bdf2}_p1: port 1 on BAR2" "^Port 1: 02:00:00:00:00:03$"
@@ -242,6 +251,12 @@ if [ "$mode" = full ]; then
 		 grep -q '^sw_to_wire: 16$' /tmp/xstats-sw0 &&
 		 grep -q '^rx_q0_packets: 48$' /tmp/xstats-sw0 &&
 		 grep -q '^tx_packets: 16$' /tmp/xstats-sw1"
+	check "dpdk-proc-info (secondary): both ports, port 1 sent 16 frames" bash -c \
+		"grep -q '^proc-info exit status 0$' /tmp/procinfo-sw.out &&
+		 sed -n '/NIC extended statistics for port 0/,/NIC extended statistics for port 1/p' \
+			/tmp/procinfo-sw.out | grep -q '^sw_to_wire: 16$' &&
+		 sed -n '/NIC extended statistics for port 1/,\$p' /tmp/procinfo-sw.out |
+			grep -q '^tx_packets: 16$'"
 fi
 
 # ---- 6. unbind --------------------------------------------------------------
