@@ -226,6 +226,9 @@ if [ "$mode" = full ]; then
 		echo "flow query 0 0 count"
 		echo "show port xstats 0"
 		echo "show port xstats 1"
+		# the function's removal closes both ports
+		echo "port stop all"
+		echo "device detach $bdf2"
 		echo "quit"
 	} | timeout 150 "${tp_env[@]}" dpdk-testpmd --lcores=0@0,1@0 -a "$bdf2" \
 		--file-prefix=tpsw "${eal_sw[@]}" -d "$pmd_dir/librte_net_tally.so" \
@@ -251,6 +254,9 @@ if [ "$mode" = full ]; then
 		 grep -q '^sw_to_wire: 16$' /tmp/xstats-sw0 &&
 		 grep -q '^rx_q0_packets: 48$' /tmp/xstats-sw0 &&
 		 grep -q '^tx_packets: 16$' /tmp/xstats-sw1"
+	check "testpmd: device detach removes both ports" expect /tmp/testpmd-sw.out \
+		"^Port 1 is closed$" "^Port 0 is closed$" "^Device $bdf2 is detached$" \
+		"^Now total ports is 0$"
 	check "dpdk-proc-info (secondary): both ports, port 1 sent 16 frames" bash -c \
 		"grep -q '^proc-info exit status 0$' /tmp/procinfo-sw.out &&
 		 sed -n '/NIC extended statistics for port 0/,/NIC extended statistics for port 1/p' \
