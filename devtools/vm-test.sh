@@ -6,13 +6,16 @@
 # On the host: installs qemu-system-x86 and busybox-static if missing, builds
 # (once, cached under ${TALLY_CACHE:-~/.cache/tally}/vm/) a guest from the
 # Debian kernel package (vmlinux + the vfio/9p/virtio modules) and a busybox
-# initramfs, starts two device processes (app/tally-nic: a pcap wire with
-# test/data/demo.pcap and a loopback wire), each with a BAR file and the
-# guest's RAM file, and boots the guest with both BAR files as ivshmem-plain
-# functions, the host's /usr and the project's source and build trees
-# shared read-only over 9p. The guest runs devtools/vm/guest-test.sh (vfio-pci
-# binding, tally-devinfo, dpdk-testpmd with a counting flow, a verbs program),
-# which prints PASS/FAIL per step.
+# initramfs, starts three device processes (app/tally-nic: a pcap wire with
+# test/data/demo.pcap, a loopback wire, and a device of two ports whose
+# port 0 replays demo.pcap and port 1 writes a pcap file), each with a BAR
+# file and the guest's RAM file, and boots the guest with the BAR files as
+# ivshmem-plain functions, the host's /usr and the project's source and build
+# trees shared read-only over 9p. The guest runs devtools/vm/guest-test.sh
+# (vfio-pci binding, tally-devinfo, dpdk-testpmd with a counting flow, a
+# verbs program, a transfer rule between the two ports of one function),
+# which prints PASS/FAIL per step; after it, the two-port device's port 1
+# wire must hold exactly demo.pcap's IPv4/UDP frames.
 #
 # Without the device process in the build (or with TALLY_VM_PROBE_ONLY=1)
 # the BAR files only hold the identity registers and the guest checks the
@@ -215,10 +218,16 @@ if [ $mode = full ]; then
 	start_nic bar0 "wire=pcap,rx_pcap=$src/test/data/demo.pcap,rxq=2,txq=2,counters=65536,comp_counters=1024" \
 		--hold-wire
 	start_nic bar1 "wire=loop,rxq=2,txq=2,counters=65536,comp_counters=1024,mac=02:00:00:00:00:01"
+	# two ports behind one function: a transfer rule sends port 0's
+	# IPv4/UDP frames out of port 1's wire (a held wire, as bar0's)
+	start_nic bar2 "ports=2,p0_wire=pcap,p0_rx_pcap=$src/test/data/demo.pcap,p1_wire=pcap,p1_tx_pcap=$work/bar2-p1.pcap,rxq=1,txq=1,counters=65536,comp_counters=1024,mac=02:00:00:00:00:02" \
+		--hold-wire
 else
 	python3 "$src/devtools/vm/mkbar.py" "$work/bar0" --rxq 2 --txq 2 &&
 	python3 "$src/devtools/vm/mkbar.py" "$work/bar1" --rxq 2 --txq 2 \
-		--mac 02:00:00:00:00:01 || die "cannot write the BAR files"
+		--mac 02:00:00:00:00:01 &&
+	python3 "$src/devtools/vm/mkbar.py" "$work/bar2" --rxq 1 --txq 1 \
+		--mac 02:00:00:00:00:02 || die "cannot write the BAR files"
 fi
 
 # ---- the guest ---------------------------------------------------------------
@@ -231,7 +240,7 @@ args=(
 	-object "memory-backend-file,id=ram0,share=on,mem-path=$ram,size=${guest_mb}M"
 )
 slot=4
-for b in bar0 bar1; do
+for b in bar0 bar1 bar2; do
 	args+=(-object "memory-backend-file,id=$b,share=on,mem-path=$work/$b,size=$(stat -c %s "$work/$b")"
 	       -device "ivshmem-plain,memdev=$b,addr=$slot")
 	slot=$((slot + 1))
@@ -241,10 +250,10 @@ args+=(
 	-virtfs "local,path=$src,mount_tag=tallysrc,security_model=none,readonly=on"
 	-virtfs "local,path=$build,mount_tag=tallybuild,security_model=none,readonly=on"
 	-kernel "$kdir/vmlinux" -initrd "$initrd"
-	-append "console=ttyS0 quiet panic=-1 no_timer_check intel_iommu=on hugepages=96 TALLY_SRC=$src TALLY_BUILD=$build TALLY_GUEST_TEST=$src/devtools/vm/guest-test.sh TALLY_MODE=$mode TALLY_BDFS=0000:00:04.0,0000:00:05.0"
+	-append "console=ttyS0 quiet panic=-1 no_timer_check intel_iommu=on hugepages=96 TALLY_SRC=$src TALLY_BUILD=$build TALLY_GUEST_TEST=$src/devtools/vm/guest-test.sh TALLY_MODE=$mode TALLY_BDFS=0000:00:04.0,0000:00:05.0,0000:00:06.0"
 )
 
-log "guest: kernel $kver, $mode test, BARs $(stat -c %s "$work/bar0") + $(stat -c %s "$work/bar1") bytes"
+log "guest: kernel $kver, $mode test, BARs $(stat -c %s "$work/bar0") + $(stat -c %s "$work/bar1") + $(stat -c %s "$work/bar2") bytes"
 t0=$(date +%s.%N)
 qemu-system-x86_64 "${args[@]}" < /dev/null > "$work/qemu.log" 2>&1 &
 qemu=$!
@@ -292,22 +301,30 @@ for f in "$work"/bar*.log; do
 done
 [ -n "$rc" ] || die "the guest did not report a result (QEMU exit status $qrc)"
 if [ $mode = full ]; then
-	for i in bar0 bar1; do
+	for i in bar0 bar1 bar2; do
 		kill -0 "${nic_pid[$i]}" 2>/dev/null || die "device process $i died"
 	done
-	log "PASS: both device processes still running"
+	log "PASS: the device processes still running"
 	if grep -h "fault cause" "$work"/bar*.log | head -3 | grep .; then
 		die "the devices recorded faults (DMA outside the driver's regions?)"
 	fi
 	log "PASS: no device faults"
-	for i in bar0 bar1; do
+	for i in bar0 bar1 bar2; do
 		kill -TERM "${nic_pid[$i]}"
 		wait "${nic_pid[$i]}"
 		st=$?
 		[ $st -eq 0 ] || die "device process $i exited with status $st on SIGTERM"
 		[ ! -e "$work/$i" ] || die "device process $i left its BAR file behind"
 	done
-	log "PASS: both device processes stop cleanly on SIGTERM"
+	log "PASS: the device processes stop cleanly on SIGTERM"
+	# the transfer rule of the guest's step 6: port 1's wire got demo.pcap's
+	# IPv4/UDP frames, exactly, and nothing else
+	out=$(python3 "$src/devtools/pcap-cmp.py" --only-udp4 "$src/test/data/demo.pcap" \
+		"$work/bar2-p1.pcap" 2>&1)
+	echo "$out"
+	[ "$out" = "pcap-cmp: 16 frames identical" ] ||
+		die "port 1 of bar2: its wire did not get the 16 IPv4/UDP frames of demo.pcap"
+	log "PASS: port 1 of bar2: 16 frames on its wire, demo.pcap's IPv4/UDP frames"
 fi
 [ "$rc" = 0 ] || die "guest test exit status $rc"
 log "PASS"

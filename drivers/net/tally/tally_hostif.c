@@ -207,37 +207,13 @@ tally_hostif_map_bar(const char *name, int fd, size_t len)
 	return bar;
 }
 
-/* The ports of the device behind a mapped BAR: from port 0's window
- * (2.3; one port before), checked against the mapping. */
+/* The ports of the device behind a mapped BAR: each window holds a
+ * mailbox. */
 static int
 tally_hostif_ports(const char *name, const volatile uint8_t *bar, size_t len,
 		   unsigned int *n, size_t *win)
 {
-	uint32_t ver, port, stride;
-
-	if (len < TALLY_MBOX_OFF ||
-	    *(const volatile uint32_t *)(bar + TALLY_REG_SIG) != TALLY_SIGNATURE)
-		return -ENODEV;
-	ver = *(const volatile uint32_t *)(bar + TALLY_REG_VERSION);
-	*n = 1;
-	*win = len;
-	if (TALLY_FIELD_GET(ver, TALLY_VERSION_MINOR_M) < 3)
-		return 0;
-	port = *(const volatile uint32_t *)(bar + TALLY_REG_PORT);
-	stride = *(const volatile uint32_t *)(bar + TALLY_REG_PORT_STRIDE);
-	*n = TALLY_FIELD_GET(port, TALLY_PORT_COUNT_M);
-	if (*n <= 1) {
-		*n = 1;
-		return 0;
-	}
-	if (*n > TALLY_MAX_PORTS || stride < TALLY_MBOX_OFF + sizeof(struct tally_mbox) ||
-	    (uint64_t)stride * *n > len) {
-		TALLY_INIT_LOG(ERR, "%s: bad port layout: %u ports of 0x%x bytes in a %zu-byte BAR",
-			       name, *n, stride, len);
-		return -EIO;
-	}
-	*win = stride;
-	return 0;
+	return tally_switch_layout(name, bar, len, TALLY_MBOX_OFF + TALLY_MBOX_LEN, n, win);
 }
 
 static int

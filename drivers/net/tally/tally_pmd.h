@@ -299,6 +299,15 @@ int tally_switch_port_name(const char *name, unsigned int i, char *buf, size_t l
 struct rte_vdev_device;
 /* A new ethdev for port i of a vdev (named as above), with an adapter. */
 struct rte_eth_dev *tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i);
+/* A new ethdev for port i >= 1 of the device of any bus (port 0 is the
+ * bus's own allocation), named as above, with an adapter. */
+struct rte_eth_dev *tally_switch_port_alloc(struct rte_device *device, unsigned int i);
+/* The ports behind a mapped BAR from port 0's window at offset 0 (2.3; one
+ * port before): their number and a window's bytes (len for one port),
+ * every window at least min_win bytes and all inside len. 0, -ENODEV (no
+ * signature, or len < min_win) or -EIO (a layout that does not fit). */
+int tally_switch_layout(const char *name, const volatile uint8_t *bar, size_t len,
+			size_t min_win, unsigned int *n, size_t *win);
 
 /* tally_info.c */
 int tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info);

@@ -2,8 +2,9 @@
 /*
  * The device a port belongs to (spec 2.3): which ethdev is which of its
  * ports, the switch domain they share, and which port takes the device's
- * transfer rules (port 0, while its flow engine lives). Below every other
- * file of the PMD that needs it: the probes, dev_infos_get and the transfer
+ * transfer rules (port 0, while its flow engine lives), and how its ports'
+ * windows lie in the BAR. Below every other file of the PMD that needs it:
+ * the probes (vdev, device process, PCI), dev_infos_get and the transfer
  * rules (tally_flow_xfer.c).
  */
 #include <string.h>
@@ -123,25 +124,61 @@ tally_switch_port_name(const char *name, unsigned int i, char *buf, size_t len)
 }
 
 struct rte_eth_dev *
-tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i)
+tally_switch_port_alloc(struct rte_device *device, unsigned int i)
 {
 	char pname[RTE_ETH_NAME_MAX_LEN];
 	struct rte_eth_dev *dev;
 
-	if (i == 0)
-		return rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
-	if (tally_switch_port_name(rte_vdev_device_name(vdev), i, pname, sizeof(pname)) != 0)
+	if (i == 0 || tally_switch_port_name(device->name, i, pname, sizeof(pname)) != 0)
 		return NULL;
 	dev = rte_eth_dev_allocate(pname);
 	if (dev == NULL)
 		return NULL;
 	dev->data->dev_private = rte_zmalloc_socket(pname, sizeof(struct tally_adapter),
-						    RTE_CACHE_LINE_SIZE, vdev->device.numa_node);
+						    RTE_CACHE_LINE_SIZE, device->numa_node);
 	if (dev->data->dev_private == NULL) {
 		rte_eth_dev_release_port(dev);
 		return NULL;
 	}
-	dev->device = &vdev->device;
-	dev->data->numa_node = vdev->device.numa_node;
+	dev->device = device;
+	dev->data->numa_node = device->numa_node;
 	return dev;
+}
+
+struct rte_eth_dev *
+tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i)
+{
+	if (i == 0)
+		return rte_eth_vdev_allocate(vdev, sizeof(struct tally_adapter));
+	return tally_switch_port_alloc(&vdev->device, i);
+}
+
+int
+tally_switch_layout(const char *name, const volatile uint8_t *bar, size_t len,
+		    size_t min_win, unsigned int *n, size_t *win)
+{
+	uint32_t ver, port, stride;
+
+	if (len < min_win ||
+	    *(const volatile uint32_t *)(bar + TALLY_REG_SIG) != TALLY_SIGNATURE)
+		return -ENODEV;
+	ver = *(const volatile uint32_t *)(bar + TALLY_REG_VERSION);
+	*n = 1;
+	*win = len;
+	if (TALLY_FIELD_GET(ver, TALLY_VERSION_MINOR_M) < 3)
+		return 0;
+	port = *(const volatile uint32_t *)(bar + TALLY_REG_PORT);
+	stride = *(const volatile uint32_t *)(bar + TALLY_REG_PORT_STRIDE);
+	*n = TALLY_FIELD_GET(port, TALLY_PORT_COUNT_M);
+	if (*n <= 1) {
+		*n = 1;
+		return 0;
+	}
+	if (*n > TALLY_MAX_PORTS || stride < min_win || (uint64_t)stride * *n > len) {
+		TALLY_INIT_LOG(ERR, "%s: bad port layout: %u ports of 0x%x bytes in a %zu-byte BAR",
+			       name, *n, stride, len);
+		return -EIO;
+	}
+	*win = stride;
+	return 0;
 }
