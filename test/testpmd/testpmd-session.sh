@@ -99,6 +99,17 @@ wait_ready() {
 	done
 }
 
+# A shell or telemetry line looks at testpmd from outside: first let testpmd
+# finish the commands before it (its prompt after each; a loaded machine
+# may lag the 0.2 s the feed leaves).
+sent=0
+wait_done() {
+	for _ in $(seq 200); do
+		[ "$(grep -o 'testpmd> ' "$out" 2>/dev/null | wc -l)" -gt "$sent" ] && return 0
+		sleep 0.05
+	done
+}
+
 feed() {
 	local line
 	wait_ready
@@ -107,14 +118,16 @@ feed() {
 		case "$line" in
 		"sleep "*) sleep "${line#sleep }" ;;
 		"shell "*)
+			wait_done
 			printf '\n' >&4
 			bash -c "${line#shell }" >&4 2>&1 || true ;;
 		"telemetry "*)
+			wait_done
 			printf '\n' >&4
 			echo "${line#telemetry }" | dpdk-telemetry.py -f "$prefix" 2>&1 |
 				grep '^{' >&4 || true ;;
 		"") ;;
-		*) echo "$line"; sleep 0.2
+		*) echo "$line"; sent=$((sent + 1)); sleep 0.2
 		   case "$line" in
 		   start*) [ -z "$nic_pid" ] || release_wire ;;
 		   esac ;;

@@ -30,6 +30,10 @@
  *
  * Locking: every call takes port 0's engine lock (never the calling port's
  * own, so a port's rules and the device's transfer rules never nest locks).
+ *
+ * The switch is on (SW_CTRL.EN) only while the device has transfer rules:
+ * with it off, a frame from the wire costs the device nothing more than
+ * without a switch; with it on and no rule, a parse and a miss.
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +41,7 @@
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
 
+#include "tally_hal_io.h"
 #include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
@@ -53,6 +58,7 @@ struct xfer_set {
 
 struct tally_flow_xfer {
 	struct tally_steer_ctx *steer;
+	const struct tally_hal_dev *hal;	/* port 0's: SW_CTRL */
 	TAILQ_HEAD(, tally_flow_matcher) matchers;
 	TAILQ_HEAD(, xfer_set) sets;
 	struct xfer_set *set_by_id[XFER_SETS];
@@ -131,6 +137,10 @@ tally_flow_xfer_init(struct tally_adapter *ad, struct tally_flow_ctx *fc,
 		rte_free(x);
 		return ret;
 	}
+	x->hal = &ad->hal;
+	/* published, off until the first rule (tally_steer_ctx_create() set
+	 * it on) */
+	tally_hal_write32(x->hal, TALLY_REG_SW_CTRL, 0);
 	fc->xfer = x;
 	rte_spinlock_lock(&ad->sw->lock);
 	ad->sw->proxy = ad;
@@ -306,6 +316,8 @@ xfer_release(struct tally_flow_ctx *fc, struct rte_flow *flow, struct tally_flow
 		xfer_matcher_put(x, fm);
 	if (s != NULL)
 		xfer_set_put(x, s);
+	if (x->nb_flows == 0)	/* the last rule, or a first that failed */
+		tally_hal_write32(x->hal, TALLY_REG_SW_CTRL, 0);
 }
 
 static const char *
@@ -387,6 +399,8 @@ xfer_insert(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		own_counter = true;
 	}
 	rr->act.counter = flow->counter;
+	if (x->nb_flows == 0)	/* the first rule: the switch on */
+		tally_hal_write32(x->hal, TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
 	tally_steer_rule_key(fm->m, &rr->m.value, &key);
 	ret = tally_steer_rule_insert_at_locked(fm->m, &key, &rr->act, sr);
 	if (ret != 0) {
