@@ -17,9 +17,9 @@
 #   - the totals: each megaflow's packets/bytes = the NIC's counter; each
 #     OpenFlow rule's = that plus round 1's frame, which OVS forwarded
 #     itself before the rule existed (and credited to the OpenFlow rule);
-#   - deleting p0's OpenFlow rule replaces its device rule (its megaflow now
-#     drops): p0's frames stop leaving p1's wire; when the megaflows idle out
-#     the device holds no transfer rule.
+#   - deleting p0's OpenFlow rule replaces its device rule with a drop rule
+#     (or removes it with the megaflow): p0's frames stop leaving p1's wire;
+#     when the megaflows idle out the device holds no transfer rule.
 # EAL memory as ovs-offload.sh. TALLY_OVS_COUNT: frames per port in round 2
 # (100). Skipped (77) without Open vSwitch with DPDK or a network namespace.
 set -euo pipefail
@@ -180,12 +180,16 @@ for p in p0 p1; do
 done
 
 # Deleting the OpenFlow rule of p0: OVS translates its megaflow again (to
-# drop: no rule matches now) and replaces the device rule; p0's frames no
-# longer reach p1's wire. Once the megaflows idle out, the device holds none.
+# drop: no rule matches now) and replaces its device rule with a drop rule,
+# or deletes the megaflow and its rule; either way p0's frames no longer
+# reach p1's wire. Once the megaflows idle out, the device holds none.
 ovs-ofctl del-flows br0 "in_port=p0"
-mf_drops() { dump | awk '$2 == "p0" { print $8 }' | grep -qx 'drop,\?'; }
-check "del-flows in_port=p0: its megaflow drops" wait_for 20 mf_drops
-check "... and the device still holds 2 transfer rules" wait_for 20 rules_are 2
+mf_stops() {
+	local a
+	a=$(dump | awk '$2 == "p0" { print $8 }')
+	[ -z "$a" ] || [ "$a" = drop ] || [ "$a" = drop, ]
+}
+check "del-flows in_port=p0: its megaflow drops or is gone" wait_for 30 mf_stops
 coproc CAP { "${traffic[@]}" count t1w 4 "$KIND"; }
 read -r ready <&"${CAP[0]}"
 "${traffic[@]}" send t0w 10 "$KIND"

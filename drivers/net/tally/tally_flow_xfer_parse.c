@@ -22,6 +22,7 @@
 static const char *const xfer_source_items[] = {
 	ITEM(PORT_ID, port_id),
 	ITEM(REPRESENTED_PORT, represented_port),
+	ITEM(PORT_REPRESENTOR, port_representor),
 };
 #undef ITEM
 
@@ -61,7 +62,9 @@ xfer_port(struct rte_eth_dev *dev, uint32_t port_id, enum rte_flow_error_type ty
 	return idx;
 }
 
-/* A traffic source item: *src the port index, -1 for any port. */
+/* A traffic source item: *src the source_port value (a port's index for its
+ * wire, with TALLY_SOURCE_PORT_HOST for what its host transmits), -1 for any
+ * source. */
 static int
 item_source(struct rte_eth_dev *dev, const struct rte_flow_item *it, int *src,
 	    struct rte_flow_error *error)
@@ -96,7 +99,11 @@ item_source(struct rte_eth_dev *dev, const struct rte_flow_item *it, int *src,
 		return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_MASK, it,
 					  "a traffic source matches one port or any");
 	*src = xfer_port(dev, id, RTE_FLOW_ERROR_TYPE_ITEM_SPEC, it, error);
-	return *src < 0 ? -rte_errno : 0;
+	if (*src < 0)
+		return -rte_errno;
+	if (it->type == RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR)
+		*src |= TALLY_SOURCE_PORT_HOST;	/* what the ethdev transmits */
+	return 0;
 }
 
 /* The pattern: its traffic source into the key's source_port, the rest
@@ -129,10 +136,6 @@ xfer_pattern(struct rte_eth_dev *dev, const struct rte_flow_item pattern[],
 				return ret;
 			continue;
 		}
-		if (it->type == RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR)
-			return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM, it,
-				"frames a port transmits do not enter the switch: match a "
-				"port's wire with represented_port");
 		if (n == XFER_MAX_ITEMS)
 			return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ITEM_NUM,
 						  it, "too many items in a transfer rule");
@@ -164,7 +167,7 @@ xfer_pattern(struct rte_eth_dev *dev, const struct rte_flow_item pattern[],
 
 		mk[0] = 0xff;
 		mk[1] = 0xff;
-		vk[0] = 0;
+		vk[0] = (uint8_t)(src >> 8);
 		vk[1] = (uint8_t)src;
 		r->m.criteria |= 1u << TALLY_MS_MISC;
 	}
