@@ -63,8 +63,11 @@ enum tally_match_section {
 #define TALLY_L24_DST_IPV4		60
 
 /* fte_match_set_misc byte offsets (section 1). */
-#define TALLY_MISC_SOURCE_PORT		6	/* 2: (2.3) index of the port whose wire the
-						 * frame came from (PRM source_port) */
+#define TALLY_MISC_SOURCE_PORT		6	/* 2: (2.3) where the frame entered the device
+						 * (PRM source_port): from port i's wire, i;
+						 * from port i's host (its Tx queues),
+						 * i | TALLY_SOURCE_PORT_HOST */
+#define  TALLY_SOURCE_PORT_HOST		0x100	/* source_port: sent by the port's host */
 #define TALLY_MISC_OUTER_SECOND_VLAN	8	/* 2: prio/cfi/vid of the second outer tag */
 #define TALLY_MISC_INNER_SECOND_VLAN	10
 #define TALLY_MISC_SECOND_TAGS		12	/* 1: outer_cvlan 7, inner_cvlan 6, outer_svlan 5, inner_svlan 4 */

@@ -235,9 +235,15 @@ enum tally_rss_hf {
  * index; a hit may count (port 0's counter bank), drop, edit, send the frame
  * to a port's wire or to a port's receive pipeline; a miss, or a hit without
  * a fate, hands the frame to its own port's receive pipeline (MAC filter,
- * steering, queues) as without the switch. Frames the host transmits go to
- * their port's wire without the switch. Port 0's FENCE also covers what the
- * switch read; its reset clears SW_ROOT and SW_CTRL.
+ * steering, queues) as without the switch. Frames a port's host transmits
+ * meet the same tables once gathered (after the Tx queue's descriptor and
+ * DMA checks), with misc.source_port = index | TALLY_SOURCE_PORT_HOST; a
+ * miss, or a hit without a fate, sends them unedited to their own port's
+ * wire as without the switch. A host frame the switch takes (drop, another
+ * destination, an edit) completes OK and counts in its port's SW_*
+ * statistics, not in TX_PKTS/TX_BYTES. What the switch sends never meets it
+ * again. Port 0's FENCE also covers what the switch read; its reset clears
+ * SW_ROOT and SW_CTRL.
  */
 #define TALLY_REG_SW_ROOT_LO		0x0420	/* RW: IOVA of the switch's root table */
 #define TALLY_REG_SW_ROOT_HI		0x0424	/* RW */
@@ -284,10 +290,11 @@ enum tally_port_stat {
 	TALLY_STAT_DESC_FAULTS,		/* malformed descriptors */
 	TALLY_STAT_RX_ERR_DAMAGED,	/* dropped: damaged wire input record (pcap record
 					 * cut short, or caplen > len or beyond any frame) */
-	/* (2.3) frames from this port's wire the switch took: */
+	/* (2.3) frames from this port's wire or host the switch took (a host
+	 * frame counted here is not in TX_PKTS/TX_BYTES; it completed OK): */
 	TALLY_STAT_SW_TO_WIRE,		/* sent to a port's wire */
 	TALLY_STAT_SW_TO_HOST,		/* handed to a port's receive pipeline (another
-					 * port's, or this one's after an edit) */
+					 * port's, or this one's) */
 	TALLY_STAT_SW_DROP,		/* dropped: drop action, switch fault, a frame an
 					 * edit would make too long, a destination port
 					 * whose link is down */

@@ -253,8 +253,12 @@ TALLY_STATIC_SIZE(struct tally_steer_rss, 48);
 
 /* ---- switch tables (spec 2.3) -------------------------------------------------
  * The switch walks tables from SW_ROOT exactly as a port walks its own
- * (same root, table, matcher, hash array and entry formats), with these
- * differences in what an entry's actions mean:
+ * (same root, table, matcher, hash array and entry formats) for frames from
+ * a port's wire (misc.source_port = the port's index) and frames a port's
+ * host transmits (index | TALLY_SOURCE_PORT_HOST): one set of tables; a
+ * rule that does not match source_port matches both. For a host frame,
+ * "its own port's receive pipeline" below reads "its own port's wire".
+ * These are the differences in what an entry's actions mean:
  *  - TALLY_STEER_ACT_PORT (the QUEUE bit): fate = a destination word
  *    (TALLY_STEER_PORT_*): the frame goes to that port's wire, or with
  *    PORT_HOST to that port's receive pipeline (MAC filter, steering,

@@ -63,7 +63,9 @@ tally_model_step_tx(struct tally_model *m)
  * buffers (one copy per frame instead of two), the wire copies the ones left
  * (more than a burst, or fewer taken) into its own ring, and only then are
  * the held completions published, all before the lock is released. A frame
- * Rx drops (no descriptor, filtered) simply stops being referenced.
+ * Rx drops (no descriptor, filtered) simply stops being referenced. With
+ * the switch on (SW_CTRL.EN), Tx hands the wire no frame by reference: each
+ * frame is gathered into a copy and meets the switch first (tally_model_tx.c).
  */
 static unsigned int
 tally_model_step_locked(struct tally_model *m)

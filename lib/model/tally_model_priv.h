@@ -189,6 +189,8 @@ struct tally_model_queue {
 	uint32_t prod;		/* last doorbell value */
 	uint32_t head;		/* device consumer index, free running */
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
+	bool tx_sw_own;		/* Tx: the frame at head met the switch, which
+				 * left it to the own wire (busy: not again) */
 	/* Tx, completions held in a step: from here up to head they are not
 	 * written yet (one-descriptor frames sent whole, see tally_model_tx.c) */
 	uint32_t tx_unwritten;
@@ -598,6 +600,20 @@ void tally_model_rx_switched(struct tally_model *m, const uint8_t *frame,
  * (tally_model_rx_burst()) for the frames it leaves there. */
 void tally_model_sw_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 			  unsigned int n);
+/* Whether port 0's SW_CTRL.EN is set: frames meet the switch. */
+static inline bool
+tally_model_sw_on(const struct tally_model *m)
+{
+	const struct tally_model *p0 = m->sw->port[0];
+
+	return p0 != NULL && (tally_model_bar_rd(p0, TALLY_REG_SW_CTRL) & TALLY_SW_CTRL_EN);
+}
+/* A frame of len bytes m's host transmits, fully gathered, through the
+ * switch (only while tally_model_sw_on()): false when the switch leaves it
+ * to m's own wire, unedited (a miss, a hit without a fate, a frame shorter
+ * than an Ethernet header); true when the switch took it (dropped, sent to
+ * a wire or a receive pipeline, counted in m's SW_* statistics). */
+bool tally_model_sw_tx(struct tally_model *m, const uint8_t *frame, uint32_t len);
 void tally_model_sw_free(struct tally_model_sw *sw);
 
 /* tally_model_tx.c: consume posted descriptors of one Tx queue. Within a

@@ -62,6 +62,7 @@ tally_model_queue_enable(struct tally_model *m, struct tally_model_queue *q)
 	q->head = 0;
 	q->prod = 0;
 	q->tx_skip = false;
+	q->tx_sw_own = false;
 	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), 0);
 	q->en = true;
 	return 0;

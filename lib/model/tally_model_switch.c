@@ -21,6 +21,15 @@
  * wire that refuses the frame (busy included: the switch keeps nothing),
  * and a frame longer than the destination's MAX_FRAME (after a push, or
  * from a port that takes longer frames) are dropped (SW_DROP of port i).
+ *
+ * Frames port i's host transmits (tally_model_sw_tx(), from the Tx
+ * pipeline, one at a time, only with SW_CTRL.EN set) meet the same tables
+ * with misc.source_port = i | TALLY_SOURCE_PORT_HOST; what the switch leaves
+ * alone goes on to port i's wire, an action set without a destination sends
+ * the edited frame there too, the rest as above. What the switch sends never
+ * meets the switch again in that step (a wire is an exit, a pipeline only
+ * receives), so a host frame sent to its own port's pipeline is simply
+ * received there, once.
  */
 #include <string.h>
 
@@ -96,18 +105,20 @@ sw_port_up(const struct tally_model *d)
 	       (tally_model_bar_rd(d, TALLY_REG_STATUS) & TALLY_STATUS_LINK_UP);
 }
 
-/* One frame of port m the switch took, per its verdict. */
+/* One frame of port m the switch took, per its verdict; src is its
+ * source_port: from m's wire (m's index) or from m's host (with
+ * TALLY_SOURCE_PORT_HOST). Without a destination it goes where it was going:
+ * a wire frame to m's receive pipeline, a host frame to m's wire. Nothing
+ * the switch sends enters the switch again. */
 static void
-sw_take(struct tally_model *m, const struct tally_model_rx_in *in,
+sw_take(struct tally_model *m, const uint8_t *f, uint32_t len, uint32_t src,
 	const struct tally_model_verdict *v, struct sw_acc *acc)
 {
 	struct tally_model_sw *sw = m->sw;
-	const uint8_t *f = in->frame;
-	uint32_t len = in->len, j = m->port;
-	bool host = true;
+	uint32_t j = m->port;
+	bool host = !(src & TALLY_SOURCE_PORT_HOST);
 	struct tally_model *d;
 
-	acc->wire++;
 	if (v->flags & TALLY_VERDICT_DROP) {
 		acc->drop++;
 		return;
@@ -132,7 +143,7 @@ sw_take(struct tally_model *m, const struct tally_model_rx_in *in,
 		return;
 	}
 	if (host) {
-		tally_model_rx_switched(d, f, len, m->port);
+		tally_model_rx_switched(d, f, len, src);
 		acc->to_host++;
 		return;
 	}
@@ -158,6 +169,24 @@ sw_acc_flush(struct tally_model *m, const struct sw_acc *acc)
 		tally_model_stat_add(m, TALLY_STAT_SW_DROP, acc->drop);
 }
 
+/* Frame f parsed into the switch's slot np, with misc.source_port = src. */
+static const struct tally_model_pkt *
+sw_parse(struct tally_model_sw *sw, unsigned int np, const uint8_t *f, uint32_t len,
+	 uint32_t src)
+{
+	struct tally_model_pkt *pkt = &sw->pkts[np];
+	uint8_t *k;
+
+	tally_model_parse_reuse(f, len, pkt, &sw->dirty[np]);
+	if (src != 0) {	/* 0 is the parse's */
+		k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_MISC) + TALLY_MISC_SOURCE_PORT;
+		k[0] = (uint8_t)(src >> 8);
+		k[1] = (uint8_t)src;
+		sw->dirty[np] |= TALLY_PARSE_SEC(TALLY_MS_MISC);
+	}
+	return pkt;
+}
+
 /* The switch stage for n (<= TALLY_MODEL_BURST) frames of m's wire. */
 static void
 sw_stage(struct tally_model *m, const struct tally_model_rx_in *in, unsigned int n)
@@ -171,23 +200,13 @@ sw_stage(struct tally_model *m, const struct tally_model_rx_in *in, unsigned int
 					   TALLY_MODEL_L2_OVERHEAD);
 	struct sw_acc acc = { 0, 0, 0, 0 };
 	unsigned int i, np = 0, run = 0;
-	struct tally_model_pkt *pkt;
-	uint8_t *k;
 
 	for (i = 0; i < n; i++) {
 		vi[i] = -1;
 		/* a length the pipeline drops: it counts it there */
 		if (in[i].len < SW_ETH_HLEN || in[i].len > max_len || in[i].caplen < in[i].len)
 			continue;
-		pkt = &sw->pkts[np];
-		tally_model_parse_reuse(in[i].frame, in[i].len, pkt, &sw->dirty[np]);
-		if (m->port != 0) {	/* misc.source_port; 0 is the parse's */
-			k = pkt->key.b + TALLY_MS_OFF(TALLY_MS_MISC) + TALLY_MISC_SOURCE_PORT;
-			k[0] = (uint8_t)(m->port >> 8);
-			k[1] = (uint8_t)m->port;
-			sw->dirty[np] |= TALLY_PARSE_SEC(TALLY_MS_MISC);
-		}
-		pp[np] = pkt;
+		pp[np] = sw_parse(sw, np, in[i].frame, in[i].len, m->port);
 		vi[i] = (int16_t)np++;
 	}
 	if (np != 0)
@@ -199,7 +218,8 @@ sw_stage(struct tally_model *m, const struct tally_model_rx_in *in, unsigned int
 		if (run < i)
 			tally_model_rx_burst(m, in + run, i - run);
 		run = i + 1;
-		sw_take(m, &in[i], &v[vi[i]], &acc);
+		acc.wire++;
+		sw_take(m, in[i].frame, in[i].len, m->port, &v[vi[i]], &acc);
 	}
 	if (run < n)
 		tally_model_rx_burst(m, in + run, n - run);
@@ -210,14 +230,31 @@ void
 tally_model_sw_burst(struct tally_model *m, const struct tally_model_rx_in *in,
 		     unsigned int n)
 {
-	const struct tally_model *p0 = m->sw->port[0];
-
 	if (n > TALLY_MODEL_BURST)
 		n = TALLY_MODEL_BURST;
-	if (p0 == NULL || !(tally_model_bar_rd(p0, TALLY_REG_SW_CTRL) & TALLY_SW_CTRL_EN))
+	if (!tally_model_sw_on(m))
 		tally_model_rx_burst(m, in, n);
 	else if (n != 0)
 		sw_stage(m, in, n);
+}
+
+bool
+tally_model_sw_tx(struct tally_model *m, const uint8_t *frame, uint32_t len)
+{
+	const uint32_t src = m->port | TALLY_SOURCE_PORT_HOST;
+	const struct tally_model_pkt *pp[1];
+	struct sw_acc acc = { 0, 0, 0, 0 };
+	struct tally_model_verdict v;
+
+	if (len < SW_ETH_HLEN)
+		return false;
+	pp[0] = sw_parse(m->sw, 0, frame, len, src);
+	tally_model_switch_classify_burst(m->sw->port[0], pp, 1, &v);
+	if (!(v.flags & (TALLY_VERDICT_DROP | TALLY_VERDICT_PORT | TALLY_VERDICT_SWACT)))
+		return false;
+	sw_take(m, frame, len, src, &v, &acc);
+	sw_acc_flush(m, &acc);
+	return true;
 }
 
 void

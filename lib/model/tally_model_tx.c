@@ -27,6 +27,16 @@
  * refused (their descriptors complete with ERR_WIRE but are not TX_ERRORS).
  * While CTRL.LINK_DOWN is set every frame is such a frame: checked as any
  * other, then refused without reaching the wire.
+ *
+ * The switch (spec 2.3): with port 0's SW_CTRL.EN set (read once per
+ * tally_model_tx_queue() call) every frame takes the general path, gathered
+ * into tx_buf, and meets the switch (tally_model_sw_tx()) before the wire.
+ * A frame the switch takes (drop, another destination, an edit) completes
+ * OK with its length and counts only in the port's SW_* statistics, not in
+ * TX_PKTS/TX_BYTES nor the queue's PKTS/BYTES; LINK_DOWN does not refuse
+ * it. A frame it leaves alone goes to the wire as above; when the wire is
+ * busy, q->tx_sw_own keeps the switch from seeing (and counting) it again.
+ * With SW_CTRL.EN clear nothing here changes but that one read.
  */
 #include <string.h>
 
@@ -186,20 +196,29 @@ tally_model_tx_len(const struct tally_model *m, const struct tally_tx_desc *d,
 	return total <= m->cfg.max_frame ? total : 0;
 }
 
-/* Gather into the wire's own slot when it offers one (no second copy). */
+/* Gather into the wire's own slot when it offers one (no second copy);
+ * with the switch on (sw), into tx_buf and through the switch first:
+ * TALLY_MODEL_TX_SWITCHED when it took the frame. */
+#define TALLY_MODEL_TX_SWITCHED	1
 static int
-tally_model_tx_send(struct tally_model *m, const struct tally_tx_desc *d,
-		    uint32_t n, uint32_t *total, uint8_t *st)
+tally_model_tx_send(struct tally_model *m, struct tally_model_queue *q,
+		    const struct tally_tx_desc *d, uint32_t n, bool sw,
+		    uint32_t *total, uint8_t *st)
 {
 	uint32_t len = tally_model_tx_len(m, d, n);
 	const bool down = (tally_model_bar_rd(m, TALLY_REG_CTRL) & TALLY_CTRL_LINK_DOWN) != 0;
 	uint8_t *slot = NULL;
 
-	if (len != 0 && m->wire->tx_slot != NULL && !down)
+	if (len != 0 && m->wire->tx_slot != NULL && !down && !sw)
 		slot = m->wire->tx_slot(m, len);
 	*st = tally_model_tx_gather(m, d, n, slot != NULL ? slot : m->tx_buf, total);
 	if (*st != TALLY_TXC_OK)
 		return 0;
+	if (sw && !q->tx_sw_own) {
+		if (tally_model_sw_tx(m, m->tx_buf, *total))
+			return TALLY_MODEL_TX_SWITCHED;
+		q->tx_sw_own = true;	/* its own wire's: once, even if busy */
+	}
 	if (down)
 		return -ENETDOWN;
 	if (slot != NULL) {
@@ -213,14 +232,14 @@ tally_model_tx_send(struct tally_model *m, const struct tally_tx_desc *d,
  * (nothing consumed, the frame stays posted), true when it was completed. */
 static bool
 tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q,
-		     const struct tally_tx_desc *d, uint32_t n,
+		     const struct tally_tx_desc *d, uint32_t n, bool sw,
 		     struct tally_model_tx_acc *acc)
 {
 	uint32_t total;
 	uint8_t st;
 	int rc;
 
-	rc = tally_model_tx_send(m, d, n, &total, &st);
+	rc = tally_model_tx_send(m, q, d, n, sw, &total, &st);
 	if (st == TALLY_TXC_OK) {
 		if (rc == -EAGAIN)
 			return false;
@@ -228,7 +247,7 @@ tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q,
 			st = TALLY_TXC_ERR_WIRE;
 			tally_model_stat_add(m, TALLY_STAT_TX_WIRE_DROP, 1);
 			tally_model_qstat_add(m, q, TALLY_Q_STAT_DROPS, 1);
-		} else {
+		} else if (rc != TALLY_MODEL_TX_SWITCHED) {
 			acc->pkts++;
 			acc->bytes += total;
 		}
@@ -237,6 +256,7 @@ tally_model_tx_frame(struct tally_model *m, struct tally_model_queue *q,
 		total = 0;
 	}
 	tally_model_tx_complete(m, q, n, total, st, acc);
+	q->tx_sw_own = false;
 	return true;
 }
 
@@ -399,11 +419,15 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 	bool eop, busy;
 
 	uint32_t ctrl = tally_model_bar_rd(m, TALLY_REG_CTRL);
-	/* link down: every frame takes the general path, which refuses it */
-	const bool fast = !(ctrl & TALLY_CTRL_LINK_DOWN);
+	/* frames meet the switch: one at a time, through tx_buf */
+	const bool sw = tally_model_sw_on(m);
+	/* link down or the switch: every frame takes the general path */
+	const bool fast = !(ctrl & TALLY_CTRL_LINK_DOWN) && !sw;
 
 	if (!q->en || !(ctrl & TALLY_CTRL_ENABLE))
 		return 0;
+	if (!sw)	/* a busy frame's lookup is the switch's only while it is on */
+		q->tx_sw_own = false;
 	acc.pkts = acc.bytes = 0;
 	q->tx_unwritten = head0;
 	tally_model_ccnt_begin(m, q, &acc.cc);
@@ -439,7 +463,7 @@ tally_model_tx_queue(struct tally_model *m, struct tally_model_queue *q)
 			q->tx_skip = true;
 			continue;
 		}
-		if (!tally_model_tx_frame(m, q, d, (uint32_t)n, &acc))
+		if (!tally_model_tx_frame(m, q, d, (uint32_t)n, sw, &acc))
 			break;		/* wire busy: retried by a later step */
 		frames++;
 	}

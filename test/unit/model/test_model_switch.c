@@ -1247,6 +1247,332 @@ test_ports_args(void)
 	return TEST_SUCCESS;
 }
 
+/* ---- frames a port's host transmits (source_port = i | HOST) ------------- */
+
+#define SW_HOST(p)	((int)((p) | TALLY_SOURCE_PORT_HOST))
+
+/* n frames (100 + k bytes, seed k, nseg segments each) posted on tq, the
+ * port stepped; every descriptor completes OK, each frame's last with its
+ * length. */
+static int
+sw_host_send(struct mt_txq *tq, uint32_t n, uint32_t nseg)
+{
+	struct tally_tx_cqe c;
+	uint8_t f[256];
+	uint32_t k, i;
+
+	for (k = 0; k < n; k++) {
+		sw_frame(f, 100 + k, k);
+		TEST_ASSERT_EQ(mt_tx_send(tq, f, 100 + k, nseg), 0, "frame %u", k);
+	}
+	mt_service(tq->d);
+	for (k = 0; k < n; k++)
+		for (i = 0; i < nseg; i++) {
+			TEST_ASSERT_EQ(mt_tx_reap(tq, &c), 1, "frame %u seg %u", k, i);
+			TEST_ASSERT_EQ(c.status, TALLY_TXC_OK, "frame %u seg %u", k, i);
+			TEST_ASSERT_EQ(c.len, i + 1 == nseg ? 100 + k : 0, "frame %u", k);
+		}
+	TEST_ASSERT_EQ(mt_tx_reap(tq, &c), 0, "");
+	return TEST_SUCCESS;
+}
+
+/* Frames 100 + k bytes (seed k), k < n, received in order on q. */
+static int
+sw_host_recv(struct mt_rxq *q, uint32_t n)
+{
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		sw_frame(f, 100 + k, k);
+		TEST_ASSERT_EQ(mt_rxq_recv(q, out, sizeof(out), &info), 100 + (int)k, "%u", k);
+		TEST_ASSERT(memcmp(out, f, 100 + k) == 0, "bytes of frame %u", k);
+	}
+	TEST_ASSERT_EQ(mt_rxq_recv(q, out, sizeof(out), &info), 0, "no more");
+	return TEST_SUCCESS;
+}
+
+/* A rule for port 1's host drops its frames (completed OK, SW_DROP, not
+ * TX_PKTS, counted with their length); port 1's wire frames miss it. */
+static int
+test_host_tx_drop(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_DROP | TALLY_STEER_ACT_COUNT | 5, 0, 0 } } };
+	uint8_t f[256];
+	struct mt_txq tq;
+	struct sw_dev s;
+
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 3, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 2, 3), TEST_SUCCESS, "chains");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 5, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_BYTES), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_ERRORS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_WIRE_DROP), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_RX_WIRE_PKTS), 0, "nothing on the wire");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 5, false), 5, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 5, true), 303 + 201, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[1], 0), TEST_SUCCESS, "");
+	/* the same frame from port 1's wire: source_port 1, a miss */
+	sw_frame(f, 100, 0);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[1].m, f, 100), 0, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[1], 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 5, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 5, false), 5, "");
+	/* port 2's host: not port 1's */
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[2], &tq, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 2, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[2], 2), TEST_SUCCESS, "own wire, looped");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_PKTS), 2, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_BYTES), 201, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_DROP), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FAULT_CNT), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* Host frames of port 1 to port 2's wire (counted there), and a rule for
+ * port 1's wire that host frames miss; a rule without source_port hits
+ * both. */
+static int
+test_host_tx_to_wire(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 2, .r = {
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_PORT | TALLY_STEER_ACT_COUNT | 3, 0, 2 },
+		{ 0, 1, TALLY_STEER_ACT_DROP | TALLY_STEER_ACT_COUNT | 4, 0, 0 } } };
+	struct sw_set any = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, SW_ANY, TALLY_STEER_ACT_DROP | TALLY_STEER_ACT_COUNT | 7, 0, 0 } } };
+	uint8_t f[256];
+	struct mt_txq tq;
+	struct sw_dev s;
+
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 3, 2), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_TO_WIRE), 3, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_RX_WIRE_PKTS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 0, "rule 1 not hit");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_PKTS), 3, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_BYTES), 303, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 3, false), 3, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 3, true), 303, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 4, false), 0, "");
+	/* port 2's loop gives them back: source_port 2, a miss */
+	mt_service(&s.d[2]);
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[2], 3), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[1], 0), TEST_SUCCESS, "");
+	/* port 1's wire: rule 1 only */
+	sw_frame(f, 100, 0);
+	TEST_ASSERT_EQ(tally_model_inject(s.d[1].m, f, 100), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 1, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 4, false), 1, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 3, false), 3, "");
+	/* no source_port: port 1's host and port 2's wire alike */
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &any), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 2, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(tally_model_inject(s.d[2].m, f, 100), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 3, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_DROP), 1, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 7, false), 3, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 7, true), 301, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_PKTS), 3, "");
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FAULT_CNT), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* Host frames to a port's receive pipeline: another port's, and port 2's
+ * own (received once: what the switch sends does not meet it again); the
+ * receiving port's steering sees source_port = index | HOST. */
+static int
+test_host_tx_to_host(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 2, .r = {
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_PORT, 0, 0 | TALLY_STEER_PORT_HOST },
+		{ 0, SW_HOST(2), TALLY_STEER_ACT_PORT, 0, 2 | TALLY_STEER_PORT_HOST } } };
+	struct sw_set nic = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_QUEUE, 0, 1 } } };
+	struct tally_model_config cfg[NP];
+	struct mt_txq tq1, tq2;
+	struct mt_rxq q01;
+	struct sw_dev s;
+
+	sw_config(cfg);
+	cfg[0].rx_queues = 2;
+	TEST_ASSERT_EQ(sw_open_cfg(&s, cfg), 0, "");
+	TEST_ASSERT_EQ(mt_rxq_start(&s.d[0], &q01, 1, 6, 2048, false), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq1, 0, 6), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[2], &tq2, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq1, 2, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[0], 2), TEST_SUCCESS, "on port 0");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_TO_HOST), 2, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 0, TALLY_STAT_RX_PKTS), 2, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 0, TALLY_STAT_RX_WIRE_PKTS), 0, "");
+	/* port 2's host to its own pipeline: once */
+	TEST_ASSERT_EQ(sw_host_send(&tq2, 3, 1), TEST_SUCCESS, "");
+	mt_service(&s.d[2]);
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[2], 3), TEST_SUCCESS, "own pipeline");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_TO_HOST), 3, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_RX_PKTS), 3, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_RX_WIRE_PKTS), 0, "");
+	/* port 0's steering: a rule for source_port 1 | HOST, queue 1 */
+	mt_port(&s.d[0], TALLY_CTRL_PROMISC | TALLY_CTRL_STEER);
+	TEST_ASSERT_EQ(sw_build_at(&s.d[0], &nic, TALLY_REG_STEER_ROOT_LO, TALLY_REG_STEER_CTRL,
+				   TALLY_STEER_CTRL_EN), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq1, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&q01, 1), TEST_SUCCESS, "source_port 1 | HOST");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[0], 0), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FAULT_CNT), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* Edits on host frames: an action set without a destination sends the
+ * edited frame to the own port's wire (its TX_PKTS, SW_TO_WIRE); one with
+ * a destination to port 0's pipeline. */
+static int
+test_host_tx_edit(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 2, .r = {
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_SWACT, 0, 0 },
+		{ 0, SW_HOST(2), TALLY_STEER_ACT_SWACT, 0, 1 } }, .nswact = 2 };
+	uint8_t f[256], want[256], out[2048];
+	struct mt_rx_info info;
+	struct mt_txq tq1, tq2;
+	struct sw_dev s;
+
+	set.swact[0].flags = TALLY_SWACT_VALID | TALLY_SWACT_PUSH_VLAN;
+	set.swact[0].vlan_tpid = 0x8100;
+	set.swact[0].vlan_tci = 0x2007;
+	set.swact[1].flags = TALLY_SWACT_VALID | TALLY_SWACT_FWD | TALLY_SWACT_SET_DMAC;
+	set.swact[1].port = 0 | TALLY_STEER_PORT_HOST;
+	memcpy(set.swact[1].dmac, (const uint8_t[6]){ 0x02, 0, 0, 0, 0, 0x42 }, 6);
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq1, 0, 6), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[2], &tq2, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	/* port 1: pushed, on its own wire, looped back (source_port 1: a miss) */
+	TEST_ASSERT_EQ(sw_host_send(&tq1, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_tagged(want, 100, 0x8100, 0x2007, 0), 104, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[1], out, sizeof(out), &info), 104, "");
+	TEST_ASSERT(memcmp(out, want, 104) == 0, "pushed");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_TO_WIRE), 1, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 1, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_BYTES), 104, "");
+	/* port 2: new destination MAC, to port 0's pipeline */
+	TEST_ASSERT_EQ(sw_host_send(&tq2, 1, 1), TEST_SUCCESS, "");
+	sw_frame(f, 100, 0);
+	f[5] = 0x42;
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[0], out, sizeof(out), &info), 100, "");
+	TEST_ASSERT(memcmp(out, f, 100) == 0, "edited");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_TO_HOST), 1, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_PKTS), 0, "");
+	TEST_ASSERT_EQ(mt_rd(&s.d[0], TALLY_REG_FAULT_CNT), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* Switch off: host frames go to their wire as before, whatever the tables
+ * say; a descriptor fault with the switch on completes as ever, unseen by
+ * the switch. */
+static int
+test_host_tx_off_and_faults(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 1, .r = {
+		{ 0, SW_ANY, TALLY_STEER_ACT_DROP | TALLY_STEER_ACT_COUNT | 2, 0, 0 } } };
+	struct tally_tx_desc bad = { .addr = 0x10, .len = 64, .flags = TALLY_TXD_F_EOP };
+	struct tally_tx_cqe c;
+	struct mt_txq tq;
+	struct sw_dev s;
+
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	mt_wr(&s.d[0], TALLY_REG_SW_CTRL, 0);
+	TEST_ASSERT_EQ(sw_host_send(&tq, 3, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[1], 3), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 2, 2), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_host_recv(&s.q[1], 2), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 5, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_BYTES), 303 + 201, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 0, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 2, false), 0, "");
+	/* on: an unmapped buffer is a DMA error, not a switch drop */
+	mt_wr(&s.d[0], TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
+	TEST_ASSERT_EQ(mt_tx_post(&tq, &bad, 1), 0, "");
+	mt_service(&s.d[1]);
+	TEST_ASSERT_EQ(mt_tx_reap(&tq, &c), 1, "");
+	TEST_ASSERT_EQ(c.status, TALLY_TXC_ERR_DMA, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_ERRORS), 1, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 0, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 2, false), 0, "");
+	TEST_ASSERT_EQ(sw_host_send(&tq, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_DROP), 1, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 2, false), 1, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
+/* A host frame the switch leaves to a busy own wire stays posted and is
+ * sent later, counted by the switch once; with its own link down a frame
+ * the switch takes is still switched. */
+static int
+test_host_tx_busy_link_down(void)
+{
+	struct sw_set set = { .ntables = 1, .nrules = 3, .r = {
+		{ 0, 0, TALLY_STEER_ACT_PORT, 0, 1 },
+		{ 0, SW_HOST(1), TALLY_STEER_ACT_COUNT | 6, 0, 0 },
+		{ 0, SW_HOST(2), TALLY_STEER_ACT_PORT, 0, 0 | TALLY_STEER_PORT_HOST } } };
+	uint8_t f[256], out[2048];
+	struct mt_rx_info info;
+	struct tally_tx_cqe c;
+	struct mt_txq tq, tq2;
+	struct sw_dev s;
+	uint32_t i, steps;
+
+	TEST_ASSERT_EQ(sw_open(&s), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[1], &tq, 0, 6), 0, "");
+	TEST_ASSERT_EQ(mt_txq_start(&s.d[2], &tq2, 0, 6), 0, "");
+	TEST_ASSERT_EQ(sw_build(&s.d[0], &set), 0, "");
+	/* port 0's frames fill port 1's loop until it refuses them */
+	sw_frame(f, 64, 9);
+	for (i = 0; sw_stat(&s, 0, TALLY_STAT_SW_DROP) == 0 && i < 100000; i++)
+		TEST_ASSERT_EQ(tally_model_inject(s.d[0].m, f, 64), 0, "");
+	TEST_ASSERT(sw_stat(&s, 0, TALLY_STAT_SW_DROP) == 1, "port 1's wire full");
+	sw_frame(f, 100, 0);
+	TEST_ASSERT_EQ(mt_tx_send(&tq, f, 100, 1), 0, "");
+	mt_service(&s.d[1]);	/* busy; its Rx makes room */
+	TEST_ASSERT_EQ(mt_tx_reap(&tq, &c), 0, "still posted");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 6, false), 1, "");
+	for (steps = 0; mt_tx_reap(&tq, &c) == 0 && steps < 1000; steps++)
+		mt_service(&s.d[1]);
+	TEST_ASSERT_EQ(c.status, TALLY_TXC_OK, "");
+	TEST_ASSERT_EQ(c.len, 100, "");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 6, false), 1, "counted once");
+	TEST_ASSERT_U64_EQ(sw_cnt(&s, 6, true), 100, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_TX_PKTS), 1 + sw_stat(&s, 0, TALLY_STAT_SW_TO_WIRE),
+		       "");
+	TEST_ASSERT_EQ(sw_stat(&s, 1, TALLY_STAT_SW_TO_WIRE), 0, "no fate: own wire");
+	/* port 2 with its link down: its host's frame still reaches port 0 */
+	mt_port(&s.d[2], TALLY_CTRL_PROMISC | TALLY_CTRL_LINK_DOWN);
+	TEST_ASSERT_EQ(sw_host_send(&tq2, 1, 1), TEST_SUCCESS, "");
+	TEST_ASSERT_EQ(mt_rxq_recv(&s.q[0], out, sizeof(out), &info), 100, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_SW_TO_HOST), 1, "");
+	TEST_ASSERT_EQ(sw_stat(&s, 2, TALLY_STAT_TX_WIRE_DROP), 0, "");
+	sw_close(&s);
+	return TEST_SUCCESS;
+}
+
 /* tally_model_create_ports() arguments, and ports destroyed one by one
  * (the device's memory goes with the last). */
 static int
@@ -1335,6 +1661,12 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_one_port),
 	TEST_CASE(test_hairpin_tx_ref),
 	TEST_CASE(test_random_vs_reference),
+	TEST_CASE(test_host_tx_drop),
+	TEST_CASE(test_host_tx_to_wire),
+	TEST_CASE(test_host_tx_to_host),
+	TEST_CASE(test_host_tx_edit),
+	TEST_CASE(test_host_tx_off_and_faults),
+	TEST_CASE(test_host_tx_busy_link_down),
 	TEST_CASE(test_ports_args),
 	TEST_CASE(test_create_destroy),
 	TEST_CASE(test_threads),

@@ -23,9 +23,11 @@
  * with lib/steer's switch context on port 0: random rules over the source
  * port and header fields (priorities, tables with jumps, passthru, counts,
  * drops, port and action-set fates with edits) and random frames, tagged or
- * not, entering random ports; where each frame ends up (a port's wire, a
- * port's receive pipeline, its own, dropped), its bytes, the statistics and
- * the counters are compared with a reference switch written here.
+ * not, entering random ports from their wires or their hosts (a Tx queue,
+ * source_port with TALLY_SOURCE_PORT_HOST); where each frame ends up (a
+ * port's wire, a port's receive pipeline, its own, dropped), its bytes, the
+ * statistics and the counters are compared with a reference switch written
+ * here.
  *
  * Runs with a fixed seed and one random seed; the seed is printed on failure.
  *
@@ -56,7 +58,7 @@
 struct field {
 	uint32_t off, len;
 	uint64_t mask;			/* mask used by templates (big-endian value) */
-	uint64_t dom[4];
+	uint64_t dom[6];
 	uint32_t ndom;
 };
 
@@ -669,7 +671,9 @@ test_diff_staged_random_seed(void)
 /* fields of the switch's rules: source port, source address, UDP port */
 enum { SWF_SRCP, SWF_SIP, SWF_DPORT, SWF_NUM };
 static const struct field sw_fields[SWF_NUM] = {
-	[SWF_SRCP] = { SW_SRCP, 2, 0xffff, { 0, 1, 2 }, 3 },
+	[SWF_SRCP] = { SW_SRCP, 2, 0xffff, { 0, 1, 2, TALLY_SOURCE_PORT_HOST | 0,
+					     TALLY_SOURCE_PORT_HOST | 1,
+					     TALLY_SOURCE_PORT_HOST | 2 }, 6 },
 	[SWF_SIP] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_SRC_IPV4), 4, 0xffffffff,
 		      { 0x0a000001, 0x0a000002 }, 2 },
 	[SWF_DPORT] = { TALLY_MK(TALLY_MS_OUTER, TALLY_L24_UDP_DPORT), 2, 0xffff,
@@ -685,6 +689,7 @@ struct sw_diff {
 	unsigned int seed;
 	struct mt_dev d[SW_PORTS];
 	struct mt_rxq q[SW_PORTS];
+	struct mt_txq tq[SW_PORTS];
 	struct arena a;
 	struct tally_fence fence;
 	struct tally_cnt_pool *pool;
@@ -758,7 +763,9 @@ sw_ref_edit(uint8_t *f, uint32_t len, const struct tally_steer_swact *a, uint32_
 }
 
 /* The reference switch: the linear walk of ref_classify() with the switch's
- * fates; the frame f (len bytes, from port src) is edited in place. */
+ * fates; the frame f (len bytes, from src: a port's wire, or with
+ * TALLY_SOURCE_PORT_HOST its host) is edited in place. SWD_OWN: to its own
+ * port's pipeline (from a wire) or wire (from a host). */
 static enum sw_dest
 sw_ref(struct sw_diff *d, const struct tally_match_key *k, uint32_t src, uint8_t *f,
        uint32_t *len, uint32_t max, uint32_t *port)
@@ -808,6 +815,7 @@ sw_ref(struct sw_diff *d, const struct tally_match_key *k, uint32_t src, uint8_t
 				;
 			a = &d->set[i];
 			word = (a->flags & TALLY_SWACT_FWD) ? a->port :
+			       (src & TALLY_SOURCE_PORT_HOST) ? src & TALLY_STEER_PORT_M :
 			       src | TALLY_STEER_PORT_HOST;
 			break;
 		default:
@@ -947,6 +955,7 @@ sw_setup(struct sw_diff *d)
 	TEST_ASSERT_EQ(mt_open_ports(d->d, cfg, SW_PORTS), 0, "");
 	for (i = 0; i < SW_PORTS; i++) {
 		TEST_ASSERT_EQ(mt_rxq_start(&d->d[i], &d->q[i], 0, 6, 2048, false), 0, "");
+		TEST_ASSERT_EQ(mt_txq_start(&d->d[i], &d->tq[i], 0, 6), 0, "");
 		mt_port(&d->d[i], TALLY_CTRL_PROMISC);
 		mt_wr(&d->d[i], TALLY_REG_MTU, 200);
 	}
@@ -1011,30 +1020,59 @@ sw_teardown(struct sw_diff *d)
 		arena_fini(&d->a);
 }
 
-/* n random frames into random ports, each compared with the reference. */
+/* Frame f (len bytes) sent by port p's host through the switch: posted,
+ * stepped once with p's wire held (what the switch or the Tx queue puts on
+ * p's own wire does not meet the switch again in that step), completed OK. */
+static int
+sw_host_frame(struct sw_diff *d, uint32_t p, const uint8_t *f, uint32_t len)
+{
+	struct tally_tx_cqe c;
+
+	TEST_ASSERT_EQ(mt_tx_send(&d->tq[p], f, len, 1 + sw_rnd(d, 2)), 0, "");
+	tally_model_hold_wire(d->d[p].m, 1);
+	mt_service(&d->d[p]);
+	tally_model_hold_wire(d->d[p].m, 0);
+	while (mt_tx_reap(&d->tq[p], &c) == 1) {
+		TEST_ASSERT_EQ(c.status, TALLY_TXC_OK, "seed %u: host frame", d->seed);
+		if (c.len != 0)
+			TEST_ASSERT_EQ(c.len, len, "seed %u: host frame", d->seed);
+	}
+	TEST_ASSERT(d->tq[p].cons == d->tq[p].prod, "seed %u: host frame completed", d->seed);
+	return TEST_SUCCESS;
+}
+
+/* n random frames into random ports, from their wires or their hosts, each
+ * compared with the reference. */
 static int
 sw_run_frames(struct sw_diff *d, uint32_t n)
 {
 	uint64_t st0[SW_PORTS][TALLY_STAT_NUM], st1[SW_PORTS][TALLY_STAT_NUM];
-	uint32_t i, j, p, len, port = 0, got, seen[4] = { 0 };
+	uint32_t i, j, p, len, port = 0, got, seen[4] = { 0 }, nhost = 0;
 	struct tally_model_pkt pkt;
 	uint8_t f[256], want[256], out[2048];
 	struct mt_rx_info info;
 	enum sw_dest dest;
+	bool host;
 	int r;
 
 	for (i = 0; i < n; i++) {
 		p = sw_rnd(d, SW_PORTS);
+		host = sw_rnd(d, 2) != 0;
+		nhost += host;
 		len = sw_rand_frame(d, f);
 		tally_model_parse(f, len, &pkt);
-		key_put(&pkt.key, SW_SRCP, p, 2);
+		key_put(&pkt.key, SW_SRCP, p | (host ? TALLY_SOURCE_PORT_HOST : 0), 2);
 		memcpy(want, f, len);
-		dest = sw_ref(d, &pkt.key, p, want, &len, 200, &port);
+		dest = sw_ref(d, &pkt.key, p | (host ? TALLY_SOURCE_PORT_HOST : 0), want, &len,
+			      200, &port);
 		seen[dest]++;
 		for (j = 0; j < SW_PORTS; j++)
 			mt_stats(&d->d[j], st0[j]);
 		mt_wr(&d->d[0], TALLY_REG_SW_CTRL, TALLY_SW_CTRL_EN);
-		TEST_ASSERT_EQ(tally_model_inject(d->d[p].m, f, pkt.len), 0, "");
+		if (host)
+			TEST_ASSERT_EQ(sw_host_frame(d, p, f, pkt.len), TEST_SUCCESS, "frame %u", i);
+		else
+			TEST_ASSERT_EQ(tally_model_inject(d->d[p].m, f, pkt.len), 0, "");
 		/* a frame sent to a wire comes back there, past the switch */
 		mt_wr(&d->d[0], TALLY_REG_SW_CTRL, 0);
 		for (j = 0; j < SW_PORTS; j++)
@@ -1055,6 +1093,9 @@ sw_run_frames(struct sw_diff *d, uint32_t n)
 		switch (dest) {
 		case SWD_OWN:
 			TEST_ASSERT_EQ(got, p, "seed %u frame %u: own port", d->seed, i);
+			if (host)	/* on its own wire, as without the switch */
+				TEST_ASSERT_U64_EQ(SW_DELTA(p, TALLY_STAT_TX_PKTS), 1,
+						   "seed %u frame %u", d->seed, i);
 			break;
 		case SWD_DROP:
 			TEST_ASSERT_EQ(got, SW_PORTS, "seed %u frame %u: dropped", d->seed, i);
@@ -1071,6 +1112,9 @@ sw_run_frames(struct sw_diff *d, uint32_t n)
 					   d->seed);
 			break;
 		}
+		if (host && dest != SWD_OWN && !(dest == SWD_WIRE && port == p))
+			TEST_ASSERT_U64_EQ(SW_DELTA(p, TALLY_STAT_TX_PKTS), 0,
+					   "seed %u frame %u: taken, not TX_PKTS", d->seed, i);
 #undef SW_DELTA
 	}
 	for (i = 0; i < SW_COUNTERS; i++) {
@@ -1081,8 +1125,9 @@ sw_run_frames(struct sw_diff *d, uint32_t n)
 		TEST_ASSERT_U64_EQ(b, d->ref_bytes[i], "counter %u bytes (seed %u)", i, d->seed);
 	}
 	TEST_ASSERT_EQ(mt_rd(&d->d[0], TALLY_REG_FAULT_CNT), 0, "seed %u", d->seed);
-	printf("  switch: %u frames: %u to their own port, %u dropped, %u to a wire, %u to a host\n",
-	       n, seen[SWD_OWN], seen[SWD_DROP], seen[SWD_WIRE], seen[SWD_HOST]);
+	printf("  switch: %u frames (%u from hosts): %u to their own port, %u dropped, "
+	       "%u to a wire, %u to a host\n", n, nhost, seen[SWD_OWN], seen[SWD_DROP],
+	       seen[SWD_WIRE], seen[SWD_HOST]);
 	return TEST_SUCCESS;
 }
 
