@@ -161,7 +161,7 @@ test_ports_and_switch_info(void)
 	uint16_t proxy;
 	int i, p1;
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device of 3 ports");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device of 3 ports");
 	for (i = 0; i < 3; i++) {
 		TEST_ASSERT_EQ(rte_eth_dev_info_get(d.p[i], &info[i]), 0, "info %d", i);
 		TEST_ASSERT(info[i].switch_info.name != NULL, "switch name");
@@ -243,7 +243,7 @@ test_forward_wire_host_drop(void)
 	struct dev3 d;
 	uint64_t tx1;
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
 	pattern_udp(it, NULL);
 
@@ -350,7 +350,7 @@ test_traffic_source(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
 	/* created on port 0, for frames from port 1's wire */
 	src1.port_id = d.p[1];
@@ -392,6 +392,81 @@ test_traffic_source(void)
 	return TEST_SUCCESS;
 }
 
+/* What a port's host transmits enters the switch too (port_representor
+ * item): a rule for port 1's host drops its frames before its wire; one for
+ * port 2's host hands them to port 0's queues without any wire. Neither
+ * takes frames from a wire, and the host's port counts them as the switch's,
+ * not as transmitted. */
+static int
+test_host_source(void)
+{
+	struct rte_flow_item_ethdev h1 = { 0 }, h2 = { 0 };
+	struct rte_flow_action_ethdev rep0 = { 0 };
+	struct rte_flow_action_port_id to1 = { 0 };
+	struct rte_flow_item source, it[6], wit[6];
+	struct rte_flow *f, *g, *w;
+	unsigned int got[3];
+	struct dev3 d;
+	struct rte_flow_action drop[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_DROP },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_action to_host0[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_COUNT },
+		{ .type = RTE_FLOW_ACTION_TYPE_PORT_REPRESENTOR, .conf = &rep0 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	struct rte_flow_action fwd1[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_PORT_ID, .conf = &to1 },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
+	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
+	h1.port_id = d.p[1];
+	h2.port_id = d.p[2];
+	rep0.port_id = d.p[0];
+	to1.id = d.p[1];
+	source = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR,
+					 .spec = &h1 };
+	pattern_udp(it, &source);
+	f = create(d.p[0], &xattr, it, drop);
+	TEST_ASSERT(f != NULL, "port 1's host: drop");
+	TEST_ASSERT_EQ(send_and_count(&d, 1, 0, got, -1, NULL, NULL), 0, "from 1's host");
+	TEST_ASSERT_EQ(got[0] + got[1] + got[2], 0, "dropped before the wire");
+	TEST_ASSERT_EQ(count_is(d.p[0], f, NB, NB * LEN), 0, "count");
+	TEST_ASSERT_U64_EQ(tdt_xstat(d.p[1], "sw_drop"), NB, "port 1's sw_drop");
+	TEST_ASSERT_U64_EQ(tdt_xstat(d.p[1], "tx_packets"), 0, "nothing on port 1's wire");
+	/* frames entering from port 1's wire are not its host's: port 0's
+	 * frames sent there come back in port 1 untouched by the drop rule */
+	pattern_udp(wit, NULL);
+	w = create(d.p[0], &xattr, wit, fwd1);
+	TEST_ASSERT(w != NULL, "port 0's wire to port 1's");
+	TEST_ASSERT_EQ(send_and_count(&d, 0, 0, got, -1, NULL, NULL), 0, "from 0");
+	TEST_ASSERT_EQ(got[1], NB, "port 1's wire frames pass the host rule");
+	TEST_ASSERT_EQ(count_is(d.p[0], f, NB, NB * LEN), 0, "host rule unchanged");
+	TEST_ASSERT_EQ(rte_flow_destroy(d.p[0], w, NULL), 0, "destroy");
+	TEST_ASSERT_EQ(rte_flow_destroy(d.p[0], f, NULL), 0, "destroy");
+	/* port 2's host to port 0's queues, no wire on the way */
+	source.spec = &h2;
+	pattern_udp(it, &source);
+	g = create(d.p[2], &xattr, it, to_host0);
+	TEST_ASSERT(g != NULL, "port 2's host to port 0's queues");
+	TEST_ASSERT_EQ(send_and_count(&d, 2, 0, got, -1, NULL, NULL), 0, "from 2's host");
+	TEST_ASSERT_EQ(got[0], NB, "port 0's queue");
+	TEST_ASSERT_EQ(got[1] + got[2], 0, "nowhere else");
+	TEST_ASSERT_U64_EQ(tdt_xstat(d.p[2], "sw_to_host"), NB, "port 2's sw_to_host");
+	TEST_ASSERT_U64_EQ(tdt_xstat(d.p[2], "tx_packets"), 0, "nothing on port 2's wire");
+	TEST_ASSERT_EQ(count_is(d.p[2], g, NB, NB * LEN), 0, "count");
+	TEST_ASSERT_EQ(rte_flow_destroy(d.p[2], g, NULL), 0, "destroy");
+	/* no rule left: the switch is off, hosts send to their wires again */
+	TEST_ASSERT_EQ(send_and_count(&d, 1, 0, got, -1, NULL, NULL), 0, "from 1");
+	TEST_ASSERT_EQ(got[1], NB, "port 1's loop");
+	dev3_destroy(&d);
+	return TEST_SUCCESS;
+}
+
 /* VLAN and MAC edits on the way to another port's wire: the bytes port 1
  * receives. */
 static int
@@ -416,7 +491,7 @@ test_edits(void)
 	struct rte_flow *f;
 	struct dev3 d;
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
 	to1.port_id = d.p[1];
 	pattern_udp(it, NULL);
@@ -503,7 +578,7 @@ test_jump_and_indirect(void)
 	unsigned int got[3];
 	struct dev3 d;
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
 	to2.port_id = d.p[2];
 	pattern_udp(it, NULL);
@@ -593,23 +668,20 @@ test_refusals(void)
 	struct rte_flow_action_handle *h1;
 	struct rte_flow_indir_action_conf ic = { .ingress = 1 };
 	struct rte_flow_action cnt = { .type = RTE_FLOW_ACTION_TYPE_COUNT };
-	struct rte_flow_item it[6], rep[6], partial[6], two[7];
+	struct rte_flow_item it[6], partial[6], two[7];
 	struct rte_flow_item src;
 	struct rte_flow_error err;
 	char name1[64];
 	struct dev3 d;
 	int one;
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	one = tdt_port_create("", name1, sizeof(name1));
 	TEST_ASSERT(one >= 0, "another device");
 	other.port_id = (uint16_t)one;
 	to1.port_id = d.p[1];
 	pattern_udp(it, NULL);
 	rsrc.port_id = d.p[1];
-	src = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR,
-				      .spec = &rsrc };
-	pattern_udp(rep, &src);
 	src = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_REPRESENTED_PORT,
 				      .spec = &rsrc, .mask = &part_mask };
 	pattern_udp(partial, &src);
@@ -657,8 +729,6 @@ test_refusals(void)
 		/* ethdev refuses it before the driver sees it */
 		TEST_ASSERT_EQ(refused(d.p[0], &ing, it, drop, EINVAL,
 				       RTE_FLOW_ERROR_TYPE_ATTR, NULL), 0, "ingress");
-		TEST_ASSERT_EQ(refused(d.p[0], &xattr, rep, drop, ENOTSUP,
-				       RTE_FLOW_ERROR_TYPE_ITEM, &rep[0]), 0, "port_representor item");
 		TEST_ASSERT_EQ(refused(d.p[0], &xattr, partial, drop, ENOTSUP,
 				       RTE_FLOW_ERROR_TYPE_ITEM_MASK, &partial[0]), 0,
 			       "partial source mask");
@@ -726,7 +796,7 @@ test_proxy_closed(void)
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 
-	TEST_ASSERT_EQ(dev3_create(&d, "ports=3"), 0, "device");
+	TEST_ASSERT_EQ(dev3_create(&d, "ports=3,counters=65536"), 0, "device");
 	TEST_ASSERT_EQ(dev3_setup(&d), TEST_SUCCESS, "setup");
 	pattern_udp(it, NULL);
 	f = create(d.p[1], &xattr, it, drop);
@@ -751,6 +821,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_bad_ports_devargs),
 	TEST_CASE(test_forward_wire_host_drop),
 	TEST_CASE(test_traffic_source),
+	TEST_CASE(test_host_source),
 	TEST_CASE(test_edits),
 	TEST_CASE(test_jump_and_indirect),
 	TEST_CASE(test_refusals),
