@@ -27,7 +27,8 @@ static const enum rte_flow_item_type item_types[] = {
 	RTE_FLOW_ITEM_TYPE_IPV6, RTE_FLOW_ITEM_TYPE_TCP, RTE_FLOW_ITEM_TYPE_UDP,
 	RTE_FLOW_ITEM_TYPE_ICMP, RTE_FLOW_ITEM_TYPE_ICMP6, RTE_FLOW_ITEM_TYPE_VXLAN,
 	RTE_FLOW_ITEM_TYPE_VOID, RTE_FLOW_ITEM_TYPE_GRE, RTE_FLOW_ITEM_TYPE_ANY,
-	RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT,
+	RTE_FLOW_ITEM_TYPE_IPV6_FRAG_EXT, RTE_FLOW_ITEM_TYPE_PORT_ID,
+	RTE_FLOW_ITEM_TYPE_REPRESENTED_PORT, RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR,
 };
 
 struct fz_rule {
@@ -41,6 +42,13 @@ struct fz_rule {
 	struct rte_flow_action_rss rss;
 	uint16_t rss_q[4];
 	uint8_t junk[16];
+	/* transfer rules: a source of this port, destinations, edits */
+	struct rte_flow_item_ethdev self;
+	struct rte_flow_action_port_id pid;
+	struct rte_flow_action_ethdev eth;
+	struct rte_flow_action_of_push_vlan push;
+	struct rte_flow_action_of_set_vlan_vid vid;
+	struct rte_flow_action_of_set_vlan_pcp pcp;
 };
 
 /* Random bytes, biased towards the sparse masks real rules use. */
@@ -54,13 +62,25 @@ fill(uint8_t *b, size_t n, bool sparse)
 }
 
 static void
-fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
+fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind, uint16_t port)
 {
 	unsigned int n = rnd() % 6, i, na = rnd() % 4;
+	static const uint16_t tpids[] = { 0x8100, 0x88a8, 0x0800, 0x9100 };
 
 	memset(r, 0, sizeof(*r));
 	r->attr.ingress = (rnd() % 16) != 0;
 	r->attr.egress = (rnd() % 32) == 0;
+	/* a quarter are transfer rules, most of them without ingress */
+	r->attr.transfer = (rnd() % 4) == 0;
+	if (r->attr.transfer && rnd() % 4)
+		r->attr.ingress = r->attr.egress = 0;
+	r->self.port_id = rnd() % 4 ? port : (uint16_t)rnd();
+	r->pid.original = rnd() % 4 == 0;
+	r->pid.id = rnd() % 4 ? port : rnd();
+	r->eth.port_id = rnd() % 4 ? port : (uint16_t)rnd();
+	r->push.ethertype = rte_cpu_to_be_16(tpids[rnd() % RTE_DIM(tpids)]);
+	r->vid.vlan_vid = rte_cpu_to_be_16((uint16_t)(rnd() % 0x1100));
+	r->pcp.vlan_pcp = (uint8_t)(rnd() % 10);
 	r->attr.group = rnd() % 4;
 	r->attr.priority = rnd() % 4;
 	if (rnd() & 1) {	/* half the patterns follow the header order */
@@ -102,6 +122,15 @@ fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
 			}
 		}
 	}
+	if (r->attr.transfer && n < RTE_DIM(r->item) - 1 && rnd() % 3 == 0) {
+		/* a traffic source first: this port's wire or host, mostly */
+		memmove(&r->item[1], &r->item[0], n * sizeof(r->item[0]));
+		memset(&r->item[0], 0, sizeof(r->item[0]));
+		r->item[0].type = rnd() & 1 ? RTE_FLOW_ITEM_TYPE_REPRESENTED_PORT :
+					      RTE_FLOW_ITEM_TYPE_PORT_REPRESENTOR;
+		r->item[0].spec = &r->self;
+		n++;
+	}
 	r->item[n].type = RTE_FLOW_ITEM_TYPE_END;
 	r->queue.index = rnd() % (FZ_RXQ + 1);
 	r->mark.id = rnd();
@@ -114,7 +143,7 @@ fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
 	for (i = 0; i < na; i++) {
 		struct rte_flow_action *a = &r->act[i];
 
-		switch (rnd() % (i == 0 ? 9 : 12)) {
+		switch (rnd() % (i == 0 ? 9 : 19)) {
 		case 0: a->type = RTE_FLOW_ACTION_TYPE_COUNT; break;
 		case 1: a->type = RTE_FLOW_ACTION_TYPE_QUEUE; a->conf = &r->queue; break;
 		case 2: a->type = RTE_FLOW_ACTION_TYPE_RSS; a->conf = &r->rss; break;
@@ -129,6 +158,13 @@ fz_build(struct fz_rule *r, struct rte_flow_action_handle *ind)
 			a->conf = rnd() & 1 ? (const void *)ind : (const void *)r->junk;
 			break;
 		case 10: a->type = RTE_FLOW_ACTION_TYPE_SET_MAC_SRC; a->conf = r->junk; break;
+		case 11: a->type = RTE_FLOW_ACTION_TYPE_PORT_ID; a->conf = &r->pid; break;
+		case 12: a->type = RTE_FLOW_ACTION_TYPE_REPRESENTED_PORT; a->conf = &r->eth; break;
+		case 13: a->type = RTE_FLOW_ACTION_TYPE_PORT_REPRESENTOR; a->conf = &r->eth; break;
+		case 14: a->type = RTE_FLOW_ACTION_TYPE_OF_POP_VLAN; break;
+		case 15: a->type = RTE_FLOW_ACTION_TYPE_OF_PUSH_VLAN; a->conf = &r->push; break;
+		case 16: a->type = RTE_FLOW_ACTION_TYPE_OF_SET_VLAN_VID; a->conf = &r->vid; break;
+		case 17: a->type = RTE_FLOW_ACTION_TYPE_OF_SET_VLAN_PCP; a->conf = &r->pcp; break;
 		default: a->type = RTE_FLOW_ACTION_TYPE_QUEUE; a->conf = NULL; break;
 		}
 	}
@@ -180,7 +216,7 @@ fz_run(uint32_t seed)
 		struct rte_flow *f;
 		unsigned int slot = rnd() % FZ_LIVE;
 
-		fz_build(&r, ind);
+		fz_build(&r, ind, (uint16_t)port);
 		v = rte_flow_validate((uint16_t)port, &r.attr, r.item, r.act, &e);
 		f = rte_flow_create((uint16_t)port, &r.attr, r.item, r.act, &e);
 		if (f == NULL) {
