@@ -53,8 +53,10 @@ COUNT=${TALLY_OVS_COUNT:-100}
 declare -A SOFTWARE=(
 )
 # The full-offload try (transfer attribute, port_id / drop actions) that
-# OVS makes before partial offload: Tally's rte_flow takes ingress rules only.
-TRANSFER_WHY="Tally's rte_flow takes ingress rules only (no transfer)"
+# OVS makes before partial offload: p0, p1 and p2 are three devices (three
+# switches), so a transfer rule of p0 or p1 cannot output to p2
+# (ovs-full-offload.sh runs full offload on the ports of one device).
+TRANSFER_WHY="p2 is a port of another device: another switch"
 
 # What each port receives, and the megaflow kinds that must come of it
 P0_SEND=(arp ipv4-udp ipv4-tcp ipv4-icmp ipv6-udp ipv6-tcp vlan-ipv4

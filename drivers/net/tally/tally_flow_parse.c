@@ -1027,7 +1027,7 @@ tally_flow_parse_attr(const struct rte_flow_attr *attr,
 	if (attr->transfer)
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, attr,
-			"transfer rules are not supported");
+			"transfer rules go to the device's switch (rte_flow_create, validate)");
 	if (!attr->ingress)
 		return rte_flow_error_set(error, EINVAL,
 			RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, attr,

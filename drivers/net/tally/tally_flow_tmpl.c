@@ -53,7 +53,7 @@ tally_flow_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_temp
 	}
 	if (a->egress || a->transfer) {
 		rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, a,
-				   "templates are ingress only");
+				   "templates are ingress only (transfer rules: rte_flow_create)");
 		return NULL;
 	}
 	for (n = 0; pattern[n].type != RTE_FLOW_ITEM_TYPE_END; n++)
@@ -247,7 +247,7 @@ tally_flow_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_temp
 	}
 	if (a->egress || a->transfer) {
 		rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR, a,
-				   "templates are ingress only");
+				   "templates are ingress only (transfer rules: rte_flow_create)");
 		return NULL;
 	}
 	if (at_check_lists(dev, actions, masks, &n, err) != 0)
@@ -396,7 +396,8 @@ table_check_attr(const struct rte_flow_template_table_attr *ta, uint8_t nb_pt,
 					   NULL, "NULL table attributes");
 	if (ta->flow_attr.egress || ta->flow_attr.transfer)
 		return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR,
-					   &ta->flow_attr, "tables are ingress only");
+					   &ta->flow_attr,
+					   "tables are ingress only (transfer rules: rte_flow_create)");
 	if (ta->flow_attr.group >= TALLY_FLOW_GROUPS)
 		return rte_flow_error_set(err, ENOTSUP, RTE_FLOW_ERROR_TYPE_ATTR_GROUP,
 					   &ta->flow_attr, "group beyond the device's table count");
