@@ -308,6 +308,16 @@ struct rte_flow *tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_
 					  uint16_t age_queue, struct rte_flow_error *error);
 /* Destroy every rte_flow rule of the port (lock held). */
 int tally_flow_flush_locked(struct tally_flow_ctx *fc);
+/* The walk's view of a live flow in matcher fm, index-th in the walk. */
+void tally_flow_info_of(const struct rte_flow *f, const struct tally_flow_matcher *fm,
+			uint32_t index, struct tally_flow_info *fi);
+/* A dump line's counter field (" counter N hits H bytes B"), if flow counts. */
+void tally_flow_dump_counter(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f);
+/* The COUNT query of a live flow of fc (a port's rule, or a transfer rule
+ * in port 0's engine): EINVAL when it does not count or data is NULL. */
+int tally_flow_count_query_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow,
+				const struct rte_flow_action *action, void *data,
+				struct rte_flow_error *error);
 /* Read (and with qc->reset, reset) counter into qc. */
 int tally_flow_count_query(struct tally_flow_ctx *fc, uint32_t counter,
 			   struct rte_flow_query_count *qc);

@@ -86,6 +86,20 @@ tally_flow_cnt_pool(struct tally_adapter *ad)
 	return ad->flow != NULL ? ad->flow->cnt : NULL;
 }
 
+void
+tally_flow_info_of(const struct rte_flow *f, const struct tally_flow_matcher *fm,
+		   uint32_t index, struct tally_flow_info *fi)
+{
+	fi->index = index;
+	fi->transfer = (f->flags & FLOW_F_XFER) != 0;
+	fi->port_id = f->port_id;
+	fi->group = fm->group;
+	fi->priority = fm->priority;
+	fi->counted = (f->flags & FLOW_F_COUNTED) != 0;
+	fi->shared = (f->flags & FLOW_F_INDIRECT) != 0;
+	fi->counter = fi->counted ? f->counter : 0;
+}
+
 int
 tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 {
@@ -102,14 +116,7 @@ tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 	for (i = 0; (f = flow_at(fc, i, &fm)) != FLOW_END; i++) {
 		if (f == NULL)
 			continue;
-		fi.index = index++;
-		fi.transfer = false;
-		fi.port_id = f->port_id;
-		fi.group = fm->group;
-		fi.priority = fm->priority;
-		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;
-		fi.shared = (f->flags & FLOW_F_INDIRECT) != 0;
-		fi.counter = fi.counted ? f->counter : 0;
+		tally_flow_info_of(f, fm, index++, &fi);
 		ret = cb(&fi, arg);
 		if (ret != 0)
 			break;
@@ -681,6 +688,21 @@ tally_flow_count_query(struct tally_flow_ctx *fc, uint32_t counter,
 }
 
 int
+tally_flow_count_query_flow(struct tally_flow_ctx *fc, const struct rte_flow *flow,
+			    const struct rte_flow_action *action, void *data,
+			    struct rte_flow_error *error)
+{
+	if (!(flow->flags & FLOW_F_COUNTED))
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION, action,
+			"flow has no count action");
+	if (data == NULL)
+		return rte_flow_error_set(error, EINVAL,
+			RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
+	return tally_flow_count_query(fc, flow->counter, data);
+}
+
+int
 tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 		 const struct rte_flow_action *action, void *data,
 		 struct rte_flow_error *error)
@@ -707,14 +729,7 @@ tally_flow_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 		return rte_flow_error_set(error, ENOTSUP,
 			RTE_FLOW_ERROR_TYPE_ACTION, action,
 			"only count and age can be queried");
-	if (!(flow->flags & FLOW_F_COUNTED))
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_ACTION, action,
-			"flow has no count action");
-	if (data == NULL)
-		return rte_flow_error_set(error, EINVAL,
-			RTE_FLOW_ERROR_TYPE_ACTION, action, "no query output buffer");
-	return tally_flow_count_query(fc, flow->counter, data);
+	return tally_flow_count_query_flow(fc, flow, action, data, error);
 }
 
 /* ---- dump ------------------------------------------------------------------- */
@@ -729,11 +744,23 @@ static const char *const fate_names[] = {
 	[TALLY_STEER_FATE_PASSTHRU] = "passthru",
 };
 
+void
+tally_flow_dump_counter(struct tally_flow_ctx *fc, const struct rte_flow *flow, FILE *f)
+{
+	uint64_t pkts = 0, bytes = 0;
+
+	if (!(flow->flags & FLOW_F_COUNTED))
+		return;
+	tally_cnt_read(fc->cnt, flow->counter, &pkts, &bytes);
+	fprintf(f, " counter %u%s hits %" PRIu64 " bytes %" PRIu64,
+		flow->counter, (flow->flags & FLOW_F_INDIRECT) ? " (indirect)" : "",
+		pkts, bytes);
+}
+
 static void
 dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 {
 	struct tally_steer_action act;
-	uint64_t pkts = 0, bytes = 0;
 
 	struct tally_flow_matcher *fm = tally_flow_matcher_of(flow);
 
@@ -750,12 +777,7 @@ dump_flow(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 		fprintf(f, " mark %u", act.mark);
 	if (act.flags & TALLY_STEER_A_FLAG)
 		fprintf(f, " flag");
-	if (flow->flags & FLOW_F_COUNTED) {
-		tally_cnt_read(fc->cnt, flow->counter, &pkts, &bytes);
-		fprintf(f, " counter %u%s hits %" PRIu64 " bytes %" PRIu64,
-			flow->counter, (flow->flags & FLOW_F_INDIRECT) ? " (indirect)" : "",
-			pkts, bytes);
-	}
+	tally_flow_dump_counter(fc, flow, f);
 	fputc('\n', f);
 }
 

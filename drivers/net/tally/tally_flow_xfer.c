@@ -518,13 +518,7 @@ tally_flow_xfer_query(struct rte_eth_dev *dev, struct rte_flow *flow,
 	if (action == NULL || action->type != RTE_FLOW_ACTION_TYPE_COUNT)
 		return rte_flow_error_set(error, ENOTSUP, RTE_FLOW_ERROR_TYPE_ACTION, action,
 					  "only count can be queried on a transfer rule");
-	if (!(flow->flags & FLOW_F_COUNTED))
-		return rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, action,
-					  "flow has no count action");
-	if (data == NULL)
-		return rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION, action,
-					  "no query output buffer");
-	return tally_flow_count_query(fc, flow->counter, data);
+	return tally_flow_count_query_flow(fc, flow, action, data, error);
 }
 
 /* ---- operator views -------------------------------------------------------------- */
@@ -543,7 +537,6 @@ xfer_dump_one(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 {
 	struct tally_flow_matcher *fm = tally_flow_matcher_of(flow);
 	struct tally_steer_action act;
-	uint64_t pkts = 0, bytes = 0;
 	uint32_t dest = UINT32_MAX;
 
 	tally_steer_rule_action(tally_flow_rule(flow), &act);
@@ -561,12 +554,7 @@ xfer_dump_one(struct tally_flow_ctx *fc, struct rte_flow *flow, FILE *f)
 	if (dest != UINT32_MAX)
 		fprintf(f, " %s of port %u", (dest & TALLY_STEER_PORT_HOST) ? "host" : "wire",
 			dest & TALLY_STEER_PORT_M);
-	if (flow->flags & FLOW_F_COUNTED) {
-		tally_cnt_read(fc->cnt, flow->counter, &pkts, &bytes);
-		fprintf(f, " counter %u%s hits %" PRIu64 " bytes %" PRIu64,
-			flow->counter, (flow->flags & FLOW_F_INDIRECT) ? " (indirect)" : "",
-			pkts, bytes);
-	}
+	tally_flow_dump_counter(fc, flow, f);
 	fputc('\n', f);
 }
 
@@ -607,7 +595,6 @@ int
 tally_flow_xfer_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 {
 	struct tally_flow_ctx *fc = ad->flow;
-	struct tally_flow_matcher *fm;
 	struct tally_steer_rule *r;
 	struct tally_flow_info fi;
 	struct rte_flow *f;
@@ -621,16 +608,7 @@ tally_flow_xfer_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg)
 		f = tally_steer_rule_priv(r);
 		if (tally_steer_rule_matcher(r) == NULL || f->magic != TALLY_FLOW_MAGIC)
 			continue;
-		fm = tally_flow_matcher_of(f);
-		memset(&fi, 0, sizeof(fi));
-		fi.index = index++;
-		fi.group = fm->group;
-		fi.priority = fm->priority;
-		fi.counted = (f->flags & FLOW_F_COUNTED) != 0;
-		fi.shared = (f->flags & FLOW_F_INDIRECT) != 0;
-		fi.counter = fi.counted ? f->counter : 0;
-		fi.transfer = true;
-		fi.port_id = f->port_id;
+		tally_flow_info_of(f, tally_flow_matcher_of(f), index++, &fi);
 		ret = cb(&fi, arg);
 		if (ret != 0)
 			break;
