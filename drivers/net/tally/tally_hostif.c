@@ -388,17 +388,30 @@ tally_hostif_join_port(struct rte_vdev_device *vdev, struct rte_eth_dev *dev, in
 	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, bar, win);
 }
 
+struct tally_hostif_join {
+	struct rte_vdev_device *vdev;
+	int fd;
+	size_t win;
+};
+
+static int
+tally_hostif_join_one(struct rte_eth_dev *dev, unsigned int i, const char *pname, void *arg)
+{
+	struct tally_hostif_join *j = arg;
+
+	return tally_hostif_join_port(j->vdev, dev, j->fd, i * j->win, j->win, pname);
+}
+
 /* A secondary process: every port of the device the primary made. */
 int
 tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *dev,
 			     const char *path)
 {
 	const char *name = rte_vdev_device_name(vdev);
-	char pname[RTE_ETH_NAME_MAX_LEN];
+	struct tally_hostif_join j = { .vdev = vdev };
 	struct tally_hostif_conn conn;
-	struct rte_eth_dev *pdev;
 	char err[256] = "";
-	unsigned int n = 1, i;
+	unsigned int n = 1;
 	size_t len, win;
 	void *bar;
 	int rc;
@@ -418,15 +431,10 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *d
 		rc = tally_hostif_join_port(vdev, dev, conn.bar_fd, 0, win, name);
 	else
 		rte_eth_dev_release_port(dev);
-	for (i = 1; rc == 0 && i < n; i++) {
-		rc = tally_switch_port_name(name, i, pname, sizeof(pname));
-		if (rc != 0)
-			break;
-		pdev = tally_mp_secondary_port(pname);
-		if (pdev == NULL)
-			continue;	/* closed in the primary */
-		rc = tally_hostif_join_port(vdev, pdev, conn.bar_fd, i * win, win, pname);
-	}
+	j.fd = conn.bar_fd;
+	j.win = win;
+	if (rc == 0)
+		rc = tally_switch_join_ports(name, n, tally_hostif_join_one, &j);
 	tally_hostif_close(&conn);
 	return rc;
 }

@@ -163,15 +163,30 @@ tally_pci_join_port(struct rte_pci_device *pdev, struct rte_eth_dev *dev, void *
 	return tally_mp_secondary_attach(dev, &pdev->device, &io, p, NULL, 0);
 }
 
+struct tally_pci_join {
+	struct rte_pci_device *pdev;
+	void *bar;
+	size_t win;
+};
+
+static int
+tally_pci_join_one(struct rte_eth_dev *dev, unsigned int i, const char *pname, void *arg)
+{
+	struct tally_pci_join *j = arg;
+
+	return tally_pci_join_port(j->pdev, dev, RTE_PTR_ADD(j->bar, i * j->win), j->win,
+				   pname);
+}
+
 /* A secondary process: EAL mapped the BAR here too; every port the
  * primary made, each on its window. */
 static int
 tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_resource *res)
 {
 	const char *name = pdev->device.name;
-	char pname[RTE_ETH_NAME_MAX_LEN];
+	struct tally_pci_join j = { .pdev = pdev, .bar = res->addr };
 	struct rte_eth_dev *dev;
-	unsigned int n, i;
+	unsigned int n;
 	size_t win;
 	int rc;
 
@@ -183,17 +198,9 @@ tally_pci_probe_secondary(struct rte_pci_device *pdev, const struct rte_mem_reso
 		rte_eth_dev_release_port(dev);
 		return rc;
 	}
+	j.win = win;
 	rc = tally_pci_join_port(pdev, dev, res->addr, win, name);
-	for (i = 1; rc == 0 && i < n; i++) {
-		rc = tally_switch_port_name(name, i, pname, sizeof(pname));
-		if (rc != 0)
-			break;
-		dev = tally_mp_secondary_port(pname);
-		if (dev == NULL)
-			continue;	/* closed in the primary */
-		rc = tally_pci_join_port(pdev, dev, RTE_PTR_ADD(res->addr, i * win), win, pname);
-	}
-	return rc;
+	return rc == 0 ? tally_switch_join_ports(name, n, tally_pci_join_one, &j) : rc;
 }
 
 /* Port i of the function on its window, in sw. */

@@ -296,6 +296,13 @@ uint16_t tally_switch_proxy_port(const struct tally_adapter *ad);
 /* The ethdev name of port i of a device called name: name for port 0,
  * <name>_p<i> for the others. 0 or -ENAMETOOLONG. */
 int tally_switch_port_name(const char *name, unsigned int i, char *buf, size_t len);
+/* A secondary process: ports 1..n-1 of the device called name (port 0 is
+ * the caller's), each the primary still has, joined by join(dev, i, its
+ * name, arg); stops at the first error. 0 or that -errno. */
+typedef int (*tally_switch_join_fn)(struct rte_eth_dev *dev, unsigned int i,
+				    const char *pname, void *arg);
+int tally_switch_join_ports(const char *name, unsigned int n, tally_switch_join_fn join,
+			    void *arg);
 struct rte_vdev_device;
 /* A new ethdev for port i of a vdev (named as above), with an adapter. */
 struct rte_eth_dev *tally_switch_vdev_port(struct rte_vdev_device *vdev, unsigned int i);

@@ -14,6 +14,7 @@
 
 #include "tally_pmd.h"
 #include "tally_logs.h"
+#include "tally_mp.h"
 
 struct tally_switch *
 tally_switch_new(const char *name, uint8_t nb_ports)
@@ -181,4 +182,25 @@ tally_switch_layout(const char *name, const volatile uint8_t *bar, size_t len,
 	}
 	*win = stride;
 	return 0;
+}
+
+int
+tally_switch_join_ports(const char *name, unsigned int n, tally_switch_join_fn join,
+			void *arg)
+{
+	char pname[RTE_ETH_NAME_MAX_LEN];
+	struct rte_eth_dev *dev;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 1; rc == 0 && i < n; i++) {
+		rc = tally_switch_port_name(name, i, pname, sizeof(pname));
+		if (rc != 0)
+			break;
+		dev = tally_mp_secondary_port(pname);
+		if (dev == NULL)
+			continue;	/* closed in the primary */
+		rc = join(dev, i, pname, arg);
+	}
+	return rc;
 }

@@ -229,6 +229,20 @@ tally_vdev_join_port(struct rte_vdev_device *vdev, const struct rte_memzone *mz,
 	return tally_mp_secondary_attach(dev, &vdev->device, &io, p, NULL, 0);
 }
 
+struct tally_vdev_join {
+	struct rte_vdev_device *vdev;
+	const struct rte_memzone *mz;
+	size_t win;
+};
+
+static int
+tally_vdev_join_one(struct rte_eth_dev *dev, unsigned int i, const char *pname, void *arg)
+{
+	struct tally_vdev_join *j = arg;
+
+	return tally_vdev_join_port(j->vdev, j->mz, pname, dev, i * j->win, j->win);
+}
+
 /*
  * A secondary process (EAL passes it the device's name only): the
  * primary's port tells the transport; the in-process model is reached
@@ -240,11 +254,11 @@ tally_vdev_probe_secondary(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_vdev_device_name(vdev);
 	const struct rte_memzone *mz = NULL;
-	char mzname[RTE_MEMZONE_NAMESIZE], pname[RTE_ETH_NAME_MAX_LEN];
-	struct rte_eth_dev *dev, *pdev;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+	struct tally_vdev_join j = { .vdev = vdev };
+	struct rte_eth_dev *dev;
 	struct tally_adapter *ad;
-	size_t stride, win;
-	unsigned int i, n;
+	unsigned int n;
 	int rc;
 
 	dev = tally_mp_secondary_port(name);
@@ -264,19 +278,10 @@ tally_vdev_probe_secondary(struct rte_vdev_device *vdev)
 		return rc;
 	}
 	n = ad->sw != NULL ? ad->sw->nb_ports : 1;
-	stride = ad->hal.port_stride;
-	win = n > 1 ? stride : mz->len;
-	rc = tally_vdev_join_port(vdev, mz, name, dev, 0, win);
-	for (i = 1; rc == 0 && i < n; i++) {
-		rc = tally_switch_port_name(name, i, pname, sizeof(pname));
-		if (rc != 0)
-			break;
-		pdev = tally_mp_secondary_port(pname);
-		if (pdev == NULL)
-			continue;	/* closed in the primary */
-		rc = tally_vdev_join_port(vdev, mz, pname, pdev, i * stride, win);
-	}
-	return rc;
+	j.mz = mz;
+	j.win = n > 1 ? ad->hal.port_stride : mz->len;	/* windows are stride apart */
+	rc = tally_vdev_join_port(vdev, mz, name, dev, 0, j.win);
+	return rc == 0 ? tally_switch_join_ports(name, n, tally_vdev_join_one, &j) : rc;
 }
 
 /* Drop a reference on priv; the last frees the device (the models no port
