@@ -64,18 +64,8 @@ ovs-ofctl del-flows br0
 ovs-ofctl add-flow br0 "priority=10,in_port=p0,actions=output:p1"
 ovs-ofctl add-flow br0 "priority=10,in_port=p1,actions=drop"
 
-dp=netdev@ovs-netdev
 sock=/var/run/dpdk/$ovs_prefix/dpdk_telemetry.v2
-dump() { "${OVS_APPCTL[@]}" dpctl/dump-flows -m --names "$dp" | "${flows[@]}" megaflows; }
 ofdump() { ovs-ofctl --names dump-flows br0 | "${flows[@]}" openflow; }
-offload_stat() {
-	"${OVS_APPCTL[@]}" dpctl/offload-stats-show "$dp" |
-		awk -v n="$1" '$1 == "Total" && index($0, n) { print $NF }'
-}
-pmd_stat() {
-	"${OVS_APPCTL[@]}" dpif-netdev/pmd-stats-show |
-		awk -v n="$1:" 'index($0, n) { s += $NF } END { print s + 0 }'
-}
 # The device's transfer rules: "RULES" alone, or with a port, "HITS BYTES"
 # of the rule created through that port (the only one there may be)
 xfer() {

@@ -144,3 +144,15 @@ ovs_log_tail() {
 	echo "---- ovs-vswitchd log ----"
 	grep -vE "\|(INFO|DBG)\|" "$d/vs.log" | tail -40 || true
 }
+
+# The netdev datapath's views (flows: ovs-flows.py, set by the caller).
+dp=netdev@ovs-netdev
+dump() { "${OVS_APPCTL[@]}" dpctl/dump-flows -m --names "$dp" | "${flows[@]}" megaflows; }
+offload_stat() {	# offload_stat NAME: the "Total" line's value
+	"${OVS_APPCTL[@]}" dpctl/offload-stats-show "$dp" |
+		awk -v n="$1" '$1 == "Total" && index($0, n) { print $NF }'
+}
+pmd_stat() {	# pmd_stat NAME: summed over the threads
+	"${OVS_APPCTL[@]}" dpif-netdev/pmd-stats-show |
+		awk -v n="$1:" 'index($0, n) { s += $NF } END { print s + 0 }'
+}

@@ -105,16 +105,6 @@ ovs-ofctl add-flow br0 "priority=20,in_port=p1,tcp,tp_dst=80,actions=output:p2"
 ovs-ofctl add-flow br0 "priority=20,in_port=p1,ip,nw_src=10.1.0.0/16,actions=output:p2"
 ovs-ofctl add-flow br0 "priority=10,in_port=p1,actions=output:p2"
 
-dp=netdev@ovs-netdev
-dump() { "${OVS_APPCTL[@]}" dpctl/dump-flows -m --names "$dp" | "${flows[@]}" megaflows; }
-offload_stat() {	# offload_stat NAME: the "Total" line's value
-	"${OVS_APPCTL[@]}" dpctl/offload-stats-show "$dp" |
-		awk -v n="$1" '$1 == "Total" && index($0, n) { print $NF }'
-}
-pmd_stat() {	# pmd_stat NAME: summed over the threads
-	"${OVS_APPCTL[@]}" dpif-netdev/pmd-stats-show |
-		awk -v n="$1:" 'index($0, n) { s += $NF } END { print s + 0 }'
-}
 nflows() { dump | wc -l; }
 queue_empty() { [ "$(offload_stat Enqueued)" = 0 ]; }
 nkinds=$(( ${#P0_KINDS[@]} + ${#P1_KINDS[@]} ))
