@@ -431,10 +431,11 @@ tally_hostif_probe_secondary(struct rte_vdev_device *vdev, struct rte_eth_dev *d
 		rc = tally_hostif_join_port(vdev, dev, conn.bar_fd, 0, win, name);
 	else
 		rte_eth_dev_release_port(dev);
-	j.fd = conn.bar_fd;
-	j.win = win;
-	if (rc == 0)
+	if (rc == 0) {
+		j.fd = conn.bar_fd;
+		j.win = win;
 		rc = tally_switch_join_ports(name, n, tally_hostif_join_one, &j);
+	}
 	tally_hostif_close(&conn);
 	return rc;
 }
