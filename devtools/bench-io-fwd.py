@@ -3,7 +3,8 @@
 """One stock dpdk-testpmd io-forwarding measurement, driven command by command.
 
 bench-io-fwd.py [--pmd SO] [--vdev ARGS] [--secs S] [--warm S] [--bursts N]
-                [--lcores L] [--early S]
+                [--lcores L] [--early S] [--eal ARG]...
+                [--peer-vdev ARGS [--peer-lcores L]]
 
 testpmd is started with one forwarding core (-l 0-1: lcore 0 is testpmd's
 main lcore, lcore 1 forwards). Every command is sent only once testpmd has
@@ -15,6 +16,18 @@ back. After `start tx_first N`: RX-packets at --early seconds (the start-up
 check), then after --warm seconds two `show port stats 0` --secs apart.
 Prints one line of key=value pairs: pps (RX-packets delta / measured time),
 early (RX-packets at the early mark) and ready (seconds testpmd took to start).
+
+--peer-vdev: the device side is a second stock testpmd, started first with
+that vdev as its one port and io forwarding (what arrives on the port goes
+back out of it), e.g. net_vhost0,iface=SOCK,queues=1 against --vdev
+net_virtio_user0,path=SOCK,queues=1, or net_memif0,role=server,socket=SOCK
+against net_memif0,role=client,socket=SOCK. Its lcores (--peer-lcores,
+default 0@0,1@0) put both its main and its forwarding lcore on CPU 0; the
+measured testpmd forwards on CPU 1 (-l 0-1). The measured side waits for its
+link (the peer's handshake) before `start tx_first`. --eal=ARG adds ARG to
+the measured testpmd's EAL arguments (e.g. --single-file-segments, which
+virtio-user needs on hugepages: vhost-user takes at most 8 memory regions,
+and without it every 2 MiB page is a file of its own).
 
 EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with IOVA
 as PA by default; nohuge gives --no-huge -m 1024); exit 77 where that mode
@@ -71,6 +84,14 @@ class Testpmd:
         self.p.stdin.write(line.encode() + b"\n")
         return self.until_prompt()
 
+    def link_up(self, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if re.search(rb"Link status:\s+up", self.cmd("show port info 0")):
+                return True
+            time.sleep(0.1)
+        return False
+
     def rx_packets(self):
         out = self.cmd("show port stats 0")
         m = re.search(rb"RX-packets:\s+(\d+)", out)
@@ -100,6 +121,9 @@ def main():
     ap.add_argument("--early", type=float, default=0.2)
     ap.add_argument("--bursts", type=int, default=4)
     ap.add_argument("--lcores", default="0-1")
+    ap.add_argument("--eal", action="append", default=[])
+    ap.add_argument("--peer-vdev", help="the device side: a second testpmd with this vdev")
+    ap.add_argument("--peer-lcores", default="0@0,1@0")
     a = ap.parse_args()
     why = helper("eal-mem.sh", "check", ok=(0, 1))
     if why:
@@ -107,19 +131,54 @@ def main():
               (os.environ.get("TALLY_TEST_MEM") or "pa", why), file=sys.stderr)
         return 77
     prefix = "io-fwd-%d" % os.getpid()
-    cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", a.lcores]
+    peer = None
+    try:
+        if a.peer_vdev:
+            peer = start_peer(a, prefix + "-peer")
+        return measure(a, prefix, peer is not None)
+    except RuntimeError as e:
+        print("bench-io-fwd: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        if peer is not None:
+            peer.close()
+            shutil.rmtree("/var/run/dpdk/" + prefix + "-peer", ignore_errors=True)
+
+
+def testpmd_cmd(lcores, prefix, vdev, pmd=None, eal=()):
+    cmd = ["stdbuf", "-oL", "dpdk-testpmd"]
+    cmd += ["--lcores" if "@" in lcores else "-l", lcores]
     cmd += helper("eal-mem.sh", "args", "1024").split()
-    cmd += ["--no-pci", "--file-prefix=" + prefix]
-    if a.pmd:
-        cmd += ["-d", helper("eal-plugin.sh", a.pmd)]
-    cmd += ["--vdev", a.vdev, "--", "-i", "--nb-cores=1", "--rxq=1", "--txq=1",
+    cmd += ["--no-pci", "--file-prefix=" + prefix] + list(eal)
+    if pmd:
+        cmd += ["-d", helper("eal-plugin.sh", pmd)]
+    cmd += ["--vdev", vdev, "--", "-i", "--nb-cores=1", "--rxq=1", "--txq=1",
             "--forward-mode=io", "--total-num-mbufs=8192", "--disable-link-check"]
     print("+ " + " ".join(cmd), file=sys.stderr)
-    t = Testpmd(cmd)
+    return cmd
+
+
+def start_peer(a, prefix):
+    """The device side: forwarding once its prompt came back (its port is
+    started, so the server socket exists)."""
+    t = Testpmd(testpmd_cmd(a.peer_lcores, prefix, a.peer_vdev))
+    try:
+        t.until_prompt()
+        t.cmd("start")
+    except Exception:
+        t.close()
+        raise
+    return t
+
+
+def measure(a, prefix, wait_link):
+    t = Testpmd(testpmd_cmd(a.lcores, prefix, a.vdev, a.pmd, a.eal))
     try:
         t0 = time.monotonic()
         t.until_prompt()
         ready = time.monotonic() - t0
+        if wait_link and not t.link_up():
+            raise RuntimeError("the link to the peer did not come up")
         t.cmd("start tx_first %d" % a.bursts)
         ts = time.monotonic()
         time.sleep(max(0.0, a.early - (time.monotonic() - ts)))
