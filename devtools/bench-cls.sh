@@ -16,6 +16,10 @@
 # (dpdk-test-acl through its --verbose=2 per-packet results; the others on
 # every timed pass, Tally's and the tuple space's counters rule by rule).
 #
+# The last line, "summary: mem=MODE tally-full.1000=... acl-avx512x32.10000=...
+# ..." (median Mpps per classifier and rule count), is for
+# devtools/bench-all.sh.
+#
 # Environment: ROUNDS (5), SIZES ("1000 10000"), PACKETS (1000000), ITER
 # (passes per process, 3; a round's value is the median of its passes),
 # SEED (1), CPU (0: the core every process runs on), DPDK_TEST_ACL (path),
@@ -115,7 +119,8 @@ for round in $(seq 1 "$ROUNDS"); do
 	echo "round $round done (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 
-python3 - "$res" <<'EOF'
+echo "bench-cls: load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$res" "${TALLY_TEST_MEM:-pa}" <<'EOF'
 import sys, statistics as st
 from collections import defaultdict
 per = defaultdict(lambda: defaultdict(list))     # (rules, bench) -> round -> [(mpps, cyc)]
@@ -143,5 +148,6 @@ for n in sorted({k[0] for k in order}):
         parts = ["%s %.2f" % (b, med[(n, t)][0] / med[(n, b)][0])
                  for (m, b) in order if m == n and not b.startswith("tally")]
         print("  %d rules, %s / %s" % (n, t, ", ".join(parts)))
+print("summary: mem=%s %s" % (sys.argv[2], " ".join(
+    "%s.%d=%.2f" % (b, n, med[(n, b)][0]) for (n, b) in order)))
 EOF
-echo "bench-cls: load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

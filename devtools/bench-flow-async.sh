@@ -7,6 +7,8 @@
 # rate per CPU-second of the worker threads (steadier than the wall clock
 # when other work shares the machine), and the insert rate of the last
 # 1M-rule segment over the first ("flat" = 1.00).
+# The last line, "summary: mem=MODE insert.1M.1q=... flat.1M.1q=... ..."
+# (medians: M rules/s, last/first segment), is for devtools/bench-all.sh.
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
 # A benchmark, not a test: it needs the machine to itself.
 # EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
@@ -64,3 +66,13 @@ for n in $sizes; do
 		       "$(stats "${cpu[$n,$q]}")" "$(stats "${flat[$n,$q]}")"
 	done
 done
+summary="summary: mem=${TALLY_TEST_MEM:-pa}"
+for n in $sizes; do
+	for q in $queues; do
+		m="$((n / 1000000))M.${q}q"
+		summary+=" insert.$m=$(stats "${ins[$n,$q]}" | cut -d' ' -f1)"
+		summary+=" destroy.$m=$(stats "${del[$n,$q]}" | cut -d' ' -f1)"
+		summary+=" flat.$m=$(stats "${flat[$n,$q]}" | cut -d' ' -f1)"
+	done
+done
+echo "$summary"

@@ -15,6 +15,10 @@
 # "1M->4M" is the issue's figure: (HWM at 4M - HWM at 1M) / 3M, both runs
 # with the same devargs.
 #
+# The last line, "summary: mem=MODE tally.insert.1M=... floor.insert.1M=...
+# tally.delete.1M=... tally.rss.1M=... ..." (medians: M rules/s, bytes per
+# rule), is for devtools/bench-all.sh.
+#
 # Defaults: build, 5 rounds, sizes "1000000 4000000". Both PMDs get
 # counters=<size rounded up to a power of two> (Tally pre-sizes its first
 # matcher from its counter bank). A benchmark, not a test: it needs the
@@ -138,3 +142,13 @@ if [ $# -ge 2 ]; then
 	       "$(fmt x "$d_tally" 1)" "$(fmt x "$d_floor" 1)" \
 	       "$(awk -v a="$(med "$d_tally")" -v b="$(med "$d_floor")" 'BEGIN { print a / b }')"
 fi
+summary="summary: mem=${TALLY_TEST_MEM:-pa}"
+for n in $sizes; do
+	m=$(lbl "$n")
+	for pmd in tally floor; do
+		summary+=" $pmd.insert.$m=$(awk -v v="$(med "${ins[$pmd,$n]}")" 'BEGIN { printf "%.2f", v / 1000 }')"
+		summary+=" $pmd.delete.$m=$(awk -v v="$(med "${del[$pmd,$n]}")" 'BEGIN { printf "%.2f", v / 1000 }')"
+		summary+=" $pmd.rss.$m=$(med "$(perrule "${hwm[$pmd,$n]}" "$n")")"
+	done
+done
+echo "$summary"

@@ -13,6 +13,8 @@
 # to the idle main lcore, never on the forwarding core's CPU.
 # OLD_PMD=path/librte_net_tally.so adds "old inline" and "old thread" rows
 # (an earlier build, measured in the same rounds) to compare versions.
+# The last line, "summary: mem=MODE inline=M thread=M null=M" (medians,
+# Mpps), is for devtools/bench-all.sh.
 # A benchmark, not a test: other load on the machine widens the ranges.
 # EAL's memory follows TALLY_TEST_MEM (devtools/eal-mem.sh): hugepages with
 # IOVA as PA by default, TALLY_TEST_MEM=nohuge for --no-huge.
@@ -63,3 +65,6 @@ for name in "${names[@]}"; do
 		"$(ratio "$m" "$nul")" "$(ratio "$m" "$inl")" \
 		"$(echo "${early[$name]}" | tr ' ' '\n' | grep -v '^$' | sort -g | head -1)"
 done
+summary="summary: mem=${TALLY_TEST_MEM:-pa}"
+for name in "${names[@]}"; do summary+=" $name=$(echo "${res[$name]}" | med)"; done
+echo "$summary"
