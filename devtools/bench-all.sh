@@ -13,8 +13,8 @@
 # mode "Tally, peer, Tally/peer" (medians, from the "summary:" line every
 # script prints last), and the target. flow_bench has no floor to compare
 # query with: its row gives the ns/query figure and "-" for peer and ratio.
-# A benchmark, not a test: it needs the machine to itself for about twenty
-# minutes.
+# A benchmark, not a test: it needs the machine to itself for about half an
+# hour.
 # BENCH_QUICK=1 checks the script itself in a few minutes: 1 round, 1 s
 # windows, 100K/400K rules for flow-perf, 1M/2M for async_bench (its
 # segments are 1M rules), 100K packets and one pass for classification;
