@@ -11,6 +11,13 @@
 #define CNT_NIL		(CNT_FREE - 1)	/* end of a list */
 #define CNT_REF_MAX	(CNT_FREE - 2)
 
+/* Bytes of the pool's `based` bitmap. */
+static size_t
+cnt_based_len(uint32_t num)
+{
+	return ((size_t)num + 63) / 64 * sizeof(uint64_t);
+}
+
 int
 tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 		      struct tally_cnt_pool **out)
@@ -43,7 +50,8 @@ tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 	 * filled densely in allocation order */
 	pool->slot = tally_hmem_alloc((size_t)num * sizeof(pool->slot[0]), false);
 	pool->state = tally_hmem_alloc((size_t)num * sizeof(uint32_t), true);
-	if (pool->slot == NULL || pool->state == NULL) {
+	pool->based = tally_hmem_alloc(cnt_based_len(num), false);
+	if (pool->slot == NULL || pool->state == NULL || pool->based == NULL) {
 		tally_cnt_pool_destroy(pool);
 		return -ENOMEM;
 	}
@@ -67,6 +75,7 @@ tally_cnt_pool_destroy(struct tally_cnt_pool *pool)
 		return;
 	tally_hmem_free(pool->slot, (size_t)pool->num * sizeof(pool->slot[0]));
 	tally_hmem_free(pool->state, (size_t)pool->num * sizeof(uint32_t));
+	tally_hmem_free(pool->based, cnt_based_len(pool->num));
 	tally_free(pool);
 }
 
@@ -104,6 +113,10 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
 			break;
 		seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 	}
+	/* readers look at the slot from now on (before the baseline moves;
+	 * the release store of seq below publishes both) */
+	if (!((pool->based[i >> 6] >> (i & 63)) & 1))
+		__atomic_fetch_or(&pool->based[i >> 6], 1ull << (i & 63), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_cnt_bank_read(&pool->bank[i], &p, &b);
 	if (dp != NULL) {

@@ -106,6 +106,12 @@ struct tally_cnt_pool {
 	uint32_t first;
 	uint32_t num;
 	struct tally_cnt_slot *slot;	/* [num], touched only when non-zero */
+	/* [num / 64 rounded up]: bit i set once slot i's baseline may not
+	 * be zero (set before the baseline is written, never cleared: a
+	 * baseline is a bank value, and a bank only grows). A read of a
+	 * counter whose bit is clear skips the slot, which lies on a page
+	 * of its own for every 85 counters, a TLB miss for a random one. */
+	uint64_t *based;
 	/* [num]: the reference count of an allocated counter (1..2^31 - 2);
 	 * CNT_FREE | next of a free or pending one (lists below); 0 never
 	 * handed out. 4 bytes per counter is all the pool touches per rule. */
@@ -195,6 +201,12 @@ tally_cnt_read(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 
 	if (i >= pool->num)
 		return -EINVAL;
+	/* never reset nor reused with counts: the baseline is zero (a reset
+	 * racing with this read orders after it, as with the slot read) */
+	if (!((__atomic_load_n(&pool->based[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1)) {
+		tally_cnt_bank_read(&pool->bank[i], pkts, bytes);
+		return 0;
+	}
 	s = &pool->slot[i];
 	/* the bank entry and the baseline are on different lines: fetch the
 	 * bank entry while the baseline is being read (two misses overlap) */
