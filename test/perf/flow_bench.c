@@ -8,6 +8,12 @@
  * rte_flow_action_handle_query ns on an indirect COUNT, then
  * rte_flow_destroy of every rule (rules/s).
  *
+ * With FLOW_BENCH_FLOOR=<path of librte_net_flowfloor.so> in the
+ * environment the same runs on the floor PMD (test/perf/flowfloor_pmd.c,
+ * the least work a PMD can do per call) instead, without the indirect
+ * COUNT, which the floor has not: devtools/bench-flow-query.sh puts the two
+ * side by side.
+ *
  * Create and destroy rates are also given by the thread's CPU time ("cpu"),
  * which a loaded machine distorts less, and memory also as the resident
  * set growth (everything, mappings outside malloc included).
@@ -111,10 +117,14 @@ main(int argc, char **argv)
 	size_t heap0, host0, heap1, host1;
 	double t0, t1, c0, c1, rss0;
 	uint16_t port = 0;
+	const char *floor_so = getenv("FLOW_BENCH_FLOOR");
 
-	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u",
+	if (floor_so != NULL && *floor_so == '\0')
+		floor_so = NULL;
+	snprintf(vdev, sizeof(vdev), "%s,counters=%u",
+		 floor_so != NULL ? "net_flowfloor0" : "net_tally0",
 		 nrules + 1 > 1048576 ? nrules + 1 : 1048576);
-	if (perf_eal_init(argv[0], "0", mem, "flow-bench", vdev) != 0)
+	if (perf_eal_init_plugin(argv[0], "0", mem, "flow-bench", vdev, floor_so) != 0)
 		return 1;
 	if (port_setup(port) != 0) {
 		fprintf(stderr, "port setup failed\n");
@@ -126,8 +136,8 @@ main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < (nq < nrules ? nq : nrules); i++)
 		idx[i] = (uint32_t)(xorshift(&seed) % nrules);
-	printf("flow_bench: %u rules eth / ipv4 src is <i> / udp -> count / queue 0\n",
-	       nrules);
+	printf("flow_bench: %s, %u rules eth / ipv4 src is <i> / udp -> count / queue 0\n",
+	       floor_so != NULL ? "net_flowfloor" : "net_tally", nrules);
 
 	heap0 = tdt_heap_used();
 	host0 = host_used();
@@ -186,7 +196,10 @@ main(int argc, char **argv)
 	printf("query random of %u, reset=1: %6.1f ns/query\n", nrules,
 	       (t1 - t0) * 1e9 / nq);
 
-	handle = rte_flow_action_handle_create(port, &ic, &count_action, &err);
+	handle = floor_so != NULL ? NULL :
+		 rte_flow_action_handle_create(port, &ic, &count_action, &err);
+	if (floor_so != NULL)
+		goto destroy;	/* the floor has no indirect actions */
 	if (handle == NULL) {
 		fprintf(stderr, "handle: %s\n", err.message ? err.message : "?");
 		return 1;
@@ -201,6 +214,7 @@ main(int argc, char **argv)
 	printf("action_handle_query, reset=0:   %6.1f ns/query\n", (t1 - t0) * 1e9 / nq);
 	rte_flow_action_handle_destroy(port, handle, &err);
 
+destroy:
 	c0 = perf_cpu_s();
 	t0 = perf_now_s();
 	for (i = 0; i < nrules; i++) {

@@ -64,19 +64,25 @@ perf_run_dir_remove(void)
 
 /* rte_eal_init on lcores in the memory mode of TALLY_TEST_MEM (mem MB with
  * --no-huge; hugepages grow as needed), no PCI, file prefix <name>-<pid>,
- * the port's --vdev devargs. 0 or -1 (said on stderr); exits 77 where the
- * memory mode cannot run. */
+ * the port's --vdev devargs, and a PMD to load (-d) when plugin is not
+ * NULL. 0 or -1 (said on stderr); exits 77 where the memory mode cannot
+ * run. */
 static inline int
-perf_eal_init(char *prog, const char *lcores, unsigned long mem, const char *name,
-	      const char *vdev)
+perf_eal_init_plugin(char *prog, const char *lcores, unsigned long mem, const char *name,
+		     const char *vdev, const char *plugin)
 {
 	char lc[16], fp[64], dev[64];
-	char *eargv[8 + TALLY_EAL_MEM_MAX_ARGS] = {
+	char *eargv[10 + TALLY_EAL_MEM_MAX_ARGS] = {
 		prog, (char *)"-l", lc, (char *)"--no-pci", fp,
 		(char *)"--vdev", dev,
 		(char *)"--log-level=pmd.net.tally*:notice",
 	};
 	int eargc = 8;
+
+	if (plugin != NULL) {
+		eargv[eargc++] = (char *)"-d";
+		eargv[eargc++] = (char *)(uintptr_t)plugin;
+	}
 
 	/* a reference into the PMD keeps it linked */
 	if (rte_pmd_tally_model_step(RTE_MAX_ETHPORTS) != -ENODEV)
@@ -92,6 +98,14 @@ perf_eal_init(char *prog, const char *lcores, unsigned long mem, const char *nam
 	snprintf(perf_run_dir, sizeof(perf_run_dir), "%s", rte_eal_get_runtime_dir());
 	atexit(perf_run_dir_remove);
 	return 0;
+}
+
+/* perf_eal_init_plugin() without a plugin: the port is net_tally. */
+static inline int
+perf_eal_init(char *prog, const char *lcores, unsigned long mem, const char *name,
+	      const char *vdev)
+{
+	return perf_eal_init_plugin(prog, lcores, mem, name, vdev, NULL);
 }
 
 /* Port with one rx queue (512 descriptors, a pool named pool_name) and one
