@@ -5,14 +5,14 @@
 # against net_null, stock flow-perf against the floor PMD, template/async
 # insertion, classification against rte_hash and ACL, the device process
 # against the in-process model, vhost-user and memif (bench-nic.sh), and
-# flow_bench's rte_flow_query on random rules. The whole set runs twice:
+# rte_flow_query on random rules against the floor PMD
+# (bench-flow-query.sh). The whole set runs twice:
 # on hugepages (TALLY_TEST_MEM=pa) first, then without (nohuge); a mode
 # that cannot run here is skipped with the reason (devtools/eal-mem.sh).
 # Prints each script's table as it comes, the load average before and
 # after each, and at the end one summary table: a row per figure, for each
 # mode "Tally, peer, Tally/peer" (medians, from the "summary:" line every
-# script prints last), and the target. flow_bench has no floor to compare
-# query with: its row gives the ns/query figure and "-" for peer and ratio.
+# script prints last), and the target.
 # A benchmark, not a test: it needs the machine to itself for about half an
 # hour.
 # BENCH_QUICK=1 checks the script itself in a few minutes: 1 round, 1 s
@@ -26,10 +26,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -n "${BENCH_QUICK:-}" ]; then
 	io=(1 1); nic=(1 1); fp=(1 "100000 400000"); as=(1 "1000000 2000000")
-	cls=(ROUNDS=1 ITER=1 PACKETS=100000); fb=(100000 1024 1000000)
+	cls=(ROUNDS=1 ITER=1 PACKETS=100000); fq=(1 100000 1000000)
 else
 	io=(5 3); nic=(5 5); fp=(5 "1000000 4000000"); as=(5 "1000000 4000000")
-	cls=(); fb=(1000000 2048 10000000)
+	cls=(); fq=(5 1000000 10000000)
 fi
 modes=(pa nohuge)
 run() {	# run NAME COMMAND...: the command's output on stdout and in $work
@@ -38,13 +38,6 @@ run() {	# run NAME COMMAND...: the command's output on stdout and in $work
 	echo "== $mode: $* (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	"$@" 2>&1 | tee "$work/$mode.$name.log" || echo "== $name failed in mode $mode"
 	echo
-}
-flow_bench() {	# test/perf/flow_bench, then its random-query figure as a summary line
-	local out q
-	out=$("$PWD/$build/test/perf/flow_bench" "$@") || { echo "$out"; return 1; }
-	echo "$out"
-	q=$(awk '/query random of .*reset=0/ { print $(NF - 1) }' <<<"$out")
-	echo "summary: mem=$mode query.random=${q:--}"
 }
 echo "bench-all: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')," \
      "$(nproc) cpus, $(date -u '+%Y-%m-%d %H:%M UTC')${BENCH_QUICK:+, quick mode (BENCH_QUICK)}"
@@ -61,7 +54,7 @@ for mode in "${modes[@]}"; do
 	run flow-async bash devtools/bench-flow-async.sh "$build" "${as[@]}" "1 2"
 	run cls env "${cls[@]}" bash devtools/bench-cls.sh "$build"
 	run nic bash devtools/bench-nic.sh "$build" "${nic[@]}"
-	run flow-bench flow_bench "${fb[@]}"
+	run flow-query bash devtools/bench-flow-query.sh "$build" "${fq[@]}"
 done
 echo "== done (load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
@@ -113,4 +106,5 @@ row "io fwd Mpps, device process / vhost-user" nic.iofwd.nic nic.iofwd.vhost ">=
 row "io fwd Mpps, device process / memif" nic.iofwd.nic nic.iofwd.memif "report"
 row "cls 10k full packets Mpps / ACL avx512x32" cls.tally-full.10000 cls.acl-avx512x32.10000 ">= 1.0"
 row "cls 1k full packets Mpps" cls.tally-full.1000 "" ">= 12"
-row "flow_bench query random of $(lbl "${fb[0]}") ns" flow-bench.query.random "" "<= 1.1 x floor (none: ns only)"
+row "rte_flow_query random of $(lbl "${fq[1]}") ns / floor" flow-query.tally.random flow-query.floor.random "<= 1.1"
+row "rte_flow_query random, reset=1, ns / floor" flow-query.tally.reset flow-query.floor.reset "report"
