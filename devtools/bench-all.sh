@@ -98,7 +98,8 @@ for l in "$l1" "$l2"; do
 	row "flow-perf delete $l M rules/s / floor" "flow-perf.tally.delete.$l" "flow-perf.floor.delete.$l" ">= 0.8"
 done
 row "flow-perf peak RSS B/rule at $l2 / floor" "flow-perf.tally.rss.$l2" "flow-perf.floor.rss.$l2" "Tally <= 128 B"
-row "async insert $b1, 1 queue, M rules/s" "flow-async.insert.$b1.1q" "" ">= 20"
+row "async insert $b1, 1 queue, M rules/s / floor" "flow-async.insert.$b1.1q" "flow-async.floor.insert.$b1.1q" ">= 20 M/s"
+row "async insert $b2, 1 queue, M rules/s / floor" "flow-async.insert.$b2.1q" "flow-async.floor.insert.$b2.1q" ">= 20 M/s"
 row "async insert $b2, 1 queue, last/first 1M" "flow-async.flat.$b2.1q" "" ">= 0.9"
 row "async insert $b1, 2 queues / 1 queue" "flow-async.insert.$b1.2q" "flow-async.insert.$b1.1q" ">= 1.6"
 row "io fwd Mpps, device process / in-process" nic.iofwd.nic nic.iofwd.model ">= 0.8"

@@ -6,7 +6,11 @@
 # destroy rate (M rules/s) as median [min..max] over the rounds, the insert
 # rate per CPU-second of the worker threads (steadier than the wall clock
 # when other work shares the machine), and the insert rate of the last
-# 1M-rule segment over the first ("flat" = 1.00).
+# 1M-rule segment over the first ("flat" = 1.00). In the same rounds, right
+# after each Tally run, the same case on the floor PMD (net_flowfloor,
+# test/perf/flowfloor_pmd.c: a malloc'ed rule and a counter per create, at
+# enqueue, nothing else), and Tally/floor of the medians: what any PMD
+# behind ethdev's async calls costs on this CPU.
 # The last line, "summary: mem=MODE insert.1M.1q=... flat.1M.1q=... ..."
 # (medians: M rules/s, last/first segment), is for devtools/bench-all.sh.
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
@@ -22,7 +26,11 @@ rounds=${2:-5}
 sizes=${3:-"1000000 4000000"}
 queues=${4:-"1 2"}
 bin="$PWD/$build/test/perf/async_bench"
-[ -x "$bin" ] || { echo "no $bin: build first (devtools/build.sh $build)" >&2; exit 1; }
+floor="$PWD/$build/test/perf/librte_net_flowfloor.so"
+[ -x "$bin" ] && [ -e "$floor" ] ||
+	{ echo "no $bin or $floor: build first (devtools/build.sh $build)" >&2; exit 1; }
+. devtools/eal-plugin.sh
+floor=$(tally_plugin "$floor")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -32,47 +40,67 @@ stats() {	# values -> "median min max"
 	       printf "%.2f [%.2f..%.2f]\n", m, v[1], v[NR] }'
 }
 
+# one PMD SIZE QUEUES -> "insert destroy insert_per_cpu_s last/first"
+one() {
+	local pmd=$1 n=$2 q=$3 mem log so=
+	mem=$(( 1024 + n / 1000000 * 640 ))
+	log="$out/$pmd-$n-$q.log"
+	[ "$pmd" = tally ] || so=$floor
+	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }$bin $n $q $mem" >&2
+	ASYNC_BENCH_FLOOR=$so "$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
+		echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
+	awk '/^insert:/ { ins = $(NF-4) }
+	     /^destroy:/ { del = $(NF-4) }
+	     /insert cpu:/ { cpu = $(NF-4) }
+	     /insert segment/ { if (first == "") first = $(NF-2); last = $(NF-2) }
+	     END { printf "%s %s %s %.2f\n", ins, del, cpu, last / first }' "$log"
+}
+
 declare -A ins del cpu flat
 for r in $(seq 1 "$rounds"); do
 	for n in $sizes; do
 		for q in $queues; do
-			mem=$(( 1024 + n / 1000000 * 640 ))
-			log="$out/$n-$q.log"
-			echo "+ $bin $n $q $mem" >&2
-			"$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
-				echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
-			read -r i d c f < <(awk '
-				/^insert:/ { ins = $(NF-4) }
-				/^destroy:/ { del = $(NF-4) }
-				/insert cpu:/ { cpu = $(NF-4) }
-				/insert segment/ { if (first == "") first = $(NF-2); last = $(NF-2) }
-				END { printf "%s %s %s %.2f\n", ins, del, cpu, last / first }' "$log")
-			ins[$n,$q]+="$i "
-			del[$n,$q]+="$d "
-			cpu[$n,$q]+="$c "
-			flat[$n,$q]+="$f "
-			echo "round $r: $n rules, $q queue(s): insert $i, destroy $d M/s, insert $c M per cpu-s, last/first segment $f" >&2
+			for pmd in tally floor; do
+				read -r i d c f < <(one "$pmd" "$n" "$q")
+				ins[$pmd,$n,$q]+="$i "
+				del[$pmd,$n,$q]+="$d "
+				cpu[$pmd,$n,$q]+="$c "
+				flat[$pmd,$n,$q]+="$f "
+				echo "round $r: $pmd, $n rules, $q queue(s): insert $i, destroy $d M/s," \
+				     "insert $c M per cpu-s, last/first segment $f" >&2
+			done
 		done
 	done
 done
+med() { stats "$1" | cut -d' ' -f1; }
+ratio() { awk -v a="$(med "$1")" -v b="$(med "$2")" 'BEGIN { printf "%.2f", a / b }'; }
 echo
 echo "async_bench (templates, flow queues, COUNT+QUEUE, ipv4 src), $rounds rounds; median [min..max]"
-printf '%-22s %-24s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M rules/s)" \
+printf '%-30s %-24s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M rules/s)" \
        "insert (M/cpu-s)" "insert last/first 1M"
 for n in $sizes; do
 	for q in $queues; do
-		printf '%-22s %-24s %-24s %-24s %s\n' "$((n / 1000000))M rules, $q queue(s)" \
-		       "$(stats "${ins[$n,$q]}")" "$(stats "${del[$n,$q]}")" \
-		       "$(stats "${cpu[$n,$q]}")" "$(stats "${flat[$n,$q]}")"
+		for pmd in tally floor; do
+			printf '%-30s %-24s %-24s %-24s %s\n' \
+			       "$pmd, $((n / 1000000))M rules, $q queue(s)" \
+			       "$(stats "${ins[$pmd,$n,$q]}")" "$(stats "${del[$pmd,$n,$q]}")" \
+			       "$(stats "${cpu[$pmd,$n,$q]}")" "$(stats "${flat[$pmd,$n,$q]}")"
+		done
+		printf '%-30s %-24s %-24s %-24s\n' "  Tally/floor" \
+		       "$(ratio "${ins[tally,$n,$q]}" "${ins[floor,$n,$q]}")" \
+		       "$(ratio "${del[tally,$n,$q]}" "${del[floor,$n,$q]}")" \
+		       "$(ratio "${cpu[tally,$n,$q]}" "${cpu[floor,$n,$q]}")"
 	done
 done
 summary="summary: mem=${TALLY_TEST_MEM:-pa}"
 for n in $sizes; do
 	for q in $queues; do
 		m="$((n / 1000000))M.${q}q"
-		summary+=" insert.$m=$(stats "${ins[$n,$q]}" | cut -d' ' -f1)"
-		summary+=" destroy.$m=$(stats "${del[$n,$q]}" | cut -d' ' -f1)"
-		summary+=" flat.$m=$(stats "${flat[$n,$q]}" | cut -d' ' -f1)"
+		summary+=" insert.$m=$(med "${ins[tally,$n,$q]}")"
+		summary+=" destroy.$m=$(med "${del[tally,$n,$q]}")"
+		summary+=" flat.$m=$(med "${flat[tally,$n,$q]}")"
+		summary+=" floor.insert.$m=$(med "${ins[floor,$n,$q]}")"
+		summary+=" floor.destroy.$m=$(med "${del[floor,$n,$q]}")"
 	done
 done
 echo "$summary"

@@ -11,6 +11,11 @@
  * rate of every 1M-rule segment (all queues together), so a rate that drops
  * as the table fills shows, and the CPU time of the worker threads.
  *
+ * With ASYNC_BENCH_FLOOR=<path of librte_net_flowfloor.so> in the
+ * environment the same runs on the floor PMD (test/perf/flowfloor_pmd.c:
+ * the synchronous floor's work at enqueue, a result posted), the peer
+ * devtools/bench-flow-async.sh measures next to Tally.
+ *
  * usage: async_bench [rules [queues [eal_mem_mb [batch]]]]
  *        (default 1000000 1 2048 64); queues 1 or 2 (lcores 0..queues-1)
  */
@@ -259,6 +264,7 @@ main(int argc, char **argv)
 	double dt, t0;
 	uint32_t i, cnt = 1;
 	uint16_t port = 0;
+	const char *floor_so = getenv("ASYNC_BENCH_FLOOR");
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -268,8 +274,12 @@ main(int argc, char **argv)
 	}
 	while (cnt < nrules)
 		cnt <<= 1;
-	snprintf(vdev, sizeof(vdev), "net_tally0,counters=%u", cnt);
-	if (perf_eal_init(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev) != 0)
+	if (floor_so != NULL && *floor_so == '\0')
+		floor_so = NULL;
+	snprintf(vdev, sizeof(vdev), "%s,counters=%u",
+		 floor_so != NULL ? "net_flowfloor0" : "net_tally0", cnt);
+	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
+				 floor_so) != 0)
 		return 1;
 	if (setup(port, nrules, nq, 2 * batch, &tbl) != 0) {
 		fprintf(stderr, "port/template set-up failed\n");

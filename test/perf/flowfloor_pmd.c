@@ -9,9 +9,11 @@
  * an array of {packets, bytes} handed out from a free stack. There is no
  * device, no classification and no traffic (Rx returns 0 packets, Tx drops).
  *
- * flow ops: validate, create, destroy, query (COUNT), flush. Every template /
- * async callback returns ENOTSUP (22.11's rte_flow_async_* call them without
- * a NULL check), so testpmd and flow-perf fail cleanly instead of crashing.
+ * flow ops: validate, create, destroy, query (COUNT), flush, and the least
+ * template/async support (configure, templates, tables, async create and
+ * destroy, push, pull: the synchronous work without its malloc done at
+ * enqueue, a result posted), the peer of test/perf/async_bench. Indirect actions return
+ * ENOTSUP (22.11's rte_flow_async_* call them without a NULL check).
  *
  * devargs: counters=N (counter array entries, default 1048576).
  */
@@ -26,6 +28,7 @@
 #include <rte_flow_driver.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
+#include <rte_spinlock.h>
 
 #include "tally_compat.h"
 
@@ -38,9 +41,19 @@ struct floor_cnt {
 
 struct rte_flow {
 	struct rte_flow *prev, *next;
+	struct rte_flow_template_table *tbl;	/* from its slab, or NULL (malloc) */
 	uint32_t src;		/* IPv4 source of the pattern (or 0) */
 	uint32_t counter;	/* UINT32_MAX: none */
 	uint16_t queue;
+};
+
+/* A template table: rule objects for nb_flows rules, allocated and touched
+ * at creation (as a PMD that sizes its tables then would), on a free stack. */
+struct rte_flow_template_table {
+	uint32_t nb_flows;
+	uint32_t nfree;
+	struct rte_flow *objs;		/* [nb_flows] */
+	struct rte_flow **free;		/* [nb_flows] */
 };
 
 struct floor_priv {
@@ -49,6 +62,7 @@ struct floor_priv {
 	uint32_t *free_cnt;
 	uint32_t nfree;
 	uint32_t ncnt;
+	struct floor_async *async;	/* rte_flow_configure's queues */
 };
 
 static int
@@ -105,6 +119,9 @@ floor_validate(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	return floor_parse(pattern, actions, &src, &q, &c, err);
 }
 
+static void floor_fill(struct floor_priv *p, struct rte_flow *f, uint32_t src, uint16_t q,
+		       int c);
+
 static struct rte_flow *
 floor_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	     const struct rte_flow_item pattern[], const struct rte_flow_action actions[],
@@ -129,6 +146,15 @@ floor_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_HANDLE, NULL, "no memory");
 		return NULL;
 	}
+	f->tbl = NULL;
+	floor_fill(p, f, src, q, c);
+	return f;
+}
+
+/* A rule object's fields, its counter, and its place on the list. */
+static void
+floor_fill(struct floor_priv *p, struct rte_flow *f, uint32_t src, uint16_t q, int c)
+{
 	f->src = src;
 	f->queue = q;
 	f->counter = UINT32_MAX;
@@ -141,7 +167,6 @@ floor_create(struct rte_eth_dev *dev, const struct rte_flow_attr *attr,
 	f->prev = &p->head;
 	p->head.next->prev = f;
 	p->head.next = f;
-	return f;
 }
 
 static void
@@ -151,7 +176,10 @@ floor_free(struct floor_priv *p, struct rte_flow *f)
 	f->next->prev = f->prev;
 	if (f->counter != UINT32_MAX)
 		p->free_cnt[p->nfree++] = f->counter;
-	free(f);
+	if (f->tbl != NULL)
+		f->tbl->free[f->tbl->nfree++] = f;
+	else
+		free(f);
 }
 
 static int
@@ -193,38 +221,116 @@ floor_query(struct rte_eth_dev *dev, struct rte_flow *f, const struct rte_flow_a
 	return 0;
 }
 
-/* ---- template / async: not supported -------------------------------------- */
+/* ---- template / async ------------------------------------------------------
+ *
+ * The least an async PMD can do: templates are empty objects, a table
+ * holds its rules' objects (allocated and touched at creation), a queued
+ * create is the synchronous create without its malloc (floor_parse() of
+ * the rule's items and actions, an object from the table, a counter) done
+ * at enqueue, its result posted in the queue's ring; push does nothing,
+ * pull copies results out. Rules and counters are shared by the queues:
+ * with more than one queue configured they are taken under one spinlock
+ * (as any PMD's shared state would be), with one there is no other thread.
+ */
+
+struct floor_q {
+	struct rte_flow_op_result *res;
+	uint32_t size;			/* ring entries (a power of two) */
+	uint32_t head, tail;		/* pull at head, post at tail */
+};
+
+struct floor_async {
+	rte_spinlock_t lock;
+	uint16_t nq;
+	struct floor_q q[];
+};
+
+struct rte_flow_pattern_template { int unused; };
+struct rte_flow_actions_template { int unused; };
+
+#define FLOOR_MAX_QUEUES	8
+#define FLOOR_MAX_QUEUE_SIZE	(1u << 16)
 
 static int
 floor_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	       struct rte_flow_queue_info *qi, struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(pi);
-	RTE_SET_USED(qi);
-	return floor_notsup(err);
+	struct floor_priv *p = dev->data->dev_private;
+
+	RTE_SET_USED(err);
+	memset(pi, 0, sizeof(*pi));
+	memset(qi, 0, sizeof(*qi));
+	pi->max_nb_queues = FLOOR_MAX_QUEUES;
+	pi->max_nb_counters = p->ncnt;
+	qi->max_size = FLOOR_MAX_QUEUE_SIZE;
+	return 0;
+}
+
+static void
+floor_async_free(struct floor_priv *p)
+{
+	uint16_t i;
+
+	if (p->async == NULL)
+		return;
+	for (i = 0; i < p->async->nq; i++)
+		free(p->async->q[i].res);
+	free(p->async);
+	p->async = NULL;
 }
 
 static int
 floor_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *pa,
 		uint16_t nq, const struct rte_flow_queue_attr *qa[], struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
+	struct floor_priv *p = dev->data->dev_private;
+	struct floor_async *a;
+	uint16_t i;
+
 	RTE_SET_USED(pa);
-	RTE_SET_USED(nq);
-	RTE_SET_USED(qa);
-	return floor_notsup(err);
+	if (nq == 0 || nq > FLOOR_MAX_QUEUES || qa == NULL)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "1 to 8 queues");
+	a = calloc(1, sizeof(*a) + nq * sizeof(a->q[0]));
+	if (a == NULL)
+		return rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "no memory");
+	rte_spinlock_init(&a->lock);
+	a->nq = nq;
+	floor_async_free(p);
+	p->async = a;
+	for (i = 0; i < nq; i++) {
+		uint32_t size = qa[i] == NULL || qa[i]->size == 0 ? 1 : qa[i]->size;
+
+		if (size > FLOOR_MAX_QUEUE_SIZE) {
+			floor_async_free(p);
+			return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+						  NULL, "queue too large");
+		}
+		a->q[i].size = rte_align32pow2(size);
+		a->q[i].res = calloc(a->q[i].size, sizeof(a->q[i].res[0]));
+		if (a->q[i].res == NULL) {
+			floor_async_free(p);
+			return rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+						  NULL, "no memory");
+		}
+	}
+	return 0;
 }
 
 static struct rte_flow_pattern_template *
 floor_pt_create(struct rte_eth_dev *dev, const struct rte_flow_pattern_template_attr *attr,
 		const struct rte_flow_item pattern[], struct rte_flow_error *err)
 {
+	struct rte_flow_pattern_template *t = calloc(1, sizeof(*t));
+
 	RTE_SET_USED(dev);
 	RTE_SET_USED(attr);
 	RTE_SET_USED(pattern);
-	floor_notsup(err);
-	return NULL;
+	if (t == NULL)
+		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no memory");
+	return t;
 }
 
 static int
@@ -232,8 +338,9 @@ floor_pt_destroy(struct rte_eth_dev *dev, struct rte_flow_pattern_template *t,
 		 struct rte_flow_error *err)
 {
 	RTE_SET_USED(dev);
-	RTE_SET_USED(t);
-	return floor_notsup(err);
+	RTE_SET_USED(err);
+	free(t);
+	return 0;
 }
 
 static struct rte_flow_actions_template *
@@ -241,12 +348,16 @@ floor_at_create(struct rte_eth_dev *dev, const struct rte_flow_actions_template_
 		const struct rte_flow_action actions[], const struct rte_flow_action masks[],
 		struct rte_flow_error *err)
 {
+	struct rte_flow_actions_template *t = calloc(1, sizeof(*t));
+
 	RTE_SET_USED(dev);
 	RTE_SET_USED(attr);
 	RTE_SET_USED(actions);
 	RTE_SET_USED(masks);
-	floor_notsup(err);
-	return NULL;
+	if (t == NULL)
+		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no memory");
+	return t;
 }
 
 static int
@@ -254,8 +365,9 @@ floor_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template *t,
 		 struct rte_flow_error *err)
 {
 	RTE_SET_USED(dev);
-	RTE_SET_USED(t);
-	return floor_notsup(err);
+	RTE_SET_USED(err);
+	free(t);
+	return 0;
 }
 
 static struct rte_flow_template_table *
@@ -264,14 +376,33 @@ floor_tbl_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_a
 		 struct rte_flow_actions_template *at[], uint8_t nat,
 		 struct rte_flow_error *err)
 {
+	struct rte_flow_template_table *t = calloc(1, sizeof(*t));
+
 	RTE_SET_USED(dev);
-	RTE_SET_USED(attr);
 	RTE_SET_USED(pt);
 	RTE_SET_USED(npt);
 	RTE_SET_USED(at);
 	RTE_SET_USED(nat);
-	floor_notsup(err);
-	return NULL;
+	if (t == NULL) {
+		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no memory");
+		return NULL;
+	}
+	t->nb_flows = attr->nb_flows;
+	t->objs = malloc((t->nb_flows ? t->nb_flows : 1) * sizeof(t->objs[0]));
+	t->free = malloc((t->nb_flows ? t->nb_flows : 1) * sizeof(t->free[0]));
+	if (t->objs == NULL || t->free == NULL) {
+		free(t->objs);
+		free(t->free);
+		free(t);
+		rte_flow_error_set(err, ENOMEM, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no memory");
+		return NULL;
+	}
+	memset(t->objs, 0, (size_t)t->nb_flows * sizeof(t->objs[0]));
+	for (t->nfree = 0; t->nfree < t->nb_flows; t->nfree++)
+		t->free[t->nfree] = &t->objs[t->nb_flows - 1 - t->nfree];
+	return t;
 }
 
 static int
@@ -279,8 +410,43 @@ floor_tbl_destroy(struct rte_eth_dev *dev, struct rte_flow_template_table *t,
 		  struct rte_flow_error *err)
 {
 	RTE_SET_USED(dev);
-	RTE_SET_USED(t);
-	return floor_notsup(err);
+	if (t->nfree != t->nb_flows)
+		return rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "table has rules");
+	free(t->objs);
+	free(t->free);
+	free(t);
+	return 0;
+}
+
+/* The queue, with room for one more result; NULL (err set) otherwise. */
+static struct floor_q *
+floor_q_of(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
+{
+	struct floor_priv *p = dev->data->dev_private;
+	struct floor_q *q;
+
+	if (p->async == NULL || queue >= p->async->nq) {
+		rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "no such flow queue");
+		return NULL;
+	}
+	q = &p->async->q[queue];
+	if (q->tail - q->head == q->size) {
+		rte_flow_error_set(err, EBUSY, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "result ring full: pull first");
+		return NULL;
+	}
+	return q;
+}
+
+static void
+floor_post(struct floor_q *q, void *ud)
+{
+	struct rte_flow_op_result *r = &q->res[q->tail++ & (q->size - 1)];
+
+	r->status = RTE_FLOW_OP_SUCCESS;
+	r->user_data = ud;
 }
 
 static struct rte_flow *
@@ -290,17 +456,34 @@ floor_async_create(struct rte_eth_dev *dev, uint32_t queue,
 		   const struct rte_flow_action actions[], uint8_t ati, void *ud,
 		   struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(queue);
+	struct floor_priv *p = dev->data->dev_private;
+	struct floor_q *q = floor_q_of(dev, queue, err);
+	struct rte_flow *f = NULL;
+	uint32_t src;
+	uint16_t qi;
+	int c;
+
 	RTE_SET_USED(op);
-	RTE_SET_USED(t);
-	RTE_SET_USED(pattern);
 	RTE_SET_USED(pti);
-	RTE_SET_USED(actions);
 	RTE_SET_USED(ati);
-	RTE_SET_USED(ud);
-	floor_notsup(err);
-	return NULL;
+	if (q == NULL || floor_parse(pattern, actions, &src, &qi, &c, err) != 0)
+		return NULL;
+	if (p->async->nq > 1)
+		rte_spinlock_lock(&p->async->lock);
+	if (t->nfree > 0 && (!c || p->nfree > 0)) {
+		f = t->free[--t->nfree];
+		f->tbl = t;
+		floor_fill(p, f, src, qi, c);
+	}
+	if (p->async->nq > 1)
+		rte_spinlock_unlock(&p->async->lock);
+	if (f == NULL) {
+		rte_flow_error_set(err, ENOSPC, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
+				   "table or counters full");
+		return NULL;
+	}
+	floor_post(q, ud);
+	return f;
 }
 
 static int
@@ -308,31 +491,47 @@ floor_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 		    const struct rte_flow_op_attr *op, struct rte_flow *f, void *ud,
 		    struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(queue);
+	struct floor_priv *p = dev->data->dev_private;
+	struct floor_q *q = floor_q_of(dev, queue, err);
+
 	RTE_SET_USED(op);
-	RTE_SET_USED(f);
-	RTE_SET_USED(ud);
-	return floor_notsup(err);
+	if (q == NULL)
+		return -rte_errno;
+	if (p->async->nq > 1)
+		rte_spinlock_lock(&p->async->lock);
+	floor_free(p, f);
+	if (p->async->nq > 1)
+		rte_spinlock_unlock(&p->async->lock);
+	floor_post(q, ud);
+	return 0;
 }
 
 static int
 floor_push(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(queue);
-	return floor_notsup(err);
+	struct floor_priv *p = dev->data->dev_private;
+
+	if (p->async == NULL || queue >= p->async->nq)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "no such flow queue");
+	return 0;
 }
 
 static int
 floor_pull(struct rte_eth_dev *dev, uint32_t queue, struct rte_flow_op_result res[],
 	   uint16_t n, struct rte_flow_error *err)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(queue);
-	RTE_SET_USED(res);
-	RTE_SET_USED(n);
-	return floor_notsup(err);
+	struct floor_priv *p = dev->data->dev_private;
+	struct floor_q *q;
+	uint16_t i;
+
+	if (p->async == NULL || queue >= p->async->nq)
+		return rte_flow_error_set(err, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+					  NULL, "no such flow queue");
+	q = &p->async->q[queue];
+	for (i = 0; i < n && q->head != q->tail; i++)
+		res[i] = q->res[q->head++ & (q->size - 1)];
+	return i;
 }
 
 static struct rte_flow_action_handle *
@@ -481,6 +680,7 @@ floor_close(struct rte_eth_dev *dev)
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY || p == NULL)
 		return 0;
 	floor_flush(dev, NULL);
+	floor_async_free(p);
 	free(p->cnt);
 	free(p->free_cnt);
 	p->cnt = NULL;
@@ -628,7 +828,7 @@ floor_probe(struct rte_vdev_device *vdev)
 	p = dev->data->dev_private;
 	p->head.next = p->head.prev = &p->head;
 	p->ncnt = ncnt;
-	p->cnt = calloc(ncnt, sizeof(p->cnt[0]));
+	p->cnt = malloc((size_t)ncnt * sizeof(p->cnt[0]));
 	p->free_cnt = malloc((size_t)ncnt * sizeof(uint32_t));
 	dev->data->mac_addrs = rte_zmalloc("flowfloor_mac", sizeof(struct rte_ether_addr), 0);
 	if (p->cnt == NULL || p->free_cnt == NULL || dev->data->mac_addrs == NULL) {
@@ -637,6 +837,9 @@ floor_probe(struct rte_vdev_device *vdev)
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
 	}
+	/* the array is touched now, as a device's counter bank is there
+	 * before the first rule (calloc's pages would fault in one by one) */
+	memset(p->cnt, 0, (size_t)ncnt * sizeof(p->cnt[0]));
 	for (i = 0; i < ncnt; i++)
 		p->free_cnt[i] = ncnt - 1 - i;
 	p->nfree = ncnt;
