@@ -9,11 +9,11 @@
 #
 # Per PMD and size: insertion and deletion rate (M rules/s) and peak RSS per
 # rule, as median [min..max] over the rounds, and Tally/floor ratios of the
-# medians. Peak RSS per rule = (VmHWM of the run - VmHWM of a 100-rule floor
-# run) / rules: everything the PMD allocates counts, the counter bank and
-# pre-sized tables included, and peaks (growth, deferred frees) included.
-# "1M->4M" is the issue's figure: (HWM at 4M - HWM at 1M) / 3M, both runs
-# with the same devargs.
+# medians. Peak RSS per rule = (VmHWM of the run - VmHWM of a 100-rule
+# floor run with 128 counters) / rules: everything the PMD allocates
+# counts, the counter bank and pre-sized tables included, and peaks
+# (growth, deferred frees) included. "1M->4M" is the target's figure:
+# (HWM at 4M - HWM at 1M) / 3M, both runs with the same devargs.
 #
 # The last line, "summary: mem=MODE tally.insert.1M=... floor.insert.1M=...
 # tally.delete.1M=... tally.rss.1M=... ..." (medians: M rules/s, bytes per
@@ -55,7 +55,7 @@ run() {
 	case $pmd in
 	tally) so=$tally; vdev="net_tally0,counters=$cnt" ;;
 	floor) so=$floor; vdev="net_flowfloor0,counters=$cnt" ;;
-	base) so=$floor; vdev="net_flowfloor0" ;;
+	base) so=$floor; vdev="net_flowfloor0,counters=128" ;;
 	esac
 	batch=$((n / 10))
 	[ "$batch" -ge 1 ] || batch=$n
