@@ -285,18 +285,18 @@ cnt_unref(struct tally_cnt_pool *pool, uint32_t i)
 	return 0;
 }
 
-/* The last reference, pool lock held: 0, or 1 if a concurrent ref won. */
-static inline __attribute__((always_inline)) int
+/*
+ * The last reference, pool lock held: freed with plain stores. Only a
+ * holder of a reference takes another (tally_cnt_ref() is called for a
+ * counter its caller holds: an indirect action's, a verbs counters
+ * object's) or drops one, so while ours is the only one no other thread
+ * changes the state: no compare-and-swap, which would also wait for every
+ * store of the caller (a rule's delete) to reach the cache.
+ */
+static inline __attribute__((always_inline)) void
 cnt_release_locked(struct tally_cnt_pool *pool, uint32_t i)
 {
-	uint32_t ref = 1;
-
-	/* concurrent ref attempts fail once the state is CNT_FREE */
-	if (!__atomic_compare_exchange_n(&pool->state[i], &ref, CNT_FREE | CNT_NIL, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return 1;
 	cnt_pend_locked(pool, i);
-	return 0;
 }
 
 int
@@ -307,11 +307,10 @@ tally_cnt_free_locked(struct tally_cnt_pool *pool, uint32_t idx)
 
 	if (i >= pool->num)
 		return -EINVAL;
-	do {
-		rc = cnt_unref(pool, i);
-		if (rc <= 0)
-			return rc;
-	} while (cnt_release_locked(pool, i) != 0);
+	rc = cnt_unref(pool, i);
+	if (rc <= 0)
+		return rc;
+	cnt_release_locked(pool, i);
 	return 0;
 }
 
@@ -323,16 +322,13 @@ tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx)
 
 	if (i >= pool->num)
 		return -EINVAL;
-	for (;;) {
-		rc = cnt_unref(pool, i);
-		if (rc <= 0)
-			return rc;
-		tally_lock(pool->lock);
-		rc = cnt_release_locked(pool, i);
-		tally_unlock(pool->lock);
-		if (rc == 0)
-			return 0;
-	}
+	rc = cnt_unref(pool, i);
+	if (rc <= 0)
+		return rc;
+	tally_lock(pool->lock);
+	cnt_release_locked(pool, i);
+	tally_unlock(pool->lock);
+	return 0;
 }
 
 uint32_t

@@ -48,7 +48,9 @@
  *
  * Thread-safety: tally_cnt_read/reset may run on any thread concurrently with
  * everything, without locks. alloc/free/ref/reclaim take the pool lock
- * (ref and free of a counter with other references are lock-free atomics).
+ * (ref and free of a counter with other references are lock-free atomics;
+ * only a holder of a reference takes or drops one, so the last one is
+ * released with plain stores).
  * The pool lock may be a lock of its user (config `lock`): a user holding it
  * calls the _locked variants, so that one acquisition covers its own state
  * and the pool's. create/destroy are not concurrent with anything.
