@@ -146,8 +146,14 @@ posted_write32(void *ctx, uint32_t off, uint32_t val)
 	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
 		return;
 	n = __atomic_fetch_add(&p->mb->reserve, 1, __ATOMIC_RELAXED);
-	if (!posted_wait(p, POSTED_WAIT_SPACE, n))
-		return;
+	/* room for n as of an earlier look at cons, else wait for it (cons
+	 * only grows, and never passes n while entry n is unpublished) */
+	if (n - __atomic_load_n(&p->cons_seen, __ATOMIC_RELAXED) >= TALLY_MBOX_ENTRIES) {
+		if (!posted_wait(p, POSTED_WAIT_SPACE, n))
+			return;
+		__atomic_store_n(&p->cons_seen, __atomic_load_n(&p->mb->cons, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELAXED);
+	}
 	e = &p->mb->entries[n & (TALLY_MBOX_ENTRIES - 1)];
 	__atomic_store_n(&e->off, off, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->val, val, __ATOMIC_RELAXED);

@@ -40,6 +40,10 @@ struct tally_posted {
 	int lost;			/* atomic: the device stopped answering */
 	uint64_t hb_seen;		/* atomic: last heartbeat state() saw */
 	uint64_t hb_time_ns;		/* atomic: when it changed */
+	/* atomic: a value `cons` had (never more than it has now): a post
+	 * with room by this one does not read `cons`, a line the device
+	 * writes at every applied write */
+	uint64_t cons_seen;
 	/* tally_posted_watch(): true once the device is gone for sure */
 	bool (*peer_gone)(void *arg);
 	void *peer_arg;
