@@ -264,6 +264,7 @@ struct tally_model {
 	uint32_t tlb_last;		/* the slot the table filled last */
 	struct tally_model_xlt xlt;	/* the translation table (tally_model_dma.c) */
 	uint32_t mbox_polls;		/* cfg.mbox: polls, for the heartbeat */
+	bool mbox_idle;			/* cfg.posted: the last poll applied nothing */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
