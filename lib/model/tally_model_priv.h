@@ -263,7 +263,8 @@ struct tally_model {
 	struct tally_model_tlb tlb[1u << TALLY_MODEL_TLB_LOG2];
 	uint32_t tlb_last;		/* the slot the table filled last */
 	struct tally_model_xlt xlt;	/* the translation table (tally_model_dma.c) */
-	uint32_t mbox_polls;		/* cfg.mbox: polls, for the heartbeat */
+	uint32_t mbox_polls;		/* polls: cfg.mbox's heartbeat, cfg.posted's
+					 * look at the session */
 	bool mbox_idle;			/* cfg.posted: the last poll applied nothing */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];

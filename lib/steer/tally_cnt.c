@@ -115,7 +115,7 @@ cnt_set_baseline(struct tally_cnt_pool *pool, uint32_t i, uint64_t *dp,
 	}
 	/* readers look at the slot from now on (before the baseline moves;
 	 * the release store of seq below publishes both) */
-	if (!((pool->based[i >> 6] >> (i & 63)) & 1))
+	if (!tally_cnt_based(pool, i))
 		__atomic_fetch_or(&pool->based[i >> 6], 1ull << (i & 63), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	tally_cnt_bank_read(&pool->bank[i], &p, &b);
@@ -285,20 +285,6 @@ cnt_unref(struct tally_cnt_pool *pool, uint32_t i)
 	return 0;
 }
 
-/*
- * The last reference, pool lock held: freed with plain stores. Only a
- * holder of a reference takes another (tally_cnt_ref() is called for a
- * counter its caller holds: an indirect action's, a verbs counters
- * object's) or drops one, so while ours is the only one no other thread
- * changes the state: no compare-and-swap, which would also wait for every
- * store of the caller (a rule's delete) to reach the cache.
- */
-static inline __attribute__((always_inline)) void
-cnt_release_locked(struct tally_cnt_pool *pool, uint32_t i)
-{
-	cnt_pend_locked(pool, i);
-}
-
 int
 tally_cnt_free_locked(struct tally_cnt_pool *pool, uint32_t idx)
 {
@@ -310,7 +296,13 @@ tally_cnt_free_locked(struct tally_cnt_pool *pool, uint32_t idx)
 	rc = cnt_unref(pool, i);
 	if (rc <= 0)
 		return rc;
-	cnt_release_locked(pool, i);
+	/* the last reference, freed with plain stores: only a holder of a
+	 * reference takes another (tally_cnt_ref() is called for a counter
+	 * its caller holds: an indirect action's, a verbs counters object's)
+	 * or drops one, so while ours is the only one no other thread changes
+	 * the state (no compare-and-swap, which would also wait for every
+	 * store of the caller, a rule's delete, to reach the cache) */
+	cnt_pend_locked(pool, i);
 	return 0;
 }
 
@@ -326,7 +318,7 @@ tally_cnt_free(struct tally_cnt_pool *pool, uint32_t idx)
 	if (rc <= 0)
 		return rc;
 	tally_lock(pool->lock);
-	cnt_release_locked(pool, i);
+	cnt_pend_locked(pool, i);	/* as in tally_cnt_free_locked() */
 	tally_unlock(pool->lock);
 	return 0;
 }

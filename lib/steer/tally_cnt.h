@@ -59,6 +59,7 @@
 #define TALLY_CNT_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -167,6 +168,13 @@ int tally_cnt_reset(struct tally_cnt_pool *pool, uint32_t idx);
 int tally_cnt_read_reset(struct tally_cnt_pool *pool, uint32_t idx,
 			 uint64_t *pkts, uint64_t *bytes);
 
+/* Whether counter i (pool index) has a baseline that may not be zero. */
+static inline bool
+tally_cnt_based(const struct tally_cnt_pool *pool, uint32_t i)
+{
+	return (__atomic_load_n(&pool->based[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
+}
+
 /* Packets and bytes since allocation, whatever resets moved the baseline
  * (what an operator's view shows: an application's resets are its own).
  * Lock-free; 0 or -EINVAL. */
@@ -205,7 +213,7 @@ tally_cnt_read(const struct tally_cnt_pool *pool, uint32_t idx, uint64_t *pkts,
 		return -EINVAL;
 	/* never reset nor reused with counts: the baseline is zero (a reset
 	 * racing with this read orders after it, as with the slot read) */
-	if (!((__atomic_load_n(&pool->based[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1)) {
+	if (!tally_cnt_based(pool, i)) {
 		tally_cnt_bank_read(&pool->bank[i], pkts, bytes);
 		return 0;
 	}
