@@ -264,7 +264,7 @@ main(int argc, char **argv)
 	double dt, t0;
 	uint32_t i, cnt = 1;
 	uint16_t port = 0;
-	const char *floor_so = getenv("ASYNC_BENCH_FLOOR");
+	const char *floor_so = perf_floor_so("ASYNC_BENCH_FLOOR");
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -274,10 +274,7 @@ main(int argc, char **argv)
 	}
 	while (cnt < nrules)
 		cnt <<= 1;
-	if (floor_so != NULL && *floor_so == '\0')
-		floor_so = NULL;
-	snprintf(vdev, sizeof(vdev), "%s,counters=%u",
-		 floor_so != NULL ? "net_flowfloor0" : "net_tally0", cnt);
+	snprintf(vdev, sizeof(vdev), "%s,counters=%u", perf_vdev_name(floor_so), cnt);
 	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
 				 floor_so) != 0)
 		return 1;

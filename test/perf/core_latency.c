@@ -18,11 +18,14 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "perf_clock.h"
 
 #define LINE	64
 #define RING	1024u		/* lines in the stream ring */
@@ -39,15 +42,6 @@ static struct line prod, cons;
 static volatile int go, stop;
 static volatile uint64_t cl_sink;
 
-static double
-cl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int
 cl_pin(int cpu)
 {
@@ -60,9 +54,49 @@ cl_pin(int cpu)
 
 struct arg {
 	int cpu;
-	uint64_t n;		/* pingpong: round trips done (the first thread) */
+	volatile int ready;	/* 1 pinned, -1 could not pin */
 	uint64_t lines;		/* stream: lines read */
 };
+
+/* The second thread's start: pinned to its CPU, then waiting for `go`.
+ * false: it could not be pinned (and returns). */
+static bool
+cl_partner_ready(struct arg *a)
+{
+	a->ready = cl_pin(a->cpu) == 0 ? 1 : -1;
+	if (a->ready < 0)
+		return false;
+	while (!go)
+		;
+	return true;
+}
+
+/* Start fn on CPU b->cpu and pin this thread to cpu_a; 0 when both are
+ * pinned (then `go` is set), else -1 with the second thread ended. */
+static int
+cl_pair_start(pthread_t *t, void *(*fn)(void *), struct arg *b, int cpu_a)
+{
+	go = stop = 0;
+	b->ready = 0;
+	if (pthread_create(t, NULL, fn, b) != 0)
+		return -1;
+	while (b->ready == 0)
+		;
+	if (b->ready < 0 || cl_pin(cpu_a) != 0) {
+		stop = go = 1;
+		pthread_join(*t, NULL);
+		return -1;
+	}
+	go = 1;
+	return 0;
+}
+
+static void
+cl_pair_stop(pthread_t t)
+{
+	stop = 1;
+	pthread_join(t, NULL);
+}
 
 /* the second thread of pingpong: answers every value with the same */
 static void *
@@ -71,10 +105,8 @@ pong_main(void *p)
 	struct arg *a = p;
 	uint64_t want = 1;
 
-	if (cl_pin(a->cpu) != 0)
+	if (!cl_partner_ready(a))
 		return NULL;
-	while (!go)
-		;
 	while (!stop) {
 		if (ping.v == want) {
 			pong.v = want;
@@ -93,11 +125,9 @@ run_pingpong(int cpu_a, int cpu_b, double secs)
 	double t0, t1;
 
 	ping.v = pong.v = 0;
-	go = stop = 0;
-	if (pthread_create(&t, NULL, pong_main, &b) != 0 || cl_pin(cpu_a) != 0)
+	if (cl_pair_start(&t, pong_main, &b, cpu_a) != 0)
 		return -1;
-	go = 1;
-	t0 = cl_now();
+	t0 = perf_now_s();
 	do {
 		uint64_t k;
 
@@ -106,10 +136,9 @@ run_pingpong(int cpu_a, int cpu_b, double secs)
 			while (pong.v != i)
 				;
 		}
-		t1 = cl_now();
+		t1 = perf_now_s();
 	} while (t1 - t0 < secs);
-	stop = 1;
-	pthread_join(t, NULL);
+	cl_pair_stop(t);
 	return (t1 - t0) * 1e9 / (double)i / 2;
 }
 
@@ -120,10 +149,8 @@ reader_main(void *p)
 	struct arg *a = p;
 	uint64_t seen = 0, sum = 0;
 
-	if (cl_pin(a->cpu) != 0)
+	if (!cl_partner_ready(a))
 		return NULL;
-	while (!go)
-		;
 	while (!stop) {
 		uint64_t avail = prod.v;
 
@@ -147,11 +174,9 @@ run_stream(int cpu_a, int cpu_b, double secs)
 	double t0, t1;
 
 	prod.v = cons.v = 0;
-	go = stop = 0;
-	if (pthread_create(&t, NULL, reader_main, &b) != 0 || cl_pin(cpu_a) != 0)
+	if (cl_pair_start(&t, reader_main, &b, cpu_a) != 0)
 		return -1;
-	go = 1;
-	t0 = cl_now();
+	t0 = perf_now_s();
 	do {
 		uint32_t k;
 
@@ -161,10 +186,9 @@ run_stream(int cpu_a, int cpu_b, double secs)
 		for (k = 0; k < BURST; k++, w++)
 			ring[w % RING].v = w;
 		prod.v = w;
-		t1 = cl_now();
+		t1 = perf_now_s();
 	} while (t1 - t0 < secs);
-	stop = 1;
-	pthread_join(t, NULL);
+	cl_pair_stop(t);
 	return (t1 - t0) * 1e9 / (double)b.lines;
 }
 

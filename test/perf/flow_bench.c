@@ -117,12 +117,9 @@ main(int argc, char **argv)
 	size_t heap0, host0, heap1, host1;
 	double t0, t1, c0, c1, rss0;
 	uint16_t port = 0;
-	const char *floor_so = getenv("FLOW_BENCH_FLOOR");
+	const char *floor_so = perf_floor_so("FLOW_BENCH_FLOOR");
 
-	if (floor_so != NULL && *floor_so == '\0')
-		floor_so = NULL;
-	snprintf(vdev, sizeof(vdev), "%s,counters=%u",
-		 floor_so != NULL ? "net_flowfloor0" : "net_tally0",
+	snprintf(vdev, sizeof(vdev), "%s,counters=%u", perf_vdev_name(floor_so),
 		 nrules + 1 > 1048576 ? nrules + 1 : 1048576);
 	if (perf_eal_init_plugin(argv[0], "0", mem, "flow-bench", vdev, floor_so) != 0)
 		return 1;
@@ -196,10 +193,9 @@ main(int argc, char **argv)
 	printf("query random of %u, reset=1: %6.1f ns/query\n", nrules,
 	       (t1 - t0) * 1e9 / nq);
 
-	handle = floor_so != NULL ? NULL :
-		 rte_flow_action_handle_create(port, &ic, &count_action, &err);
 	if (floor_so != NULL)
 		goto destroy;	/* the floor has no indirect actions */
+	handle = rte_flow_action_handle_create(port, &ic, &count_action, &err);
 	if (handle == NULL) {
 		fprintf(stderr, "handle: %s\n", err.message ? err.message : "?");
 		return 1;

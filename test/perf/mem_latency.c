@@ -32,21 +32,14 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "perf_clock.h"
+
 #define HUGE_SZ		(2u << 20)
 #define LINE		64u
 #define SLOT		32u
 #define STEPS		3000000u
 
 static volatile uint64_t ml_sink[64];
-
-static double
-ml_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint64_t
 ml_next(uint64_t x)
@@ -84,10 +77,10 @@ ml_map(size_t len, bool huge, double *touch_s)
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
 	(void)madvise((void *)(uintptr_t)a, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
-	t = ml_now();
+	t = perf_now_s();
 	for (off = 0; off < len; off += 4096)
 		a[off] = 0;
-	*touch_s = ml_now() - t;
+	*touch_s = perf_now_s() - t;
 	return (uint8_t *)(uintptr_t)a;
 }
 
@@ -140,26 +133,26 @@ static double
 ml_chase(const uint8_t *a, uint64_t start, uint64_t *sum)
 {
 	uint64_t off = start;
-	double t = ml_now();
+	double t = perf_now_s();
 	uint32_t i;
 
 	for (i = 0; i < STEPS; i++)
 		off = *(const uint64_t *)(const void *)(a + off);
 	*sum += off;
-	return (ml_now() - t) / STEPS * 1e9;
+	return (perf_now_s() - t) / STEPS * 1e9;
 }
 
 static double
 ml_independent(const uint8_t *a, const uint64_t *order, size_t nl, uint64_t *sum)
 {
-	double t = ml_now();
+	double t = perf_now_s();
 	uint64_t s = 0;
 	uint32_t i;
 
 	for (i = 0; i < STEPS; i++)
 		s += *(const uint64_t *)(const void *)(a + order[i % nl] * LINE);
 	*sum += s;
-	return (ml_now() - t) / STEPS * 1e9;
+	return (perf_now_s() - t) / STEPS * 1e9;
 }
 
 /* one insert-like operation per step; blind: write without reading */
@@ -168,7 +161,7 @@ ml_insert(uint8_t *a, size_t len, unsigned int work, int blind, uint64_t *sum)
 {
 	size_t ns = len / SLOT;
 	uint64_t x = 88172645463325252ull, busy = 0;
-	double t = ml_now();
+	double t = perf_now_s();
 	uint32_t i;
 
 	for (i = 0; i < STEPS; i++) {
@@ -186,7 +179,7 @@ ml_insert(uint8_t *a, size_t len, unsigned int work, int blind, uint64_t *sum)
 		e[0] = i | 1;
 	}
 	*sum += busy;
-	return (ml_now() - t) / STEPS * 1e9;
+	return (perf_now_s() - t) / STEPS * 1e9;
 }
 
 int

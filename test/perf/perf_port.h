@@ -23,30 +23,9 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "perf_clock.h"
 #include "rte_pmd_tally.h"
 #include "tally_eal_mem.h"
-
-static inline double
-perf_clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static inline double
-perf_now_s(void)
-{
-	return perf_clock_s(CLOCK_MONOTONIC);
-}
-
-/* CPU time of the calling thread. */
-static inline double
-perf_cpu_s(void)
-{
-	return perf_clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
 
 /* EAL leaves its runtime directory (the telemetry socket) behind: removed
  * at exit. */
@@ -98,6 +77,24 @@ perf_eal_init_plugin(char *prog, const char *lcores, unsigned long mem, const ch
 	snprintf(perf_run_dir, sizeof(perf_run_dir), "%s", rte_eal_get_runtime_dir());
 	atexit(perf_run_dir_remove);
 	return 0;
+}
+
+/* The floor PMD a benchmark runs on instead of net_tally: the path of
+ * librte_net_flowfloor.so in environment variable var, or NULL (unset or
+ * empty). */
+static inline const char *
+perf_floor_so(const char *var)
+{
+	const char *so = getenv(var);
+
+	return so != NULL && *so != '\0' ? so : NULL;
+}
+
+/* The vdev name of the port: the floor's when floor_so, else net_tally's. */
+static inline const char *
+perf_vdev_name(const char *floor_so)
+{
+	return floor_so != NULL ? "net_flowfloor0" : "net_tally0";
 }
 
 /* perf_eal_init_plugin() without a plugin: the port is net_tally. */
