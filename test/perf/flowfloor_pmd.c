@@ -12,8 +12,9 @@
  * flow ops: validate, create, destroy, query (COUNT), flush, and the least
  * template/async support (configure, templates, tables, async create and
  * destroy, push, pull: the synchronous work without its malloc done at
- * enqueue, a result posted), the peer of test/perf/async_bench. Indirect actions return
- * ENOTSUP (22.11's rte_flow_async_* call them without a NULL check).
+ * enqueue, a result posted), the peer of test/perf/async_bench. Indirect
+ * actions return ENOTSUP (22.11's rte_flow_async_* call them without a NULL
+ * check).
  *
  * devargs: counters=N (counter array entries, default 1048576).
  */
@@ -251,6 +252,21 @@ struct rte_flow_actions_template { int unused; };
 #define FLOOR_MAX_QUEUES	8
 #define FLOOR_MAX_QUEUE_SIZE	(1u << 16)
 
+/* The rules and counters, for a flow queue's operation (see above). */
+static void
+floor_lock(struct floor_async *a)
+{
+	if (a->nq > 1)
+		rte_spinlock_lock(&a->lock);
+}
+
+static void
+floor_unlock(struct floor_async *a)
+{
+	if (a->nq > 1)
+		rte_spinlock_unlock(&a->lock);
+}
+
 static int
 floor_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	       struct rte_flow_queue_info *qi, struct rte_flow_error *err)
@@ -377,6 +393,7 @@ floor_tbl_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_a
 		 struct rte_flow_error *err)
 {
 	struct rte_flow_template_table *t = calloc(1, sizeof(*t));
+	size_t n;
 
 	RTE_SET_USED(dev);
 	RTE_SET_USED(pt);
@@ -389,8 +406,9 @@ floor_tbl_create(struct rte_eth_dev *dev, const struct rte_flow_template_table_a
 		return NULL;
 	}
 	t->nb_flows = attr->nb_flows;
-	t->objs = malloc((t->nb_flows ? t->nb_flows : 1) * sizeof(t->objs[0]));
-	t->free = malloc((t->nb_flows ? t->nb_flows : 1) * sizeof(t->free[0]));
+	n = t->nb_flows ? t->nb_flows : 1;	/* malloc(0) may be NULL */
+	t->objs = malloc(n * sizeof(t->objs[0]));
+	t->free = malloc(n * sizeof(t->free[0]));
 	if (t->objs == NULL || t->free == NULL) {
 		free(t->objs);
 		free(t->free);
@@ -468,15 +486,13 @@ floor_async_create(struct rte_eth_dev *dev, uint32_t queue,
 	RTE_SET_USED(ati);
 	if (q == NULL || floor_parse(pattern, actions, &src, &qi, &c, err) != 0)
 		return NULL;
-	if (p->async->nq > 1)
-		rte_spinlock_lock(&p->async->lock);
+	floor_lock(p->async);
 	if (t->nfree > 0 && (!c || p->nfree > 0)) {
 		f = t->free[--t->nfree];
 		f->tbl = t;
 		floor_fill(p, f, src, qi, c);
 	}
-	if (p->async->nq > 1)
-		rte_spinlock_unlock(&p->async->lock);
+	floor_unlock(p->async);
 	if (f == NULL) {
 		rte_flow_error_set(err, ENOSPC, RTE_FLOW_ERROR_TYPE_UNSPECIFIED, NULL,
 				   "table or counters full");
@@ -497,11 +513,9 @@ floor_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	RTE_SET_USED(op);
 	if (q == NULL)
 		return -rte_errno;
-	if (p->async->nq > 1)
-		rte_spinlock_lock(&p->async->lock);
+	floor_lock(p->async);
 	floor_free(p, f);
-	if (p->async->nq > 1)
-		rte_spinlock_unlock(&p->async->lock);
+	floor_unlock(p->async);
 	floor_post(q, ud);
 	return 0;
 }
