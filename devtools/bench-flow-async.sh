@@ -30,20 +30,21 @@ floor="$PWD/$build/test/perf/librte_net_flowfloor.so"
 [ -x "$bin" ] && [ -e "$floor" ] ||
 	{ echo "no $bin or $floor: build first (devtools/build.sh $build)" >&2; exit 1; }
 . devtools/eal-plugin.sh
+. devtools/bench-lib.sh
 floor=$(tally_plugin "$floor")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-stats() {	# values -> "median min max"
-	tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g |
-	awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-	       printf "%.2f [%.2f..%.2f]\n", m, v[1], v[NR] }'
+stats() {	# values -> "median [min..max]"
+	local m lo hi
+	read -r m lo hi < <(bench_stats "$*")
+	printf '%.2f [%.2f..%.2f]\n' "$m" "$lo" "$hi"
 }
 
 # one PMD SIZE QUEUES -> "insert destroy insert_per_cpu_s last/first"
 one() {
 	local pmd=$1 n=$2 q=$3 mem log so=
-	mem=$(( 1024 + n / 1000000 * 640 ))
+	mem=$(bench_mem_mb "$n")
 	log="$out/$pmd-$n-$q.log"
 	[ "$pmd" = tally ] || so=$floor
 	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }$bin $n $q $mem" >&2

@@ -30,6 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . devtools/eal-mem.sh
 . devtools/eal-plugin.sh
+. devtools/bench-lib.sh
 tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
@@ -43,7 +44,7 @@ tally=$(tally_plugin "$tally")
 floor=$(tally_plugin "$floor")
 max=0
 for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
-mem=$(( 1024 + max / 1000000 * 640 ))
+mem=$(bench_mem_mb "$max")
 read -ra eal_mem <<<"$(tally_eal_mem "$mem")"
 out=$(mktemp -d)
 trap 'rm -rf "$out" "/var/run/dpdk/flow-perf-$$"' EXIT
@@ -73,12 +74,7 @@ run() {
 	     END { printf "%s %s %s\n", ins, del, hwm }' "$log"
 }
 
-# stats "v1 v2 ..." -> "median min max"
-stats() {
-	tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g |
-	awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-	       printf "%g %g %g\n", m, v[1], v[NR] }'
-}
+stats() { bench_stats "$@"; }
 
 declare -A ins del hwm
 for r in $(seq 1 "$rounds"); do

@@ -17,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . devtools/eal-mem.sh
 . devtools/eal-plugin.sh
+. devtools/bench-lib.sh
 tally_eal_mem_skip
 build=${1:-build}
 rounds=${2:-5}
@@ -28,7 +29,7 @@ for f in "$bin" "$floor"; do
 	[ -e "$f" ] || { echo "no $f: build first (devtools/build.sh $build)" >&2; exit 1; }
 done
 floor=$(tally_plugin "$floor")
-mem=$(( 1024 + rules / 1000000 * 640 ))
+mem=$(bench_mem_mb "$rules")
 
 # one PMD -> "hot random random_reset" (ns/query)
 one() {
@@ -43,11 +44,7 @@ one() {
 	     /^query random of .*reset=1/ { z = $(NF-1) }
 	     END { print h, r, z }' <<<"$out"
 }
-stats() {	# values -> "median min max"
-	tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g |
-	awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-	       printf "%s %s %s\n", m, v[1], v[NR] }'
-}
+stats() { bench_stats "$@"; }
 declare -A res
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) -eq 1 ]; then order="tally floor"; else order="floor tally"; fi
