@@ -430,6 +430,8 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < n.nb_ports; i++)
 		tally_model_hold_wire(n.ports[i], n.hold_wire);
+	/* this thread alone runs the device (nic_run()): no model lock */
+	tally_model_solo(n.model);
 	if (n.sock_path != NULL && nic_host_listen(&n) != 0) {
 		rc = 1;
 		goto out;

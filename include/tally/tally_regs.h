@@ -48,6 +48,8 @@
 							 * writes through the mailbox (tally_mbox.h) */
 #define  TALLY_CAP_SWITCH		TALLY_BIT(9)	/* (2.3) this window holds the switch
 							 * registers (SW_*): port 0 of a device */
+#define  TALLY_CAP_DB_PAGE		TALLY_BIT(10)	/* with POSTED: queue doorbells may be
+							 * stored to the doorbell page (below) */
 #define TALLY_REG_BAR_SIZE		0x000c	/* RO: bytes of the BAR in use */
 #define TALLY_REG_QUEUES		0x0010	/* RO */
 #define  TALLY_QUEUES_RX_M		TALLY_GENMASK(7, 0)
@@ -357,6 +359,22 @@ tally_port_stat_name(unsigned int s)
 #define TALLY_Q_STAT_BYTES		0x48
 #define TALLY_Q_STAT_DROPS		0x50	/* Rx: no descriptor; Tx: wire refused (frames) */
 #define TALLY_Q_STAT_ERRORS		0x58	/* Rx: DMA faults; Tx: frames with bad descriptors/DMA */
+/*
+ * The doorbell page (CAPS.DB_PAGE, only with CAPS.POSTED): one 64-byte line
+ * per queue, the producer index in its first 4 bytes. A store there is a
+ * Q_DOORBELL write that needs no mailbox entry: the device reads the line of
+ * every enabled queue while it runs and takes a value that differs from the
+ * last one it took as a doorbell (the same checks apply). Enable takes 0 as
+ * the last value; reset zeroes the page. A driver stores there only once
+ * the device applied every write it posted before (`cons`, tally_mbox.h),
+ * so a doorbell never overtakes them.
+ */
+#define TALLY_DB_PAGE_OFF		0x6000
+#define TALLY_DB_STRIDE			64
+#define TALLY_DB_RXQ(q)			(TALLY_DB_PAGE_OFF + (q) * TALLY_DB_STRIDE)
+#define TALLY_DB_TXQ(q)			(TALLY_DB_PAGE_OFF + 0x400 + (q) * TALLY_DB_STRIDE)
+#define TALLY_DB_PAGE_LEN		0x800
+
 /*
  * Queue enable (CTRL.EN 0->1) samples RING/CQ/SIZE, sets HEAD to 0 and the
  * completion phase to 1. The driver zeroes the completion ring before that.

@@ -128,6 +128,7 @@ tally_hal_open(struct tally_hal_dev *dev, const struct tally_io *io)
 	    io->ops->write32 == NULL || io->bar == NULL)
 		return -EINVAL;
 	dev->io = *io;
+	dev->remote = io->ops->service == NULL;
 	sig = tally_hal_read32(dev, TALLY_REG_SIG);
 	if (sig != TALLY_SIGNATURE) {
 		TALLY_LOG(ERR, "bad signature 0x%08x", sig);

@@ -68,6 +68,9 @@ struct tally_hal_dev {
 	bool xlt_lock;
 	uint32_t fault_count;		/* last FAULT_CNT read (atomic): what a
 					 * device that is gone still reports */
+	/* the device runs by itself (no service hook: a device process, a
+	 * function): the ring lines it touched are on another CPU */
+	bool remote;
 };
 
 struct tally_hal_qstats {

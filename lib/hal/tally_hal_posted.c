@@ -17,6 +17,7 @@ enum posted_wait_kind {
 	POSTED_WAIT_APPLIED,		/* cons >= target */
 	POSTED_WAIT_SPACE,		/* target - cons < ENTRIES */
 	POSTED_WAIT_ACK,		/* session_ack == target */
+	POSTED_WAIT_BEAT,		/* heartbeat >= target */
 };
 
 static bool
@@ -34,6 +35,9 @@ posted_done(const struct tally_posted *p, enum posted_wait_kind k,
 	case POSTED_WAIT_ACK:
 		return __atomic_load_n(&p->mb->session_ack, __ATOMIC_ACQUIRE) ==
 		       target;
+	case POSTED_WAIT_BEAT:
+		return (int64_t)(__atomic_load_n(&p->mb->heartbeat, __ATOMIC_ACQUIRE) -
+				 target) >= 0;
 	}
 	return true;
 }
@@ -80,14 +84,16 @@ posted_check_lost(struct tally_posted *p, uint64_t idle_ns)
 	return false;
 }
 
-/* What the device has done for the wait of kind k: applied writes, or
- * the session it serves. */
+/* What the device has done for the wait of kind k: applied writes, the
+ * session it serves, or its ticks. */
 static uint64_t
 posted_progress(const struct tally_posted *p, enum posted_wait_kind k)
 {
-	return k == POSTED_WAIT_ACK ?
-	       __atomic_load_n(&p->mb->session_ack, __ATOMIC_RELAXED) :
-	       __atomic_load_n(&p->mb->cons, __ATOMIC_RELAXED);
+	if (k == POSTED_WAIT_ACK)
+		return __atomic_load_n(&p->mb->session_ack, __ATOMIC_RELAXED);
+	if (k == POSTED_WAIT_BEAT)
+		return __atomic_load_n(&p->mb->heartbeat, __ATOMIC_RELAXED);
+	return __atomic_load_n(&p->mb->cons, __ATOMIC_RELAXED);
 }
 
 /*
@@ -136,15 +142,92 @@ posted_wait(struct tally_posted *p, enum posted_wait_kind k, uint64_t target)
 	}
 }
 
+/* The queue (Rx q: q, Tx q: TALLY_MAX_QUEUES + q) whose register r (a
+ * TALLY_Q_* offset) off is; -1 when off is no such register. */
+static inline int
+posted_queue_of(uint32_t off, uint32_t r)
+{
+	if ((off & (TALLY_Q_STRIDE - 1)) != r || off < TALLY_RXQ_BASE ||
+	    off >= TALLY_TXQ_BASE + TALLY_MAX_QUEUES * TALLY_Q_STRIDE)
+		return -1;
+	return (int)((off - TALLY_RXQ_BASE) / TALLY_Q_STRIDE);
+}
+
+/* Queue i's line in the doorbell page. */
+static inline volatile uint32_t *
+posted_db_slot(const struct tally_posted *p, int i)
+{
+	return (volatile uint32_t *)(uintptr_t)(p->db +
+		(i < TALLY_MAX_QUEUES ? TALLY_DB_RXQ(i) : TALLY_DB_TXQ(i - TALLY_MAX_QUEUES)) -
+		TALLY_DB_PAGE_OFF);
+}
+
+/* Has the device applied every write this process published? (reads
+ * `cons` only when the last look says no) */
+static inline bool
+posted_all_applied(struct tally_posted *p)
+{
+	uint64_t n = __atomic_load_n(&p->published, __ATOMIC_RELAXED), c;
+
+	if (n <= __atomic_load_n(&p->cons_seen, __ATOMIC_RELAXED))
+		return true;
+	/* acquire: pairs with the device's release store of cons */
+	c = __atomic_load_n(&p->mb->cons, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&p->cons_seen, c, __ATOMIC_RELAXED);
+	return n <= c;
+}
+
+/* A queue doorbell through the page: the line, then the value this process
+ * last stored there (what a read must see taken), then the queue's bit. */
+static inline void
+posted_db_store(struct tally_posted *p, int i, uint32_t val)
+{
+	/* release: the descriptors before it are visible first */
+	__atomic_store_n(posted_db_slot(p, i), val, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->dbq[i].val, val, __ATOMIC_RELAXED);
+	if (!(__atomic_load_n(&p->db_used, __ATOMIC_RELAXED) & (1ull << i)))
+		__atomic_fetch_or(&p->db_used, 1ull << i, __ATOMIC_RELAXED);
+}
+
+/*
+ * An enable samples the queue's line as "nothing rung": zero it first, and
+ * only once the device applied what this process posted before (a disable
+ * of the same queue still pending would see the zero as a doorbell).
+ */
+static void
+posted_db_enable(struct tally_posted *p, int i)
+{
+	if (!posted_all_applied(p) &&
+	    !posted_wait(p, POSTED_WAIT_APPLIED, __atomic_load_n(&p->published, __ATOMIC_RELAXED)))
+		return;
+	__atomic_store_n(posted_db_slot(p, i), 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->dbq[i].val, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->dbq[i].flushed, 0, __ATOMIC_RELAXED);
+}
+
 static void
 posted_write32(void *ctx, uint32_t off, uint32_t val)
 {
 	struct tally_posted *p = ctx;
 	struct tally_mbox_entry *e;
-	uint64_t n;
+	uint64_t n, cur;
+	int i;
 
 	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE))
 		return;
+	if (p->db != NULL) {
+		/* a queue doorbell: one store to its line, with nothing of
+		 * ours still posted ahead of it (it must not overtake an
+		 * enable, a completion-counter attach) */
+		i = posted_queue_of(off, TALLY_Q_DOORBELL);
+		if (i >= 0 && posted_all_applied(p)) {
+			posted_db_store(p, i, val);
+			return;
+		}
+		i = posted_queue_of(off, TALLY_Q_CTRL);
+		if (i >= 0 && (val & TALLY_Q_CTRL_EN))
+			posted_db_enable(p, i);
+	}
 	n = __atomic_fetch_add(&p->mb->reserve, 1, __ATOMIC_RELAXED);
 	/* room for n as of an earlier look at cons, else wait for it (cons
 	 * only grows, and never passes n while entry n is unpublished) */
@@ -160,6 +243,48 @@ posted_write32(void *ctx, uint32_t off, uint32_t val)
 	/* release: pairs with the device's acquire load of seq; off and val
 	 * (and every store before this write, e.g. descriptors) come first */
 	__atomic_store_n(&e->seq, n + 1, __ATOMIC_RELEASE);
+	cur = __atomic_load_n(&p->published, __ATOMIC_RELAXED);
+	while (cur < n + 1 &&
+	       !__atomic_compare_exchange_n(&p->published, &cur, n + 1, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * Reads flush the doorbell page too: every value this process stored there
+ * and no read has seen taken yet must be taken before the read. The device
+ * reads the page once per poll, after the heartbeat's tick: two ticks after
+ * the values were visible, it has taken them. (A value another thread's
+ * read saw taken counts: it was visible before that read looked.)
+ */
+static bool
+posted_db_flush(struct tally_posted *p)
+{
+	uint32_t v[2 * TALLY_MAX_QUEUES];
+	uint64_t used, pend = 0, hb;
+	int i;
+
+	/* this thread's stores to the page are visible before the loads */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	used = __atomic_load_n(&p->db_used, __ATOMIC_RELAXED);
+	while (used != 0) {
+		i = __builtin_ctzll(used);
+		used &= used - 1;
+		v[i] = __atomic_load_n(&p->dbq[i].val, __ATOMIC_RELAXED);
+		if (v[i] != __atomic_load_n(&p->dbq[i].flushed, __ATOMIC_RELAXED))
+			pend |= 1ull << i;
+	}
+	if (pend == 0)
+		return true;
+	hb = __atomic_load_n(&p->mb->heartbeat, __ATOMIC_ACQUIRE);
+	if (!posted_wait(p, POSTED_WAIT_BEAT, hb + 2))
+		return false;
+	while (pend != 0) {
+		i = __builtin_ctzll(pend);
+		pend &= pend - 1;
+		__atomic_store_n(&p->dbq[i].flushed, v[i], __ATOMIC_RELAXED);
+	}
+	return true;
 }
 
 static uint32_t
@@ -171,7 +296,8 @@ posted_read32(void *ctx, uint32_t off)
 		return 0;
 	if (__atomic_load_n(&p->lost, __ATOMIC_ACQUIRE) ||
 	    !posted_wait(p, POSTED_WAIT_APPLIED,
-			 __atomic_load_n(&p->mb->reserve, __ATOMIC_RELAXED)))
+			 __atomic_load_n(&p->mb->reserve, __ATOMIC_RELAXED)) ||
+	    (p->db != NULL && !posted_db_flush(p)))
 		return UINT32_MAX;
 	return __atomic_load_n((const uint32_t *)(uintptr_t)(p->bar + off),
 			       __ATOMIC_ACQUIRE);
@@ -230,6 +356,10 @@ posted_open(struct tally_posted *p, volatile uint8_t *bar, size_t bar_len,
 		p->mb = NULL;
 		return -ENOTSUP;
 	}
+	if ((r[TALLY_REG_CAPS / 4] & (TALLY_CAP_POSTED | TALLY_CAP_DB_PAGE)) ==
+	    (TALLY_CAP_POSTED | TALLY_CAP_DB_PAGE) &&
+	    bar_len >= TALLY_DB_PAGE_OFF + TALLY_DB_PAGE_LEN)
+		p->db = bar + TALLY_DB_PAGE_OFF;
 	return 0;
 }
 
@@ -286,6 +416,7 @@ tally_posted_join(struct tally_posted *p, volatile uint8_t *bar,
 	if (session == 0 || session != __atomic_load_n(&p->mb->session, __ATOMIC_RELAXED)) {
 		TALLY_LOG(ERR, "%s: no driver session to join", name);
 		p->mb = NULL;
+		p->db = NULL;
 		return -ENODEV;
 	}
 	p->joined = true;
@@ -304,6 +435,7 @@ tally_posted_detach(struct tally_posted *p)
 	if (!p->joined)
 		__atomic_store_n(&p->mb->session, 0, __ATOMIC_RELEASE);
 	p->mb = NULL;
+	p->db = NULL;
 	p->peer_gone = NULL;
 }
 

@@ -9,7 +9,10 @@
  * into a running one instead) and fills a struct tally_io
  * whose write32 posts to the mailbox and whose read32 first waits for every
  * earlier posted write to be applied (reads flush, as on PCIe). Memory-like
- * blocks (statistics, counter banks) stay plain loads from the BAR.
+ * blocks (statistics, counter banks) stay plain loads from the BAR. When the
+ * device has a doorbell page (CAPS.DB_PAGE) a queue doorbell is one store
+ * there, once the device applied every write this process posted before;
+ * until then it goes through the mailbox like any write.
  *
  * Device loss: every wait on the device watches the mailbox heartbeat; no
  * change for TALLY_MBOX_LOST_US marks the device lost for good: reads
@@ -31,6 +34,7 @@
 
 #include <tally/tally_io.h>
 #include <tally/tally_mbox.h>
+#include <tally/tally_regs.h>
 
 struct tally_posted {
 	struct tally_mbox *mb;		/* inside the BAR */
@@ -44,6 +48,22 @@ struct tally_posted {
 	 * with room by this one does not read `cons`, a line the device
 	 * writes at every applied write */
 	uint64_t cons_seen;
+	/* atomic: writes this process published this session (the highest
+	 * n + 1): a doorbell may take the doorbell page once cons has it */
+	uint64_t published;
+	volatile uint8_t *db;		/* the doorbell page (CAPS.DB_PAGE), or NULL */
+	/* atomic: the queues (Rx q bit q, Tx q bit TALLY_MAX_QUEUES + q)
+	 * this process rang through the page */
+	uint64_t db_used;
+	/* per queue, 64 bytes each, so that two lcores ringing two queues
+	 * do not share a line (the struct may be malloc()ed: padded, not
+	 * aligned): the value this process stored last, and the last one a
+	 * read saw taken (atomics) */
+	struct {
+		uint32_t val;
+		uint32_t flushed;
+		uint8_t pad[56];
+	} dbq[2 * TALLY_MAX_QUEUES];
 	/* tally_posted_watch(): true once the device is gone for sure */
 	bool (*peer_gone)(void *arg);
 	void *peer_arg;

@@ -535,6 +535,8 @@ tally_model_run_thread(struct tally_model *m)
 {
 	int rc = 0;
 
+	if (m->sw->solo)
+		return -EPERM;	/* one thread runs this device, by promise */
 	tally_model_lock(m);
 	if (!m->thread_started) {
 		rc = -pthread_create(&m->thread, NULL, tally_model_thread, m);
@@ -542,6 +544,17 @@ tally_model_run_thread(struct tally_model *m)
 	}
 	tally_model_unlock(m);
 	return rc;
+}
+
+void
+tally_model_solo(struct tally_model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->sw->n; i++)
+		if (m->sw->port[i] != NULL && m->sw->port[i]->thread_started)
+			return;	/* a thread of its own: the lock stays */
+	m->sw->solo = true;
 }
 
 /* A port leaves the switch under the lock (no step of another port sends

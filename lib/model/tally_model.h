@@ -215,6 +215,16 @@ void tally_model_io(struct tally_model *m, struct tally_io *io);
  * creator's next burst). 0 or -errno. Any thread. */
 int tally_model_run_thread(struct tally_model *m);
 
+/*
+ * Only the calling thread calls into this device (every port) from now on,
+ * and nothing else reads or writes its state but through the BAR: the model
+ * lock is not taken (the device process, whose one thread runs every port;
+ * an uncontended lock still costs a locked instruction per step, which
+ * waits for every store before it). No effect on a device with a thread of
+ * its own; tally_model_run_thread() then fails with -EPERM.
+ */
+void tally_model_solo(struct tally_model *m);
+
 /* Run one device step now (inline mode): process pending doorbells, take up
  * to a burst of frames from the wire. Returns frames moved. */
 unsigned int tally_model_step(struct tally_model *m);

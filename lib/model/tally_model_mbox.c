@@ -2,7 +2,9 @@
 /*
  * Device side of the posted-write mailbox (tally_mbox.h): the device takes
  * register writes from the BAR in order and applies them through the same
- * decoder a trapped store goes through.
+ * decoder a trapped store goes through. Queue doorbells may also come
+ * through the doorbell page (CAPS.DB_PAGE, tally_regs.h): the device reads
+ * the line of every enabled queue at each poll.
  *
  * Only the thread that runs the device calls tally_model_mbox_poll() and
  * tally_model_detach(); it alone writes `session_ack`, `cons`, `heartbeat`
@@ -61,6 +63,41 @@ tally_model_mbox_attach(struct tally_model *m, struct tally_mbox *mb,
 		  (unsigned long long)session);
 }
 
+/*
+ * The doorbell page: a line whose value differs from the one last taken is
+ * a Q_DOORBELL write. A driver stores there only after the device applied
+ * all it posted before, so the mailbox needs no look first.
+ */
+static unsigned int
+tally_model_db_poll(struct tally_model *m)
+{
+	uint32_t en = m->db_en, v, b, reg;
+	struct tally_model_queue *q;
+	unsigned int n = 0;
+
+	while (en != 0) {
+		b = (uint32_t)__builtin_ctz(en);
+		en &= en - 1;
+		if (b < 16) {
+			q = &m->rxq[b];
+			v = __atomic_load_n((const uint32_t *)(const void *)
+					    (m->bar + TALLY_DB_RXQ(b)), __ATOMIC_ACQUIRE);
+			reg = TALLY_RXQ_REG(b, TALLY_Q_DOORBELL);
+		} else {
+			q = &m->txq[b - 16];
+			v = __atomic_load_n((const uint32_t *)(const void *)
+					    (m->bar + TALLY_DB_TXQ(b - 16)), __ATOMIC_ACQUIRE);
+			reg = TALLY_TXQ_REG(b - 16, TALLY_Q_DOORBELL);
+		}
+		if (v == q->db_seen)
+			continue;
+		q->db_seen = v;
+		tally_model_write32(m, reg, v);
+		n++;
+	}
+	return n;
+}
+
 unsigned int
 tally_model_mbox_poll(struct tally_model *m)
 {
@@ -71,7 +108,11 @@ tally_model_mbox_poll(struct tally_model *m)
 
 	if (!m->cfg.posted)
 		return 0;
-	__atomic_fetch_add(&mb->heartbeat, 1, __ATOMIC_RELAXED);
+	/* the device alone writes it: no atomic add, which would wait for
+	 * every store before it (completions the driver's CPU holds) */
+	__atomic_store_n(&mb->heartbeat,
+			 __atomic_load_n(&mb->heartbeat, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 	/* `session` shares its line with `reserve`, which every post adds
 	 * to: read at every poll, the line would leave the driver's cache at
 	 * every doorbell, and the driver's atomic add wait for it. Read when
@@ -106,6 +147,8 @@ tally_model_mbox_poll(struct tally_model *m)
 		n++;
 	}
 	m->mbox_idle = n == 0;
+	if (m->db_en != 0)
+		n += tally_model_db_poll(m);
 	return n;
 }
 

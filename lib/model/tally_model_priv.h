@@ -70,6 +70,10 @@
 _Static_assert(TALLY_MBOX_OFF >= TALLY_MODEL_REGFILE_LEN &&
 	       TALLY_MBOX_OFF + sizeof(struct tally_mbox) <= TALLY_CNT_BANK_OFF,
 	       "the mailbox lies between the register file and the banks");
+_Static_assert(TALLY_MBOX_OFF + sizeof(struct tally_mbox) <= TALLY_DB_PAGE_OFF &&
+	       TALLY_DB_PAGE_OFF + TALLY_DB_PAGE_LEN <= TALLY_CNT_BANK_OFF &&
+	       TALLY_MAX_QUEUES <= 16,
+	       "the doorbell page lies between the mailbox and the banks");
 #define TALLY_MODEL_CAPS	(TALLY_CAP_RSS | TALLY_CAP_RX_SCATTER | \
 				 TALLY_CAP_TX_GATHER | TALLY_CAP_STEER | \
 				 TALLY_CAP_CNT | TALLY_CAP_CCNT | \
@@ -187,6 +191,7 @@ struct tally_model_queue {
 	uint64_t ring_iova;	/* the IOVAs they translate, sampled at enable */
 	uint64_t cq_iova;
 	uint32_t prod;		/* last doorbell value */
+	uint32_t db_seen;	/* last value taken from the doorbell page */
 	uint32_t head;		/* device consumer index, free running */
 	bool tx_skip;		/* Tx: skipping an over-long chain up to EOP */
 	bool tx_sw_own;		/* Tx: the frame at head met the switch, which
@@ -229,6 +234,7 @@ struct tally_model_sw {
 	uint32_t live;			/* ports not destroyed yet */
 	struct tally_model *port[TALLY_MAX_PORTS];
 	struct tally_lock lock;		/* the model lock of every port */
+	bool solo;			/* tally_model_solo(): one thread, no lock */
 	uint8_t *bar;			/* the whole BAR: n windows */
 	size_t bar_len;
 	size_t stride;			/* bytes between two windows (0: one port) */
@@ -266,6 +272,8 @@ struct tally_model {
 	uint32_t mbox_polls;		/* polls: cfg.mbox's heartbeat, cfg.posted's
 					 * look at the session */
 	bool mbox_idle;			/* cfg.posted: the last poll applied nothing */
+	uint32_t db_en;			/* enabled queues whose doorbell-page line
+					 * the device reads: Rx q bit q, Tx q bit 16 + q */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */
@@ -359,20 +367,22 @@ tally_model_phase(const struct tally_model_queue *q, uint32_t idx)
 static inline void
 tally_model_lock(struct tally_model *m)
 {
-	tally_lock(&m->sw->lock);
+	if (!m->sw->solo)
+		tally_lock(&m->sw->lock);
 }
 
 /* The lock if it is free right now (no waiting in line): true when taken. */
 static inline bool
 tally_model_trylock(struct tally_model *m)
 {
-	return tally_trylock(&m->sw->lock);
+	return m->sw->solo || tally_trylock(&m->sw->lock);
 }
 
 static inline void
 tally_model_unlock(struct tally_model *m)
 {
-	tally_unlock(&m->sw->lock);
+	if (!m->sw->solo)
+		tally_unlock(&m->sw->lock);
 }
 
 /* tally_model_config.c */

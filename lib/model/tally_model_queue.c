@@ -16,6 +16,14 @@ tally_model_queue_reset(struct tally_model *m)
 		m->txq[i].id = i;
 		m->txq[i].is_tx = true;
 	}
+	m->db_en = 0;
+}
+
+/* The queue's bit in db_en. */
+static uint32_t
+tally_model_db_bit(const struct tally_model_queue *q)
+{
+	return 1u << (q->id + (q->is_tx ? 16 : 0));
 }
 
 static uint64_t
@@ -74,13 +82,20 @@ tally_model_queue_ctrl(struct tally_model *m, struct tally_model_queue *q,
 {
 	if (!(val & TALLY_Q_CTRL_EN)) {
 		q->en = false;
+		m->db_en &= ~tally_model_db_bit(q);
 		return;
 	}
 	if (q->en)
 		return;		/* other bits changed while running */
-	if (tally_model_queue_enable(m, q) < 0)
+	if (tally_model_queue_enable(m, q) < 0) {
 		tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_CTRL),
 				   val & ~TALLY_Q_CTRL_EN);
+		return;
+	}
+	/* the doorbell page: 0 is the value last taken */
+	q->db_seen = 0;
+	if (m->cfg.posted)
+		m->db_en |= tally_model_db_bit(q);
 }
 
 void

@@ -147,7 +147,7 @@ tally_model_regs_init(struct tally_model *m)
 			   TALLY_FIELD_PREP(TALLY_VERSION_MAJOR_M, TALLY_SPEC_MAJOR) |
 			   TALLY_FIELD_PREP(TALLY_VERSION_MINOR_M, TALLY_SPEC_MINOR));
 	tally_model_bar_wr(m, TALLY_REG_CAPS, TALLY_MODEL_CAPS |
-			   (m->cfg.posted ? TALLY_CAP_POSTED : 0) |
+			   (m->cfg.posted ? TALLY_CAP_POSTED | TALLY_CAP_DB_PAGE : 0) |
 			   (m->port == 0 ? TALLY_CAP_SWITCH : 0));
 	/* a port's window: what its register file, mailbox and banks use */
 	tally_model_bar_wr(m, TALLY_REG_BAR_SIZE, (uint32_t)m->bar_len);
