@@ -18,6 +18,9 @@
 #     taskset -c 0; the peer testpmd with --lcores 0@0,1@0: main and
 #     forwarding lcore both on CPU 0), the measured testpmd forwards on
 #     CPU 1 (-l 0-1, its main lcore only waits for commands on CPU 0).
+# OLD_BUILD=DIR (another build directory, e.g. of an earlier commit) adds an
+# io forwarding row "old-nic": that build's tally-nic and PMD, in the same
+# rounds, to compare versions of the device process.
 # Prints the io forwarding rows and the ratios process/model, process/vhost
 # and process/memif of the medians, then one line "summary: key=value ...".
 # A benchmark, not a test: run it on an otherwise idle machine.
@@ -51,9 +54,15 @@ work=$(mktemp -d)
 pid=""
 stop_nic() { [ -z "$pid" ] || { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=""; }; }
 trap 'stop_nic; rm -rf "$work"' EXIT
-start_nic() {
+old=${OLD_BUILD:+$(cd "$OLD_BUILD" && pwd)}
+if [ -n "$old" ]; then
+	for f in "$old/app/tally-nic/tally-nic" "$old/drivers/net/tally/librte_net_tally.so"; do
+		[ -e "$f" ] || { echo "OLD_BUILD: no $f" >&2; exit 1; }
+	done
+fi
+start_nic() {	# start_nic [tally-nic binary]
 	rm -f "$work/nic.sock"
-	taskset -c 0 "$nic" --socket "$work/nic.sock" --log-level 2 &
+	taskset -c 0 "${1:-$nic}" --socket "$work/nic.sock" --log-level 2 &
 	pid=$!
 	for _ in $(seq 200); do [ -S "$work/nic.sock" ] && return 0; sleep 0.05; done
 	echo "tally-nic did not start" >&2; exit 1
@@ -65,6 +74,10 @@ iofwd() {	# iofwd(args of bench-io-fwd.py) -> Mpps on stdout, nothing on failure
 one() {	# one(kind, transport) -> a number on stdout
 	local kind=$1 tr=$2 dev="" vdev="net_tally0" out sock="$work/peer-$$.sock"
 	if [ "$tr" = nic ]; then start_nic; dev="dev=$work/nic.sock"; vdev="net_tally0,$dev"; fi
+	if [ "$tr" = old-nic ]; then
+		start_nic "$old/app/tally-nic/tally-nic"
+		vdev="net_tally0,dev=$work/nic.sock"
+	fi
 	case $kind.$tr in
 	query.* | read.*)
 		out=$("$bench" "$dev" 10000000 2>/dev/null)
@@ -72,6 +85,8 @@ one() {	# one(kind, transport) -> a number on stdout
 		else echo "$out" | awk '/counter_read/ {print $2}'; fi ;;
 	iofwd.model | iofwd.nic)
 		iofwd --pmd "$pmd" --vdev "$vdev" ;;
+	iofwd.old-nic)
+		iofwd --pmd "$old/drivers/net/tally/librte_net_tally.so" --vdev "$vdev" ;;
 	iofwd.vhost)
 		rm -f "$sock"
 		iofwd --vdev "net_virtio_user0,path=$sock,queues=1" --eal=--single-file-segments \
@@ -87,7 +102,7 @@ declare -A res why
 for r in $(seq "$rounds"); do
 	for kind in query read iofwd; do
 		trs="model nic"
-		[ "$kind" != iofwd ] || trs="model nic vhost memif"
+		[ "$kind" != iofwd ] || trs="model nic vhost memif${old:+ old-nic}"
 		for tr in $trs; do
 			v=$(one "$kind" "$tr")
 			if [ -z "$v" ] && [ "$kind" = iofwd ]; then
@@ -117,12 +132,13 @@ for kind in query read; do
 done
 echo
 printf "%-34s %s\n" "testpmd io fwd" "Mpps median (range)"
-for tr in model nic vhost memif; do
+for tr in model nic vhost memif${old:+ old-nic}; do
 	case $tr in
 	model) label="in-process model" ;;
 	nic) label="device process" ;;
 	vhost) label="vhost-user/virtio-user" ;;
 	memif) label="memif" ;;
+	old-nic) label="device process, OLD_BUILD" ;;
 	esac
 	printf "%-34s %s\n" "$label" "$(echo "${res[iofwd.$tr]}" | stats)"
 done
