@@ -66,12 +66,15 @@ tally_model_mbox_attach(struct tally_model *m, struct tally_mbox *mb,
 /*
  * The doorbell page: a line whose value differs from the one last taken is
  * a Q_DOORBELL write. A driver stores there only after the device applied
- * all it posted before, so the mailbox needs no look first.
+ * all it posted before, so the mailbox needs no look first. The Tx queues
+ * rung are served by the step's round robin, not at once in queue order:
+ * all lines are read in one poll, and queue 0 first every time would
+ * starve the others on a busy wire.
  */
 static unsigned int
 tally_model_db_poll(struct tally_model *m)
 {
-	uint32_t en = m->db_en, v, b, reg;
+	uint32_t en = m->db_en, v, b;
 	struct tally_model_queue *q;
 	unsigned int n = 0;
 
@@ -82,17 +85,19 @@ tally_model_db_poll(struct tally_model *m)
 			q = &m->rxq[b];
 			v = __atomic_load_n((const uint32_t *)(const void *)
 					    (m->bar + TALLY_DB_RXQ(b)), __ATOMIC_ACQUIRE);
-			reg = TALLY_RXQ_REG(b, TALLY_Q_DOORBELL);
 		} else {
 			q = &m->txq[b - 16];
 			v = __atomic_load_n((const uint32_t *)(const void *)
 					    (m->bar + TALLY_DB_TXQ(b - 16)), __ATOMIC_ACQUIRE);
-			reg = TALLY_TXQ_REG(b - 16, TALLY_Q_DOORBELL);
 		}
 		if (v == q->db_seen)
 			continue;
 		q->db_seen = v;
-		tally_model_write32(m, reg, v);
+		tally_model_lock(m);
+		/* a queue disabled since the poll began is no longer rung */
+		if (q->en)
+			tally_model_queue_doorbell(m, q, v, false);
+		tally_model_unlock(m);
 		n++;
 	}
 	return n;

@@ -410,6 +410,11 @@ void tally_model_mbox_init(struct tally_model *m);
 unsigned int tally_model_mbox_poll_locked(struct tally_model *m);
 
 /* tally_model_queue.c: queue register writes, called by the decoder. */
+/* A Q_DOORBELL value for q (checked; a fault, nothing taken, when more than
+ * a ring ahead). A Tx queue joins the step's round robin; now: it also
+ * sends at once (an inline device's trapped doorbell). Lock held. */
+void tally_model_queue_doorbell(struct tally_model *m, struct tally_model_queue *q,
+				uint32_t val, bool now);
 void tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
 			     uint32_t r, uint32_t val);
 void tally_model_queue_reset(struct tally_model *m);

@@ -99,6 +99,23 @@ tally_model_queue_ctrl(struct tally_model *m, struct tally_model_queue *q,
 }
 
 void
+tally_model_queue_doorbell(struct tally_model *m, struct tally_model_queue *q,
+			   uint32_t val, bool now)
+{
+	if (q->en && val - q->head > q->mask + 1) {
+		/* more than a ring ahead of the device: ignored */
+		tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, val);
+		return;
+	}
+	q->prod = val;
+	if (!q->is_tx)
+		return;
+	m->tx_pending |= 1u << q->id;	/* for the next step */
+	if (now)
+		tally_model_tx_queue(m, q);
+}
+
+void
 tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
 			uint32_t r, uint32_t val)
 {
@@ -107,17 +124,8 @@ tally_model_queue_write(struct tally_model *m, struct tally_model_queue *q,
 		tally_model_queue_ctrl(m, q, val);
 		break;
 	case TALLY_Q_DOORBELL:
-		if (q->en && val - q->head > q->mask + 1) {
-			/* more than a ring ahead of the device: ignored */
-			tally_model_fault(m, TALLY_FAULT_BAD_QUEUE, val);
-			break;
-		}
-		q->prod = val;
-		if (!q->is_tx)
-			break;
-		m->tx_pending |= 1u << q->id;	/* for the next step */
-		if (m->cfg.mode == TALLY_MODEL_INLINE && !m->cfg.defer_tx)
-			tally_model_tx_queue(m, q);
+		tally_model_queue_doorbell(m, q, val,
+					   m->cfg.mode == TALLY_MODEL_INLINE && !m->cfg.defer_tx);
 		break;
 	case TALLY_Q_CCNT:
 		if ((val & TALLY_Q_CCNT_EN) &&
