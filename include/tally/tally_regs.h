@@ -371,9 +371,11 @@ tally_port_stat_name(unsigned int s)
  */
 #define TALLY_DB_PAGE_OFF		0x6000
 #define TALLY_DB_STRIDE			64
-#define TALLY_DB_RXQ(q)			(TALLY_DB_PAGE_OFF + (q) * TALLY_DB_STRIDE)
-#define TALLY_DB_TXQ(q)			(TALLY_DB_PAGE_OFF + 0x400 + (q) * TALLY_DB_STRIDE)
-#define TALLY_DB_PAGE_LEN		0x800
+/* line i: Rx queue i below TALLY_MAX_QUEUES, Tx queue i - TALLY_MAX_QUEUES above */
+#define TALLY_DB_LINE(i)		(TALLY_DB_PAGE_OFF + (i) * TALLY_DB_STRIDE)
+#define TALLY_DB_RXQ(q)			TALLY_DB_LINE(q)
+#define TALLY_DB_TXQ(q)			TALLY_DB_LINE(TALLY_MAX_QUEUES + (q))
+#define TALLY_DB_PAGE_LEN		(2 * TALLY_MAX_QUEUES * TALLY_DB_STRIDE)
 
 /*
  * Queue enable (CTRL.EN 0->1) samples RING/CQ/SIZE, sets HEAD to 0 and the

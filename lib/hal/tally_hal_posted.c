@@ -153,13 +153,11 @@ posted_queue_of(uint32_t off, uint32_t r)
 	return (int)((off - TALLY_RXQ_BASE) / TALLY_Q_STRIDE);
 }
 
-/* Queue i's line in the doorbell page. */
+/* Queue i's line in the doorbell page (TALLY_DB_LINE(i)). */
 static inline volatile uint32_t *
 posted_db_slot(const struct tally_posted *p, int i)
 {
-	return (volatile uint32_t *)(uintptr_t)(p->db +
-		(i < TALLY_MAX_QUEUES ? TALLY_DB_RXQ(i) : TALLY_DB_TXQ(i - TALLY_MAX_QUEUES)) -
-		TALLY_DB_PAGE_OFF);
+	return (volatile uint32_t *)(uintptr_t)(p->db + TALLY_DB_LINE(i) - TALLY_DB_PAGE_OFF);
 }
 
 /* Has the device applied every write this process published? (reads

@@ -81,15 +81,10 @@ tally_model_db_poll(struct tally_model *m)
 	while (en != 0) {
 		b = (uint32_t)__builtin_ctz(en);
 		en &= en - 1;
-		if (b < 16) {
-			q = &m->rxq[b];
-			v = __atomic_load_n((const uint32_t *)(const void *)
-					    (m->bar + TALLY_DB_RXQ(b)), __ATOMIC_ACQUIRE);
-		} else {
-			q = &m->txq[b - 16];
-			v = __atomic_load_n((const uint32_t *)(const void *)
-					    (m->bar + TALLY_DB_TXQ(b - 16)), __ATOMIC_ACQUIRE);
-		}
+		/* bit b is the page's line b */
+		q = b < TALLY_MAX_QUEUES ? &m->rxq[b] : &m->txq[b - TALLY_MAX_QUEUES];
+		v = __atomic_load_n((const uint32_t *)(const void *)(m->bar + TALLY_DB_LINE(b)),
+				    __ATOMIC_ACQUIRE);
 		if (v == q->db_seen)
 			continue;
 		q->db_seen = v;

@@ -273,7 +273,7 @@ struct tally_model {
 					 * look at the session */
 	bool mbox_idle;			/* cfg.posted: the last poll applied nothing */
 	uint32_t db_en;			/* enabled queues whose doorbell-page line
-					 * the device reads: Rx q bit q, Tx q bit 16 + q */
+					 * the device reads: bit i is TALLY_DB_LINE(i) */
 	struct tally_model_queue rxq[TALLY_MAX_QUEUES];
 	struct tally_model_queue txq[TALLY_MAX_QUEUES];
 	uint32_t tx_next;		/* Tx queue a step serves first (round robin) */

@@ -19,11 +19,11 @@ tally_model_queue_reset(struct tally_model *m)
 	m->db_en = 0;
 }
 
-/* The queue's bit in db_en. */
+/* The queue's bit in db_en: its line of the doorbell page. */
 static uint32_t
 tally_model_db_bit(const struct tally_model_queue *q)
 {
-	return 1u << (q->id + (q->is_tx ? 16 : 0));
+	return 1u << (q->id + (q->is_tx ? TALLY_MAX_QUEUES : 0));
 }
 
 static uint64_t

@@ -95,6 +95,15 @@ fx_open(struct fixture *f)
 	return 0;
 }
 
+/* fx_open() and Tx queue 0 of 2^log2 slots started. */
+static int
+fx_open_txq(struct fixture *f, struct mt_txq *tq, uint32_t log2)
+{
+	if (fx_open(f) != 0)
+		return -1;
+	return mt_txq_start(&f->d, tq, 0, log2);
+}
+
 static void
 fx_close(struct fixture *f)
 {
@@ -178,8 +187,7 @@ test_order(void)
 	uint8_t frame[96];
 	uint64_t r0;
 
-	TEST_ASSERT(fx_open(&f) == 0, "open");
-	TEST_ASSERT(mt_txq_start(&f.d, &tq, 0, 8) == 0, "txq");
+	TEST_ASSERT(fx_open_txq(&f, &tq, 8) == 0, "open, txq");
 	dev_pause(&f, 1);
 	r0 = reserved(&f);
 	mt_wr(&f.d, TALLY_TXQ_REG(0, TALLY_Q_CCNT), TALLY_Q_CCNT_EN | 5);
@@ -210,8 +218,7 @@ test_reenable(void)
 	uint8_t frame[96];
 	uint32_t i;
 
-	TEST_ASSERT(fx_open(&f) == 0, "open");
-	TEST_ASSERT(mt_txq_start(&f.d, &tq, 0, 6) == 0, "txq");
+	TEST_ASSERT(fx_open_txq(&f, &tq, 6) == 0, "open, txq");
 	mt_udp_frame(frame, sizeof(frame), dst, 1, 2, 3, 4, 1);
 	for (i = 0; i < 40; i++) {
 		TEST_ASSERT(mt_tx_send(&tq, frame, sizeof(frame), 1) == 0, "send %u", i);
@@ -241,8 +248,7 @@ test_bad_line(void)
 	struct fixture f;
 	struct mt_txq tq;
 
-	TEST_ASSERT(fx_open(&f) == 0, "open");
-	TEST_ASSERT(mt_txq_start(&f.d, &tq, 0, 6) == 0, "txq");
+	TEST_ASSERT(fx_open_txq(&f, &tq, 6) == 0, "open, txq");
 	line = (volatile uint32_t *)(f.bar + TALLY_DB_TXQ(1));	/* queue 1: disabled */
 	__atomic_store_n(line, 1000, __ATOMIC_RELEASE);
 	usleep(2000);
