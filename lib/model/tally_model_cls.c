@@ -302,21 +302,37 @@ tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
 	return 0;
 }
 
-/* What the probe of hash h reads first: the filter byte, else the slot. */
-static inline void
-cls_prefetch(const struct tally_cls_mt *mt, uint32_t h)
+/*
+ * Frame j of hash h: without a filter, or with its bit set, it goes on the
+ * live list and its home slot is fetched. The filter byte is tested without
+ * a branch (its bit is as likely set as not in a matcher that hits often),
+ * and a frame that misses prefetches that byte's line, already loaded.
+ */
+static inline __attribute__((always_inline)) uint32_t
+cls_filter(const struct tally_cls_mt *mt, uint32_t h, uint32_t j, uint8_t *live,
+	   uint32_t nl)
 {
-	if (mt->filter != NULL)
-		__builtin_prefetch(mt->filter + (h & mt->smask));	/* home slot's byte */
-	else
-		__builtin_prefetch(mt->ent + (size_t)(h & mt->smask) * mt->stride);
+	const uint8_t *slot = mt->ent + (size_t)(h & mt->smask) * mt->stride;
+	const uint8_t *fb;
+	uint32_t b, bit;
+
+	live[nl] = (uint8_t)j;
+	if (mt->filter == NULL) {
+		__builtin_prefetch(slot);
+		return nl + 1;
+	}
+	b = tally_steer_filter_bit(h, mt->log2);
+	fb = mt->filter + (b >> 3);
+	bit = (__atomic_load_n(fb, __ATOMIC_RELAXED) >> (b & 7)) & 1;
+	__builtin_prefetch(bit ? slot : fb);
+	return nl + bit;
 }
 
-static void
+static uint32_t
 cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot, uint32_t *w)
+	    uint32_t *slot, uint32_t *w, uint8_t *live)
 {
-	uint32_t j, i, h, nw = mt->nw;
+	uint32_t j, i, h, nw = mt->nw, nl = 0;
 
 	for (j = 0; j < n; j++, w += nw) {
 		h = mt->seed;
@@ -325,8 +341,9 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 			h = tally_crc32c_sw_u32(h, w[i]);
 		}
 		slot[j] = h;
-		cls_prefetch(mt, h);
+		nl = cls_filter(mt, h, j, live, nl);
 	}
+	return nl;
 }
 
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -335,12 +352,12 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
  * with a constant nw for the common sizes, so the gather list stays in
  * registers and the word loop unrolls. */
 __attribute__((target("sse4.2"), always_inline))
-static inline void
+static inline uint32_t
 cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	      uint32_t *slot, uint32_t *restrict w, const uint32_t nw)
+	      uint32_t *slot, uint32_t *restrict w, uint8_t *restrict live, const uint32_t nw)
 {
 	const uint32_t *restrict gidx = mt->gidx, *restrict gmask = mt->gmask;
-	uint32_t j, i, seed = mt->seed;
+	uint32_t j, i, seed = mt->seed, nl = 0;
 	uint64_t h, v;
 
 	for (j = 0; j < n; j++, w += nw) {
@@ -365,38 +382,38 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 			h = _mm_crc32_u32((uint32_t)h, w[i]);
 		}
 		slot[j] = (uint32_t)h;
-		cls_prefetch(mt, (uint32_t)h);
+		nl = cls_filter(mt, (uint32_t)h, j, live, nl);
 	}
+	return nl;
 }
 
 __attribute__((target("sse4.2")))
-static void
+static uint32_t
 cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot, uint32_t *w)
+	    uint32_t *slot, uint32_t *w, uint8_t *live)
 {
 	switch (mt->nw) {
-	case 1: cls_hash_hw_n(mt, keys, n, slot, w, 1); break;
-	case 2: cls_hash_hw_n(mt, keys, n, slot, w, 2); break;
-	case 3: cls_hash_hw_n(mt, keys, n, slot, w, 3); break;
-	case 4: cls_hash_hw_n(mt, keys, n, slot, w, 4); break;
-	case 5: cls_hash_hw_n(mt, keys, n, slot, w, 5); break;
-	case 6: cls_hash_hw_n(mt, keys, n, slot, w, 6); break;
-	case 7: cls_hash_hw_n(mt, keys, n, slot, w, 7); break;
-	case 8: cls_hash_hw_n(mt, keys, n, slot, w, 8); break;
-	default: cls_hash_hw_n(mt, keys, n, slot, w, mt->nw); break;
+	case 1: return cls_hash_hw_n(mt, keys, n, slot, w, live, 1);
+	case 2: return cls_hash_hw_n(mt, keys, n, slot, w, live, 2);
+	case 3: return cls_hash_hw_n(mt, keys, n, slot, w, live, 3);
+	case 4: return cls_hash_hw_n(mt, keys, n, slot, w, live, 4);
+	case 5: return cls_hash_hw_n(mt, keys, n, slot, w, live, 5);
+	case 6: return cls_hash_hw_n(mt, keys, n, slot, w, live, 6);
+	case 7: return cls_hash_hw_n(mt, keys, n, slot, w, live, 7);
+	case 8: return cls_hash_hw_n(mt, keys, n, slot, w, live, 8);
+	default: return cls_hash_hw_n(mt, keys, n, slot, w, live, mt->nw);
 	}
 }
 #endif
 
-void
+uint32_t
 tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-		     const uint8_t *const *keys, uint32_t n, uint32_t *slot, uint32_t *w)
+		     const uint8_t *const *keys, uint32_t n, uint32_t *slot, uint32_t *w,
+		     uint8_t *live)
 {
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (c->hw_crc) {
-		cls_hash_hw(mt, keys, n, slot, w);
-		return;
-	}
+	if (c->hw_crc)
+		return cls_hash_hw(mt, keys, n, slot, w, live);
 #endif
-	cls_hash_sw(mt, keys, n, slot, w);
+	return cls_hash_sw(mt, keys, n, slot, w, live);
 }

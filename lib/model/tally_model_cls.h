@@ -111,10 +111,12 @@ tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
 }
 
 /* Masked key words of each key into w[j * mt->nw ..] and their hash into
- * hv[j]; prefetches the filter byte (or the slot, without a filter). */
-void tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-			  const uint8_t *const *keys, uint32_t n, uint32_t *hv,
-			  uint32_t *w);
+ * hv[j]. Returns how many keys may be in the array: those whose presence
+ * filter bit is set (all n without a filter), their j in live[], in order,
+ * each one's home slot prefetched; the others miss here. */
+uint32_t tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
+			      const uint8_t *const *keys, uint32_t n, uint32_t *hv,
+			      uint32_t *w, uint8_t *live);
 
 /* Masked key word i of key (little-endian 32-bit load). */
 static inline uint32_t

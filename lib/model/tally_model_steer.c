@@ -105,60 +105,46 @@ again:
 	return false;
 }
 
-static inline __attribute__((always_inline)) void
-steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *sel,
-	      uint32_t k, const uint32_t *hv, const uint32_t *w, struct steer_st *st,
+static inline __attribute__((always_inline)) uint32_t
+steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *live,
+	      uint32_t nl, const uint32_t *hv, const uint32_t *w, struct steer_st *st,
 	      uint32_t mi, const uint32_t nw)
 {
-	uint32_t j, q;
+	uint32_t j, q, hits = 0;
 
-	for (q = 0; q < k; q++) {
+	for (q = 0; q < nl; q++) {
 		struct steer_st *s;
 
-		j = sel != NULL ? sel[q] : q;
+		j = live[q];
 		s = &st[idx[j]];
 		if (steer_probe(mt, &w[j * nw], hv[j] & mt->smask, &s->hit, nw)) {
 			s->res = STEER_HIT;
 			s->hit_mt = mi;
+			hits++;
 		}
 	}
+	return hits;
 }
 
 /*
- * Probe matcher mi for frames idx[0..k) (hashes and masked words from
- * tally_model_cls_hash); the common key sizes get an unrolled compare. With
- * a presence filter, only the frames whose bit is set are probed (their
- * slots prefetched first); the others miss here.
+ * Probe matcher mi for the frames idx[live[0..nl)] (hashes and masked words
+ * from tally_model_cls_hash, which left out the frames the presence filter
+ * rules out); the common key sizes get an unrolled compare. Returns the
+ * number of hits.
  */
-static void
-steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, uint32_t k,
-		const uint32_t *hv, const uint32_t *w, struct steer_st *st, uint32_t mi)
+static uint32_t
+steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *live,
+		uint32_t nl, const uint32_t *hv, const uint32_t *w, struct steer_st *st,
+		uint32_t mi)
 {
-	uint8_t live[TALLY_CLS_BURST], *sel = NULL;
-	uint32_t j, b;
-
-	if (mt->filter != NULL) {
-		uint32_t n = 0;
-
-		for (j = 0; j < k; j++) {
-			b = tally_steer_filter_bit(hv[j], mt->log2);
-			if (!(__atomic_load_n(&mt->filter[b >> 3], __ATOMIC_RELAXED) &
-			      (1u << (b & 7))))
-				continue;
-			__builtin_prefetch(mt->ent + (size_t)(hv[j] & mt->smask) * mt->stride);
-			live[n++] = (uint8_t)j;
-		}
-		sel = live;
-		k = n;
-	}
 	switch (mt->nw) {
-	case 1: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 1); break;
-	case 2: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 2); break;
-	case 3: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 3); break;
-	case 4: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 4); break;
-	case 5: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 5); break;
-	case 6: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, 6); break;
-	default: steer_probe_n(mt, idx, sel, k, hv, w, st, mi, mt->nw); break;
+	case 1: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 1);
+	case 2: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 2);
+	case 3: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 3);
+	case 4: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 4);
+	case 5: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 5);
+	case 6: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 6);
+	default: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, mt->nw);
 	}
 }
 
@@ -175,8 +161,9 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 	const uint8_t *pkey[TALLY_CLS_BURST], *skey[TALLY_CLS_BURST], **keys;
 	uint16_t pidx[TALLY_CLS_BURST], sidx[TALLY_CLS_BURST], *idx;
 	uint32_t slot[TALLY_CLS_BURST];
+	uint8_t live[TALLY_CLS_BURST];
 	uint32_t *w = c->w;	/* masked key words, mt->nw per frame */
-	uint32_t i, j, k, np = 0, maxnext = 0;
+	uint32_t i, j, k, nl, done, np = 0, maxnext = 0;
 
 	/* pending frames, in burst order */
 	for (j = 0; j < ns; j++) {
@@ -202,6 +189,7 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 			if (k == 0)
 				continue;
 		}
+		done = 0;
 		if (tally_model_cls_matcher(m, mt) != 0) {
 			/* one fault per frame that reached the matcher, as
 			 * when each walks alone (nothing bad is cached) */
@@ -214,17 +202,20 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 			keys += j;
 			idx += j;
 			k -= j;
+			done = j;
 		}
 		if (k > 0) {
-			tally_model_cls_hash(c, mt, keys, k, slot, w);
-			steer_probe_all(mt, idx, k, slot, w, st, i);
+			nl = tally_model_cls_hash(c, mt, keys, k, slot, w, live);
+			done += steer_probe_all(mt, idx, live, nl, slot, w, st, i);
 		}
-		/* drop resolved frames from the pending list */
+		if (done == 0)
+			continue;	/* every frame still pending */
+		/* drop resolved frames from the pending list (no branch: in a
+		 * matcher that hits often, which frames did is random) */
 		for (j = 0, k = 0; j < np; j++) {
-			if (st[pidx[j]].res != STEER_PEND)
-				continue;
 			pidx[k] = pidx[j];
-			pkey[k++] = pkey[j];
+			pkey[k] = pkey[j];
+			k += st[pidx[j]].res == STEER_PEND;
 		}
 		np = k;
 	}
