@@ -218,7 +218,7 @@ int tally_steer_table_create(struct tally_steer_ctx *ctx, uint32_t id,
 			     struct tally_steer_table **out);
 int tally_steer_table_create_locked(struct tally_steer_ctx *ctx, uint32_t id,
 				    struct tally_steer_table **out);
-/* -EBUSY while it has matchers or rules jump to it. */
+/* -EBUSY while it has matchers (parked ones too) or rules jump to it. */
 int tally_steer_table_destroy(struct tally_steer_table *tbl);
 /* NULL if absent. Takes no lock. */
 struct tally_steer_table *tally_steer_table_get(struct tally_steer_ctx *ctx,
@@ -236,6 +236,19 @@ int tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t pr
 /* -EBUSY while it holds rules. */
 int tally_steer_matcher_destroy(struct tally_steer_matcher *m);
 int tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m);
+/*
+ * Parking: an empty matcher leaves its table's list (the device stops
+ * walking it) and keeps its arrays, so that the next rule of its shape does
+ * not allocate them again, nor the last rule's delete free them (freeing
+ * clears the memory: a large array costs milliseconds). Unpark puts it back
+ * where it was among the table's matchers (priority, then creation order).
+ * A parked matcher takes no rule (-EINVAL) until unparked; destroy frees it.
+ * park: -EBUSY while it holds rules; unpark: -ENOSPC when the table's list
+ * is full, -ENOMEM when the new list cannot be allocated (nothing changed).
+ */
+int tally_steer_matcher_park_locked(struct tally_steer_matcher *m);
+int tally_steer_matcher_unpark_locked(struct tally_steer_matcher *m);
+bool tally_steer_matcher_parked(const struct tally_steer_matcher *m);
 /* Size the hash array for nb_rules now, so inserting up to that many never
  * grows it, and never shrink it below that. Finishes a running migration. -ENOSPC beyond the
  * largest array, -ENOMEM. */

@@ -81,6 +81,11 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	uint32_t i, done = 0, nbq = ctx->cfg.nb_queues;
 
+	if (m->parked) {
+		for (i = 0; i < n; i++)
+			ops[i].rc = -EINVAL;
+		return 0;
+	}
 	/* the duplicate check below looks at the hash array only */
 	steer_stage_drain(m, 0);
 	if ((m->stage != NULL && m->stage->used != 0) || !steer_room(m, n) ||

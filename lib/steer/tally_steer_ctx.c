@@ -67,6 +67,14 @@ steer_ctx_free(struct tally_steer_ctx *ctx)
 				steer_rules_free_all(t->m[j]);
 				steer_matcher_free(t->m[j]);
 			}
+			while (t->parked != NULL) {	/* no rules, out of the list */
+				struct tally_steer_matcher *pm = t->parked;
+
+				t->parked = pm->park_next;
+				if (pm->stage != NULL)
+					steer_matcher_free(pm->stage);
+				steer_matcher_free(pm);
+			}
 			steer_dmem_free(ctx, &t->mlist);
 			tally_free(t->out);
 			tally_free(t);

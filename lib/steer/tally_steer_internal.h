@@ -111,6 +111,8 @@ struct tally_steer_matcher {
 	struct tally_steer_matcher *twin;
 	uint32_t sq_head, sq_len;	/* staged handles, oldest first */
 	uint32_t sq[STEER_STAGE_QUEUE];
+	bool parked;			/* out of the table's list (park) */
+	struct tally_steer_matcher *park_next;	/* the table's parked ones */
 };
 
 struct tally_steer_table {
@@ -118,6 +120,7 @@ struct tally_steer_table {
 	uint32_t id;
 	uint32_t nm;
 	struct tally_steer_matcher *m[TALLY_STEER_MAX_MATCHERS];	/* list order */
+	struct tally_steer_matcher *parked;	/* parked matchers, park_next */
 	struct steer_dmem mlist;	/* published list, va NULL if none */
 	struct steer_edge *out;		/* jump edges to other tables */
 	uint32_t nout, out_cap;

@@ -122,6 +122,19 @@ tally_steer_matcher_create(struct tally_steer_table *tbl, uint32_t priority,
 	return rc;
 }
 
+/* Take parked m off its table's parked list. */
+static void
+steer_park_unlink(struct tally_steer_matcher *m)
+{
+	struct tally_steer_matcher **pp = &m->tbl->parked;
+
+	while (*pp != m)
+		pp = &(*pp)->park_next;
+	*pp = m->park_next;
+	m->park_next = NULL;
+	m->parked = false;
+}
+
 int
 tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 {
@@ -133,14 +146,18 @@ tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 
 	if (m->used != 0 || (m->stage != NULL && m->stage->used != 0))
 		return -EBUSY;
-	for (i = 0; i < tbl->nm; i++)
-		if (tbl->m[i] != m && tbl->m[i] != m->stage)
-			list[n++] = tbl->m[i];
-	rc = steer_table_publish(tbl, list, n);
-	if (rc != 0)
-		return rc;
-	memcpy(tbl->m, list, n * sizeof(list[0]));
-	tbl->nm = n;
+	if (m->parked) {
+		steer_park_unlink(m);
+	} else {
+		for (i = 0; i < tbl->nm; i++)
+			if (tbl->m[i] != m && tbl->m[i] != m->stage)
+				list[n++] = tbl->m[i];
+		rc = steer_table_publish(tbl, list, n);
+		if (rc != 0)
+			return rc;
+		memcpy(tbl->m, list, n * sizeof(list[0]));
+		tbl->nm = n;
+	}
 	/* the device may still walk it until the fence requested above */
 	if (m->stage != NULL) {
 		steer_dmem_defer(ctx, &m->stage->htab);
@@ -152,6 +169,79 @@ tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 	steer_matcher_free(m);
 	steer_reclaim_locked(ctx);
 	return 0;
+}
+
+int
+tally_steer_matcher_park_locked(struct tally_steer_matcher *m)
+{
+	struct tally_steer_table *tbl = m->tbl;
+	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
+	uint32_t i, n = 0;
+	int rc;
+
+	if (m->twin != NULL)
+		return -EINVAL;		/* a stage goes with its matcher */
+	if (m->parked)
+		return 0;
+	if (m->used != 0 || (m->stage != NULL && m->stage->used != 0))
+		return -EBUSY;
+	for (i = 0; i < tbl->nm; i++)
+		if (tbl->m[i] != m && tbl->m[i] != m->stage)
+			list[n++] = tbl->m[i];
+	rc = steer_table_publish(tbl, list, n);
+	if (rc != 0)
+		return rc;
+	memcpy(tbl->m, list, n * sizeof(list[0]));
+	tbl->nm = n;
+	m->parked = true;
+	m->park_next = tbl->parked;
+	tbl->parked = m;
+	steer_reclaim_locked(tbl->ctx);
+	return 0;
+}
+
+
+int
+tally_steer_matcher_unpark_locked(struct tally_steer_matcher *m)
+{
+	struct tally_steer_table *tbl = m->tbl;
+	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
+	uint32_t i, pos, n, add = m->stage != NULL ? 2 : 1;
+	int rc;
+
+	if (!m->parked)
+		return 0;
+	if (tbl->nm + add > TALLY_STEER_MAX_MATCHERS)
+		return -ENOSPC;
+	/* its place at create: after the matchers of lower priority and those
+	 * of its own created before it (a stage sits right before its twin) */
+	for (pos = 0; pos < tbl->nm; pos++) {
+		const struct tally_steer_matcher *o = tbl->m[pos];
+
+		if (o->priority > m->priority ||
+		    (o->priority == m->priority && o->seq > m->seq))
+			break;
+	}
+	memcpy(list, tbl->m, pos * sizeof(list[0]));
+	n = pos;
+	if (m->stage != NULL)
+		list[n++] = m->stage;
+	list[n++] = m;
+	for (i = pos; i < tbl->nm; i++)
+		list[n++] = tbl->m[i];
+	rc = steer_table_publish(tbl, list, n);
+	if (rc != 0)
+		return rc;
+	memcpy(tbl->m, list, n * sizeof(list[0]));
+	tbl->nm = n;
+	steer_park_unlink(m);
+	return 0;
+}
+
+bool
+tally_steer_matcher_parked(const struct tally_steer_matcher *m)
+{
+	return m->parked;
 }
 
 int

@@ -97,7 +97,8 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	bool fresh;
 	int rc;
 
-	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL)
+	if (m == NULL || k == NULL || act == NULL || r == NULL || r->m != NULL ||
+	    m->parked)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
 	/* a staged rule of the same key (the stage is small and cached) */

@@ -45,7 +45,7 @@ tally_steer_table_destroy(struct tally_steer_table *t)
 	struct tally_steer_ctx *ctx = t->ctx;
 
 	tally_lock(ctx->lock);
-	if (t->nm != 0 || t->in_refs != 0) {
+	if (t->nm != 0 || t->parked != NULL || t->in_refs != 0) {
 		tally_unlock(ctx->lock);
 		return -EBUSY;
 	}

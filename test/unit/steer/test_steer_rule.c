@@ -891,7 +891,90 @@ test_staged_batch(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * Parking: refused while the matcher holds rules (staged ones too); a parked
+ * matcher and its stage leave the device's list, take no rule (single or
+ * batch), keep the table busy, and come back where they were (priority,
+ * then creation order) with the rules deleted before still gone; the
+ * context frees one left parked.
+ */
+static int
+test_park(void)
+{
+	static struct tally_steer_bop op;
+	struct steer_env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m, *a0, *b1, *c2;
+	struct tally_steer_rule *r[3], *x;
+	struct tally_match_key k, mk;
+	struct tally_steer_action a = act_queue(2);
+	struct tally_steer_act_enc enc;
+	uint32_t i;
+
+	if (staged_env(&e, &t, &m) != TEST_SUCCESS)	/* m: priority 0 */
+		return TEST_FAILED;
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 1, &mk, &b1), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &a0), 0, "after m");
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 2, &mk, &c2), 0, "");
+	for (i = 0; i < 3; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+	}
+	TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 5, "stage, m, a0, b1, c2");
+	TEST_ASSERT_EQ(tally_steer_matcher_park_locked(m), -EBUSY, "staged rules");
+	TEST_ASSERT_EQ(tally_steer_matcher_park_locked(a0), 0, "an empty one");
+	TEST_ASSERT_EQ(tally_steer_matcher_unpark_locked(a0), 0, "");
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+	TEST_ASSERT_EQ(tally_steer_matcher_park_locked(m), 0, "");
+	TEST_ASSERT(tally_steer_matcher_parked(m), "");
+	TEST_ASSERT_EQ(tally_steer_matcher_park_locked(m), 0, "twice");
+	TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 3, "m and its stage left the list");
+	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 0)->priority, 0, "a0 first");
+	key_n(&k, 7);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EINVAL, "parked");
+	TEST_ASSERT_EQ(tally_steer_action_encode(&a, &enc), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &op.r), 0, "");
+	tally_steer_rule_key(m, &k, &op.key);
+	op.queue = 3;
+	TEST_ASSERT_EQ(tally_steer_rule_insert_batch_locked(m, &enc, &op, 1), 0, "parked");
+	TEST_ASSERT_EQ(op.rc, -EINVAL, "");
+	tally_steer_rule_unreserve_locked(e.ctx, op.r);
+	TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_unpark_locked(m), 0, "");
+	TEST_ASSERT(!tally_steer_matcher_parked(m), "");
+	TEST_ASSERT_EQ(tally_steer_matcher_unpark_locked(m), 0, "twice");
+	TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 5, "back");
+	/* the stage right before m, m before a0 (same priority, created first) */
+	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 0)->id, dev_desc_at(&e, 0, 1)->id, "stage, twin");
+	TEST_ASSERT(dev_desc_at(&e, 0, 1)->id < dev_desc_at(&e, 0, 2)->id, "m before a0");
+	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 2)->priority, 0, "");
+	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 3)->priority, 1, "");
+	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 4)->priority, 2, "");
+	for (i = 0; i < 3; i++) {
+		key_n(&k, i);
+		TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "%u stays deleted", i);
+	}
+	key_n(&k, 7);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), 0, "");
+	TEST_ASSERT(dev_find_any(&e, 0, &k) != NULL, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_rule_delete(x), 0, "");
+	/* parked, the table stays busy; the context frees a parked matcher */
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(a0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(b1), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(c2), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_drain_locked(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_park_locked(m), 0, "");
+	TEST_ASSERT_EQ(dev_nmatchers(&e, 0), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), -EBUSY, "a parked matcher");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
+	TEST_CASE(test_park),
 	TEST_CASE(test_root_programmed),
 	TEST_CASE(test_insert_delete_duplicate),
 	TEST_CASE(test_bad_actions),
