@@ -74,9 +74,9 @@ window_used(uint16_t port)
 	return used;
 }
 
-/* eth / ipv4 src 10.0.0.<src> -> count, queue 1 */
+/* eth / ipv4 src 10.0.0.<src>/<plen> -> count, queue 1 */
 static struct rte_flow *
-src_rule(const struct fport *fp, uint32_t src, struct rte_flow_error *e)
+src_rule_plen(const struct fport *fp, uint32_t src, uint32_t plen, struct rte_flow_error *e)
 {
 	static const struct rte_flow_attr attr = { .ingress = 1 };
 	struct rte_flow_item_ipv4 spec = { 0 }, mask = { 0 };
@@ -94,8 +94,34 @@ src_rule(const struct fport *fp, uint32_t src, struct rte_flow_error *e)
 	};
 
 	spec.hdr.src_addr = rte_cpu_to_be_32(0x0a000000 | src);
-	mask.hdr.src_addr = RTE_BE32(0xffffffff);
+	mask.hdr.src_addr = rte_cpu_to_be_32(~0u << (32 - plen));
+	spec.hdr.src_addr &= mask.hdr.src_addr;
 	return rte_flow_create((uint16_t)fp->port, &attr, it, act, e);
+}
+
+/* eth / ipv4 src 10.0.0.<src> -> count, queue 1 */
+static struct rte_flow *
+src_rule(const struct fport *fp, uint32_t src, struct rte_flow_error *e)
+{
+	return src_rule_plen(fp, src, 32, e);
+}
+
+/* Matchers in use and idle ones, from the port's rte_flow_dev_dump. */
+static int
+matchers(const struct fport *fp, uint64_t *in_use, uint64_t *idle)
+{
+	if (dump_count((uint16_t)fp->port, "matchers ", in_use) != 0)
+		return -1;
+	return dump_count((uint16_t)fp->port, "idle matchers ", idle);
+}
+
+/* Whether the port has a pre-sized matcher (the dump's count, 0 or 1). */
+static bool
+presized(const struct fport *fp)
+{
+	uint64_t n = 0;
+
+	return dump_count((uint16_t)fp->port, "pre-sized matchers ", &n) == 0 && n == 1;
 }
 
 static int
@@ -293,7 +319,108 @@ test_window_bad_devarg(void)
 	return TEST_SUCCESS;
 }
 
+/* Frames of source src, 3 of them: how many came back on queue q. */
+static int
+on_queue(struct fport *fp, uint32_t src, uint32_t q)
+{
+	struct rx_set rs;
+	int n;
+
+	rs_init(&rs);
+	n = xfer(fp, src, 64, 3, &rs) == 3 ? (int)rs.per_q[q] : -1;
+	rs_free(&rs);
+	return n;
+}
+
+/*
+ * The pre-sized matcher is parked when its last rule goes: out of the
+ * device's list (frames of the destroyed rule miss), its array kept (the
+ * window's bytes stay in use) and taken back by the next rule of its shape;
+ * a rule of a new shape releases it and gets the pre-sized array itself;
+ * flush releases the parked one. Any other matcher goes with its last rule.
+ */
+static int
+test_presized_parked(void)
+{
+	struct rte_flow *f, *g, *h;
+	struct rte_flow_error e;
+	uint64_t in_use, idle, n;
+	long long used;
+	struct fport fp;
+	bool again;
+
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
+	f = src_rule(&fp, 100, &e);
+	TEST_ASSERT(f != NULL, "rule: %s", e.message ? e.message : "");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 1 && idle == 0, "matchers %" PRIu64 " idle %" PRIu64, in_use, idle);
+	TEST_ASSERT_EQ(on_queue(&fp, 100, 1), 3, "frames of the rule");
+	if (!presized(&fp)) {
+		/* the heap too small for a pre-sized array (tally-nic's
+		 * memory): the matcher goes with its last rule */
+		TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), 0, "destroy");
+		TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+		TEST_ASSERT(in_use == 0 && idle == 0, "matchers %" PRIu64 " idle %" PRIu64,
+			    in_use, idle);
+		fp_close(&fp);
+		return TEST_SUCCESS;
+	}
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), 0, "destroy");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 0 && idle == 1, "parked: matchers %" PRIu64 " idle %" PRIu64,
+		    in_use, idle);
+	used = window_used((uint16_t)fp.port);
+	if (used >= 0)	/* with a window: the array stays */
+		TEST_ASSERT(used >= (40ll << 20), "window in use %lld bytes", used);
+	TEST_ASSERT_EQ(on_queue(&fp, 100, 0), 3, "the parked matcher is not walked");
+
+	/* the same shape: back in the list, the old rule still gone */
+	f = src_rule(&fp, 101, &e);
+	TEST_ASSERT(f != NULL, "rule: %s", e.message ? e.message : "");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 1 && idle == 0, "unparked: matchers %" PRIu64 " idle %" PRIu64,
+		    in_use, idle);
+	TEST_ASSERT_EQ(on_queue(&fp, 101, 1), 3, "frames of the new rule");
+	TEST_ASSERT_EQ(on_queue(&fp, 100, 0), 3, "frames of the destroyed rule");
+	TEST_ASSERT_EQ(hits(&fp, f, &n), 0, "query");
+	TEST_ASSERT_EQ(n, 3, "hits");
+	/* a second shape while the first is in use: not pre-sized, so it
+	 * goes with its rule */
+	g = src_rule_plen(&fp, 0, 24, &e);
+	TEST_ASSERT(g != NULL, "rule: %s", e.message ? e.message : "");
+	TEST_ASSERT_EQ(on_queue(&fp, 100, 1), 3, "frames of the /24 rule");
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, g, &e), 0, "destroy");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 1 && idle == 0, "matchers %" PRIu64 " idle %" PRIu64, in_use, idle);
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), 0, "destroy");
+
+	/* a new shape with the first parked: it goes, and the new one is
+	 * the pre-sized one (where the heap has room for a second array:
+	 * with huge pages EAL may have given the first one's pages back) and
+	 * is parked in turn */
+	h = src_rule_plen(&fp, 0, 24, &e);
+	TEST_ASSERT(h != NULL, "rule: %s", e.message ? e.message : "");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 1 && idle == 0, "new shape: matchers %" PRIu64 " idle %" PRIu64,
+		    in_use, idle);
+	TEST_ASSERT(presized(&fp) || nic_mode(), "the new shape is not pre-sized");
+	TEST_ASSERT_EQ(on_queue(&fp, 101, 1), 3, "frames of the /24 rule");
+	again = presized(&fp);
+	TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, h, &e), 0, "destroy");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 0 && idle == (again ? 1 : 0),
+		    "after the last rule: matchers %" PRIu64 " idle %" PRIu64, in_use, idle);
+	TEST_ASSERT_EQ(on_queue(&fp, 101, 0), 3, "no rule left");
+	TEST_ASSERT_EQ(rte_flow_flush((uint16_t)fp.port, &e), 0, "flush");
+	TEST_ASSERT_EQ(matchers(&fp, &in_use, &idle), 0, "dump");
+	TEST_ASSERT(in_use == 0 && idle == 0, "flushed: matchers %" PRIu64 " idle %" PRIu64,
+		    in_use, idle);
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
+	TEST_CASE(test_presized_parked),
 	TEST_CASE(test_window_default),
 	TEST_CASE(test_window_freed_released),
 	TEST_CASE(test_window_populated_at_probe),

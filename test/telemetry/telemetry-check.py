@@ -17,7 +17,7 @@ TOP3 = {'port': 0, 'rules': 3, 'index': [2, 0, 1], 'group': [0, 0, 0],
 EXPECT = {
     '/tally/ports': [0],
     '/tally/flows,0': {'port': 0, 'flows': 4, 'indirect_counters': 1,
-                       'matchers': 3, 'isolated': 0},
+                       'matchers': 3, 'idle_matchers': 0, 'isolated': 0},
     '/tally/counters,0': {'port': 0, 'size': 4194304, 'in_use': 3,
                           'free': 4194301, 'pending_reuse': 0},
     '/tally/faults,0': {'port': 0, 'total': 0, 'dma': 0, 'descriptor': 0,
@@ -32,7 +32,7 @@ EXPECT = {
 }
 DUMP = ['tally port 0 (net_tally0): spec 2.3 via model',
         '  rx_packets       64', '  rx_bytes         28256',
-        '  flows 4 indirect counters 1 matchers 3',
+        '  flows 4 indirect counters 1 matchers 3 (idle 0)',
         '  counter pool 4194304: in use 3 free 4194301 pending reuse 0']
 
 

@@ -167,7 +167,8 @@ int tally_flow_walk(struct tally_adapter *ad, tally_flow_walk_cb cb, void *arg);
 struct tally_flow_sum {
 	uint32_t flows;
 	uint32_t indirect_counters;
-	uint32_t matchers;
+	uint32_t matchers;		/* in use */
+	uint32_t idle_matchers;		/* parked: empty, kept for reuse */
 	bool isolated;
 };
 void tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum);

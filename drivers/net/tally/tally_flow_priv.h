@@ -287,6 +287,26 @@ tally_flow_matcher_last(struct tally_flow_ctx *fc, const struct rte_flow_attr *a
 /* Does a hash array sized for the counter bank, for keys of nwords words,
  * fit in the memory EAL can give (the first matcher is pre-sized)? */
 bool tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords);
+/* tally_flow_matcher.c (lock held). The matcher of a shape, with a reference
+ * taken: found, taken back from parking or made; NULL with *ret and the
+ * error set. */
+struct tally_flow_matcher *
+tally_flow_matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
+		       const struct tally_match_key *mask, struct rte_flow_error *error,
+		       int *ret);
+/* Its last reference went: parked (the pre-sized one) or freed. */
+void tally_flow_matcher_gone(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm);
+static inline void
+tally_flow_matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
+{
+	if (--fm->refs == 0)
+		tally_flow_matcher_gone(fc, fm);
+}
+/* The parked matcher, if any, is freed (flush). */
+void tally_flow_matcher_idle_drop(struct tally_flow_ctx *fc);
+/* rte_flow error of a lib/steer error ret (negative errno): returns -ret. */
+int tally_flow_steer_error(int ret, struct rte_flow_error *error, const void *cause,
+			   enum rte_flow_error_type type);
 /* What the port allows actions to name. */
 void tally_flow_limits_of(struct rte_eth_dev *dev, struct tally_flow_limits *lim);
 /* Actions of a rule with attr, checked (lock held). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rule core of a port's rte_flow engine: matchers, RSS sets, counters,
- * the check/insert/commit/destroy of one rule, indirect COUNT handles,
- * queries, walks and the dump, on lib/steer. The create paths above it
+ * The rule core of a port's rte_flow engine: RSS sets, counters, the
+ * check/insert/commit/destroy of one rule (on the matchers of
+ * tally_flow_matcher.c), indirect COUNT handles, queries, walks and the
+ * dump, on lib/steer. The create paths above it
  * (tally_flow_prog.c, the template and flow-queue files) bring a parsed
  * pattern or a built key; tally_flow_ops.c is the rte_flow_ops table.
  *
@@ -28,33 +29,12 @@
 #include <rte_flow_driver.h>
 #include <rte_malloc.h>
 
-#include "tally_dma.h"
 #include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
 #include "tally_logs.h"
 
 /* ---- lifecycle ----------------------------------------------------------- */
-
-/* Does a hash array sized for the counter bank, for keys of nwords words,
- * fit in a quarter of the DPDK memory free (matcher_presize())? Free is
- * what the heap has free plus, for the port's first pre-sized array, what
- * EAL can still add to it with huge pages: the heap grows on demand, so at
- * probe it holds little. Later ones take the heap as it is: EAL gives the
- * pages of a freed array back, and a port whose matchers come and go one
- * rule at a time must not make EAL fetch and clear that much every time. */
-bool
-tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
-{
-	struct rte_malloc_socket_stats st;
-	uint64_t need = (uint64_t)fc->cnt->num * 2 * (TALLY_STEER_ENTRY_SIZE(nwords) + 4);
-	int socket = fc->dev->data->numa_node;
-
-	socket = socket < 0 ? 0 : socket;
-	return rte_malloc_get_socket_stats(socket, &st) == 0 &&
-	       need <= (st.heap_freesz_bytes +
-			(fc->presized_once ? 0 : tally_dma_growable(socket))) / 4;
-}
 
 /*
  * Flows by slab position: the flow of handle i with its matcher, NULL if
@@ -139,8 +119,12 @@ tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum)
 	sum->flows = fc->nb_flows;
 	TAILQ_FOREACH(h, &fc->handles, next)
 		sum->indirect_counters++;
-	TAILQ_FOREACH(fm, &fc->matchers, next)
-		sum->matchers++;
+	TAILQ_FOREACH(fm, &fc->matchers, next) {
+		if (fm->refs > 0)
+			sum->matchers++;
+		else
+			sum->idle_matchers++;
+	}
 	sum->isolated = fc->isolated;
 	tally_unlock(&fc->lock);
 }
@@ -151,131 +135,7 @@ tally_flow_steer(struct tally_adapter *ad)
 	return ad->flow != NULL ? ad->flow->steer : NULL;
 }
 
-/* ---- shared resources: matchers, RSS sets, handles ------------------------- */
-
-static int
-steer_error(int ret, struct rte_flow_error *error, const void *cause,
-	    enum rte_flow_error_type type)
-{
-	const char *msg;
-
-	switch (ret) {
-	case -EEXIST:
-		msg = "a rule with the same match exists in this group and priority";
-		break;
-	case -ELOOP:
-		msg = "jump would create a loop between groups";
-		type = RTE_FLOW_ERROR_TYPE_ACTION;
-		break;
-	case -ENOSPC:
-		msg = "steering resources exhausted (rules, matchers or RSS sets)";
-		break;
-	case -EAGAIN:
-		msg = "counters are all waiting for reuse; retry";
-		break;
-	case -ENOMEM:
-		msg = "out of memory for steering tables";
-		break;
-	default:
-		msg = "steering engine refused the rule";
-		break;
-	}
-	return rte_flow_error_set(error, -ret, type, cause, msg);
-}
-
-/*
- * The port's first matcher of the synchronous API is sized for as many rules
- * as the counter bank has counters (a port that counts its rules cannot hold
- * more), so that filling it never migrates its hash array; later matchers
- * start small and grow. Only when the array fits in a quarter of the free
- * DPDK heap: a small heap keeps the growing matcher instead. When the
- * pre-sized matcher goes (its last rule destroyed), the next new matcher is
- * the first again.
- */
-static void
-matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
-{
-	if (fc->presize_tried)
-		return;
-	fc->presize_tried = true;
-	if (!tally_flow_presize_fits(fc, tally_steer_matcher_nwords(m)))
-		return;
-	if (tally_steer_matcher_reserve_locked(m, fc->cnt->num) != 0) {
-		TALLY_FLOW_LOG(DEBUG, "no pre-sized array for %u rules", fc->cnt->num);
-	} else {
-		fc->presized = tally_steer_matcher_udata(m);
-		fc->presized_once = true;
-	}
-}
-
-static struct tally_flow_matcher *
-matcher_get(struct tally_flow_ctx *fc, uint32_t group, uint32_t priority,
-	    const struct tally_match_key *mask, struct rte_flow_error *error,
-	    int *ret)
-{
-	struct tally_flow_matcher *fm = fc->last;
-	struct tally_steer_table *tbl;
-
-	if (fm == NULL || fm->group != group || fm->priority != priority ||
-	    memcmp(&fm->mask, mask, sizeof(*mask)) != 0) {
-		TAILQ_FOREACH(fm, &fc->matchers, next)
-			if (fm->group == group && fm->priority == priority &&
-			    memcmp(&fm->mask, mask, sizeof(*mask)) == 0)
-				break;
-	}
-	if (fm != NULL) {
-		fm->refs++;
-		fc->last = fm;
-		return fm;
-	}
-	tbl = tally_steer_table_get(fc->steer, group);
-	if (tbl == NULL) {
-		*ret = tally_steer_table_create_locked(fc->steer, group, &tbl);
-		if (*ret)
-			goto fail;
-	}
-	fm = rte_zmalloc("tally_matcher", sizeof(*fm), 0);
-	if (fm == NULL) {
-		*ret = -ENOMEM;
-		goto fail;
-	}
-	*ret = tally_steer_matcher_create_locked(tbl, priority, mask, &fm->m);
-	if (*ret) {
-		rte_free(fm);
-		goto fail;
-	}
-	tally_steer_matcher_set_udata(fm->m, fm);
-	matcher_presize(fc, fm->m);
-	fm->group = group;
-	fm->priority = priority;
-	fm->mask = *mask;
-	fm->refs = 1;
-	TAILQ_INSERT_TAIL(&fc->matchers, fm, next);
-	fc->last = fm;
-	return fm;
-fail:
-	*ret = steer_error(*ret, error, NULL, RTE_FLOW_ERROR_TYPE_ITEM);
-	return NULL;
-}
-
-static void
-matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
-{
-	if (--fm->refs > 0)
-		return;
-	if (fc->last == fm)
-		fc->last = NULL;
-	if (fc->shape.fm == fm)
-		fc->shape.fm = NULL;	/* its builder is not used again */
-	if (fc->presized == fm) {
-		fc->presized = NULL;
-		fc->presize_tried = false;
-	}
-	TAILQ_REMOVE(&fc->matchers, fm, next);
-	if (tally_steer_matcher_destroy_locked(fm->m) != 0)
-		TALLY_FLOW_LOG(ERR, "matcher of group %u still busy", fm->group);
-	rte_free(fm);
-}
+/* ---- shared resources: RSS sets, handles ---------------------------------- */
 
 static struct tally_flow_rss *
 rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
@@ -299,7 +159,7 @@ rss_get(struct tally_flow_ctx *fc, const struct tally_flow_acts *a,
 				      a->rss_nq, &r->id);
 	if (*ret) {
 		rte_free(r);
-		*ret = steer_error(*ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
+		*ret = tally_flow_steer_error(*ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
 		return NULL;
 	}
 	r->hf = a->rss_hf;
@@ -437,7 +297,7 @@ flow_release(struct tally_flow_ctx *fc, struct rte_flow *flow,
 		tally_steer_rule_unreserve_locked(fc->steer, r);
 	}
 	if (fm != NULL)
-		matcher_put(fc, fm);
+		tally_flow_matcher_put(fc, fm);
 	if (rss != NULL)
 		rss_put(fc, rss);
 }
@@ -513,7 +373,7 @@ tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 
 		ret = tally_steer_table_create_locked(fc->steer, a->act.arg, &t);
 		if (ret) {
-			steer_error(ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
+			tally_flow_steer_error(ret, error, a->fate, RTE_FLOW_ERROR_TYPE_ACTION);
 			goto fail;
 		}
 	}
@@ -522,7 +382,7 @@ tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		fm->refs++;
 		fc->last = fm;
 	} else {
-		fm = matcher_get(fc, attr->group, attr->priority, &m->mask, error, &ret);
+		fm = tally_flow_matcher_get(fc, attr->group, attr->priority, &m->mask, error, &ret);
 		if (fm == NULL)
 			goto fail;
 		/* the key is hashed once, and the slot's cache miss overlaps
@@ -547,7 +407,7 @@ tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		tally_cnt_free_locked(fc->cnt, flow->counter);
 	if (ret) {
 		/* a loop is the jump's fault; a duplicate, the pattern's */
-		steer_error(ret, error, ret == -ELOOP ? (const void *)a->fate :
+		tally_flow_steer_error(ret, error, ret == -ELOOP ? (const void *)a->fate :
 			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
 	}
@@ -660,6 +520,7 @@ tally_flow_flush_locked(struct tally_flow_ctx *fc)
 		fc->nb_flows--;
 		flow_release(fc, flow, NULL, FLOW_AHEAD);
 	}
+	tally_flow_matcher_idle_drop(fc);
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	return 0;
 }
@@ -788,7 +649,7 @@ tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct tally_steer_mem_stats ms;
 	struct rte_flow_action_handle *h;
-	uint32_t in_use, free_now, pending, i;
+	uint32_t in_use, free_now, pending, i, nm[2] = { 0, 0 };
 	struct tally_flow_matcher *fm;
 	struct rte_flow *it;
 
@@ -809,15 +670,19 @@ tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	}
 	tally_steer_ctx_mem_locked(fc->steer, &ms);
 	tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
+	TAILQ_FOREACH(fm, &fc->matchers, next)
+		nm[fm->refs == 0]++;
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
-		" host bytes; counters %u in use, %u free, %u pending reuse;"
+		" host bytes; matchers %u, idle matchers %u, pre-sized matchers %u;"
+		" counters %u in use, %u free, %u pending reuse;"
 		" key builder %" PRIu64 " keys, action builder %" PRIu64 " actions;"
 		" engine lock taken %" PRIu64 " times, %" PRIu64 " after a wait\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
-		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, in_use, free_now,
-		pending, fc->shape.keys, fc->ashape.acts, tally_lock_taken(&fc->lock),
-		tally_lock_waited(&fc->lock));
+		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, nm[0], nm[1],
+		fc->presized != NULL ? 1u : 0u, in_use,
+		free_now, pending, fc->shape.keys, fc->ashape.acts,
+		tally_lock_taken(&fc->lock), tally_lock_waited(&fc->lock));
 	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
 		if (it != NULL)
 			dump_flow(fc, it, f);
@@ -847,28 +712,6 @@ void
 tally_flow_unlock(struct tally_adapter *ad)
 {
 	tally_unlock(&ad->flow->lock);
-}
-
-struct tally_flow_matcher *
-tally_flow_matcher_acquire(struct tally_adapter *ad, uint32_t group,
-			   uint32_t priority, const struct tally_match_key *mask,
-			   int *ret)
-{
-	struct tally_flow_matcher *fm;
-
-	*ret = 0;
-	fm = matcher_get(ad->flow, group, priority, mask, NULL, ret);
-	if (fm == NULL && *ret > 0)	/* steer_error() gives a positive errno */
-		*ret = -*ret;
-	if (fm == NULL && *ret == 0)
-		*ret = -ENOMEM;
-	return fm;
-}
-
-void
-tally_flow_matcher_release(struct tally_adapter *ad, struct tally_flow_matcher *fm)
-{
-	matcher_put(ad->flow, fm);
 }
 
 int

@@ -99,6 +99,7 @@ tally_tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	tally_tel_dict_u64(d, "flows", sum.flows);
 	tally_tel_dict_u64(d, "indirect_counters", sum.indirect_counters);
 	tally_tel_dict_u64(d, "matchers", sum.matchers);
+	tally_tel_dict_u64(d, "idle_matchers", sum.idle_matchers);
 	rte_tel_data_add_dict_int(d, "isolated", sum.isolated);
 	return 0;
 }
@@ -301,8 +302,9 @@ tally_dev_priv_dump(struct rte_eth_dev *dev, FILE *f)
 	tally_flow_summary(ad, &sum);
 	if (pool != NULL)
 		tally_cnt_pool_stats(pool, &in_use, &free_now, &pending);
-	fprintf(f, "  flows %u indirect counters %u matchers %u%s\n", sum.flows,
-		sum.indirect_counters, sum.matchers, sum.isolated ? " isolated" : "");
+	fprintf(f, "  flows %u indirect counters %u matchers %u (idle %u)%s\n", sum.flows,
+		sum.indirect_counters, sum.matchers, sum.idle_matchers,
+		sum.isolated ? " isolated" : "");
 	fprintf(f, "  counter pool %u: in use %u free %u pending reuse %u\n",
 		pool != NULL ? pool->num : 0, in_use, free_now, pending);
 	return 0;
