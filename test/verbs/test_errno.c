@@ -393,18 +393,23 @@ comp_cntr_set_inc_read(void)
  * library keeps a registry of live objects). Flows and counters are
  * destroyed through inline verbs that read the handle's context, so only
  * the foreign-handle case is meaningful for them. */
+_Static_assert(offsetof(struct mlx5dv_flow_match_parameters, match_buf) == sizeof(size_t),
+	       "match_buf right after match_sz");
+
 static int
 double_destroy_einval(void)
 {
 	struct ibv_comp_cntr_init_attr ia = { .type = IBV_COMP_CNTR_TYPE_WRS };
+	/* the layout of struct mlx5dv_flow_match_parameters with 64 bytes
+	 * of match_buf (a flexible array cannot be followed by a field) */
 	struct {
-		struct mlx5dv_flow_match_parameters p;
+		size_t match_sz;
 		uint8_t b[64];
-	} mask = { .p.match_sz = 64 };
+	} __attribute__((aligned(8))) mask = { .match_sz = 64 };
 	struct mlx5dv_flow_matcher_attr ma = {
 		.type = IBV_FLOW_ATTR_NORMAL,
 		.match_criteria_enable = 1,	/* outer headers */
-		.match_mask = &mask.p,
+		.match_mask = (struct mlx5dv_flow_match_parameters *)(void *)&mask,
 	};
 	struct ibv_flow fake_flow = { .context = tv_ctx };
 	struct ibv_counters fake_counters = { .context = tv_ctx };

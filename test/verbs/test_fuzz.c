@@ -8,6 +8,7 @@
  * Fixed seed plus one random seed, printed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "tv_test.h"
@@ -65,7 +66,6 @@ fz_attr(uint8_t *buf, size_t cap, struct ibv_counters *cnt)
 		unsigned int t = rnd() % (sizeof(spec_types) / sizeof(spec_types[0]));
 		uint16_t size = spec_sizes[t];
 		uint32_t type = spec_types[t];
-		struct ibv_flow_spec_counter_action *ca;
 
 		if (rnd() % 8 == 0)
 			size = (uint16_t)(rnd() % 120);	/* a wrong size */
@@ -77,10 +77,11 @@ fz_attr(uint8_t *buf, size_t cap, struct ibv_counters *cnt)
 			buf[off + k] = rnd() & 1 ? 0 : (uint8_t)rnd();
 		memcpy(buf + off, &type, sizeof(type));
 		memcpy(buf + off + 4, &size, sizeof(size));
-		ca = (struct ibv_flow_spec_counter_action *)(void *)(buf + off);
+		/* a spec after a wrong size may be misaligned: written bytewise */
 		if ((type & ~IBV_FLOW_SPEC_INNER) == IBV_FLOW_SPEC_ACTION_COUNT &&
-		    size >= sizeof(*ca))
-			memcpy(&ca->counters, &cnt, sizeof(cnt));
+		    size >= sizeof(struct ibv_flow_spec_counter_action))
+			memcpy(buf + off + offsetof(struct ibv_flow_spec_counter_action, counters),
+			       &cnt, sizeof(cnt));
 		if ((type & ~IBV_FLOW_SPEC_INNER) == IBV_FLOW_SPEC_ACTION_HANDLE &&
 		    size >= sizeof(struct ibv_flow_spec_action_handle))
 			memset(buf + off + 8, 0, 8);	/* no action object */
@@ -127,13 +128,18 @@ fz_verbs(uint32_t seed)
 	return TEST_SUCCESS;
 }
 
+_Static_assert(offsetof(struct mlx5dv_flow_match_parameters, match_buf) == sizeof(size_t),
+	       "match_buf right after match_sz");
+
 static int
 fz_mlx5dv(uint32_t seed)
 {
-	struct {
-		struct mlx5dv_flow_match_parameters p;
+	/* the layout of struct mlx5dv_flow_match_parameters with 704 bytes
+	 * of match_buf (a flexible array cannot be followed by a field) */
+	struct fz_match {
+		size_t match_sz;
 		uint8_t b[704];
-	} mask, value;
+	} __attribute__((aligned(8))) mask, value;
 	struct tv_qp q;
 	unsigned int i, k, made = 0;
 
@@ -144,7 +150,7 @@ fz_mlx5dv(uint32_t seed)
 		struct mlx5dv_flow_matcher_attr ma = {
 			.type = IBV_FLOW_ATTR_NORMAL,
 			.match_criteria_enable = (uint8_t)(rnd() % 4 ? 1 : rnd()),
-			.match_mask = &mask.p,
+			.match_mask = (struct mlx5dv_flow_match_parameters *)(void *)&mask,
 			.priority = (uint16_t)(rnd() % 4),
 		};
 		struct mlx5dv_flow_action_attr act = {
@@ -156,9 +162,9 @@ fz_mlx5dv(uint32_t seed)
 
 		memset(&mask, 0, sizeof(mask));
 		memset(&value, 0, sizeof(value));
-		mask.p.match_sz = rnd() % 8 ? 64 : rnd() % 720;
-		value.p.match_sz = rnd() % 8 ? mask.p.match_sz : rnd() % 720;
-		for (k = 0; k < 64 && k < mask.p.match_sz; k++)
+		mask.match_sz = rnd() % 8 ? 64 : rnd() % 720;
+		value.match_sz = rnd() % 8 ? mask.match_sz : rnd() % 720;
+		for (k = 0; k < 64 && k < mask.match_sz; k++)
 			mask.b[k] = rnd() % 4 ? 0 : 0xff;
 		if (rnd() % 8 == 0)
 			mask.b[rnd() % sizeof(mask.b)] = 1;
@@ -176,7 +182,8 @@ fz_mlx5dv(uint32_t seed)
 			continue;
 		}
 		errno = 0;
-		f = mlx5dv_create_flow(m, &value.p, 1, &act);
+		f = mlx5dv_create_flow(m, (struct mlx5dv_flow_match_parameters *)(void *)&value, 1,
+				       &act);
 		if (getenv("FZ_WHY") && f == NULL)
 			printf("WHY flow %d\n", errno);
 		if (f != NULL) {
