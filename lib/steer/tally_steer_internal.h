@@ -327,6 +327,8 @@ int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher 
 /* Publish t's list with m inserted at position pos (0..nm). */
 int steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m,
 		       uint32_t pos);
+/* Publish t's list without m and its stage; on failure nothing changed. */
+int steer_table_remove(struct tally_steer_table *t, const struct tally_steer_matcher *m);
 
 /* hash arrays (tally_steer_htab.c) */
 /* A hash array of 2^log2 entries (all EMPTY) for m, and its shadow. */

@@ -138,25 +138,17 @@ steer_park_unlink(struct tally_steer_matcher *m)
 int
 tally_steer_matcher_destroy_locked(struct tally_steer_matcher *m)
 {
-	struct tally_steer_table *tbl = m->tbl;
-	struct tally_steer_ctx *ctx = tbl->ctx;
-	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
-	uint32_t i, n = 0;
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	int rc;
 
-	if (m->used != 0 || (m->stage != NULL && m->stage->used != 0))
+	if (tally_steer_matcher_rules(m) != 0)
 		return -EBUSY;
 	if (m->parked) {
 		steer_park_unlink(m);
 	} else {
-		for (i = 0; i < tbl->nm; i++)
-			if (tbl->m[i] != m && tbl->m[i] != m->stage)
-				list[n++] = tbl->m[i];
-		rc = steer_table_publish(tbl, list, n);
+		rc = steer_table_remove(m->tbl, m);
 		if (rc != 0)
 			return rc;
-		memcpy(tbl->m, list, n * sizeof(list[0]));
-		tbl->nm = n;
 	}
 	/* the device may still walk it until the fence requested above */
 	if (m->stage != NULL) {
@@ -175,31 +167,23 @@ int
 tally_steer_matcher_park_locked(struct tally_steer_matcher *m)
 {
 	struct tally_steer_table *tbl = m->tbl;
-	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
-	uint32_t i, n = 0;
 	int rc;
 
 	if (m->twin != NULL)
 		return -EINVAL;		/* a stage goes with its matcher */
 	if (m->parked)
 		return 0;
-	if (m->used != 0 || (m->stage != NULL && m->stage->used != 0))
+	if (tally_steer_matcher_rules(m) != 0)
 		return -EBUSY;
-	for (i = 0; i < tbl->nm; i++)
-		if (tbl->m[i] != m && tbl->m[i] != m->stage)
-			list[n++] = tbl->m[i];
-	rc = steer_table_publish(tbl, list, n);
+	rc = steer_table_remove(tbl, m);
 	if (rc != 0)
 		return rc;
-	memcpy(tbl->m, list, n * sizeof(list[0]));
-	tbl->nm = n;
 	m->parked = true;
 	m->park_next = tbl->parked;
 	tbl->parked = m;
 	steer_reclaim_locked(tbl->ctx);
 	return 0;
 }
-
 
 int
 tally_steer_matcher_unpark_locked(struct tally_steer_matcher *m)

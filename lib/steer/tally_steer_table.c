@@ -119,3 +119,21 @@ steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m, u
 	t->nm++;
 	return 0;
 }
+
+int
+steer_table_remove(struct tally_steer_table *t, const struct tally_steer_matcher *m)
+{
+	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
+	uint32_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < t->nm; i++)
+		if (t->m[i] != m && t->m[i] != m->stage)
+			list[n++] = t->m[i];
+	rc = steer_table_publish(t, list, n);
+	if (rc != 0)
+		return rc;
+	memcpy(t->m, list, n * sizeof(list[0]));
+	t->nm = n;
+	return 0;
+}

@@ -94,13 +94,20 @@ matcher_presize(struct tally_flow_ctx *fc, struct tally_steer_matcher *m)
 	}
 }
 
+/* The create paths' shortcuts to fm go: it leaves use. */
 static void
-matcher_release(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
+matcher_forget(struct tally_flow_ctx *fc, const struct tally_flow_matcher *fm)
 {
 	if (fc->last == fm)
 		fc->last = NULL;
 	if (fc->shape.fm == fm)
 		fc->shape.fm = NULL;	/* its builder is not used again */
+}
+
+static void
+matcher_release(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
+{
+	matcher_forget(fc, fm);
 	if (fc->presized == fm) {
 		fc->presized = NULL;
 		fc->presize_tried = false;
@@ -183,13 +190,24 @@ void
 tally_flow_matcher_gone(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 {
 	if (fc->presized == fm && tally_steer_matcher_park_locked(fm->m) == 0) {
-		if (fc->last == fm)
-			fc->last = NULL;
-		if (fc->shape.fm == fm)
-			fc->shape.fm = NULL;
+		matcher_forget(fc, fm);
 		return;
 	}
 	matcher_release(fc, fm);
+}
+
+void
+tally_flow_matcher_count(const struct tally_flow_ctx *fc, uint32_t *in_use, uint32_t *idle)
+{
+	const struct tally_flow_matcher *fm;
+
+	*in_use = *idle = 0;
+	TAILQ_FOREACH(fm, &fc->matchers, next) {
+		if (fm->refs > 0)
+			(*in_use)++;
+		else
+			(*idle)++;
+	}
 }
 
 /* The parked matcher, if any, goes (flush). */

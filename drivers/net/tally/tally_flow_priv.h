@@ -302,6 +302,9 @@ tally_flow_matcher_put(struct tally_flow_ctx *fc, struct tally_flow_matcher *fm)
 	if (--fm->refs == 0)
 		tally_flow_matcher_gone(fc, fm);
 }
+/* Matchers in use and parked ones (idle). */
+void tally_flow_matcher_count(const struct tally_flow_ctx *fc, uint32_t *in_use,
+			      uint32_t *idle);
 /* The parked matcher, if any, is freed (flush). */
 void tally_flow_matcher_idle_drop(struct tally_flow_ctx *fc);
 /* rte_flow error of a lib/steer error ret (negative errno): returns -ret. */

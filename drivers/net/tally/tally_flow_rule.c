@@ -110,7 +110,6 @@ tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum)
 {
 	struct tally_flow_ctx *fc = ad->flow;
 	struct rte_flow_action_handle *h;
-	struct tally_flow_matcher *fm;
 
 	memset(sum, 0, sizeof(*sum));
 	if (fc == NULL)
@@ -119,12 +118,7 @@ tally_flow_summary(struct tally_adapter *ad, struct tally_flow_sum *sum)
 	sum->flows = fc->nb_flows;
 	TAILQ_FOREACH(h, &fc->handles, next)
 		sum->indirect_counters++;
-	TAILQ_FOREACH(fm, &fc->matchers, next) {
-		if (fm->refs > 0)
-			sum->matchers++;
-		else
-			sum->idle_matchers++;
-	}
+	tally_flow_matcher_count(fc, &sum->matchers, &sum->idle_matchers);
 	sum->isolated = fc->isolated;
 	tally_unlock(&fc->lock);
 }
@@ -408,7 +402,7 @@ tally_flow_insert_locked(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 	if (ret) {
 		/* a loop is the jump's fault; a duplicate, the pattern's */
 		tally_flow_steer_error(ret, error, ret == -ELOOP ? (const void *)a->fate :
-			    (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
+				       (const void *)pattern, RTE_FLOW_ERROR_TYPE_ITEM);
 		goto fail;
 	}
 	if (a->age != NULL) {
@@ -649,7 +643,7 @@ tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	struct tally_flow_ctx *fc = tally_adapter(dev)->flow;
 	struct tally_steer_mem_stats ms;
 	struct rte_flow_action_handle *h;
-	uint32_t in_use, free_now, pending, i, nm[2] = { 0, 0 };
+	uint32_t in_use, free_now, pending, i, nm[2];
 	struct tally_flow_matcher *fm;
 	struct rte_flow *it;
 
@@ -670,8 +664,7 @@ tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 	}
 	tally_steer_ctx_mem_locked(fc->steer, &ms);
 	tally_cnt_pool_stats_locked(fc->cnt, &in_use, &free_now, &pending);
-	TAILQ_FOREACH(fm, &fc->matchers, next)
-		nm[fm->refs == 0]++;
+	tally_flow_matcher_count(fc, &nm[0], &nm[1]);
 	fprintf(f, "tally port %u: %u flows%s, steering memory %" PRIu64
 		" device bytes (%" PRIu64 " waiting for a fence), %" PRIu64
 		" host bytes; matchers %u, idle matchers %u, pre-sized matchers %u;"
