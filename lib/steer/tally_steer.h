@@ -317,9 +317,11 @@ int tally_steer_rule_insert_locked(struct tally_steer_matcher *m,
 int tally_steer_rule_delete(struct tally_steer_rule *r);
 int tally_steer_rule_delete_locked(struct tally_steer_rule *r);
 /* The same for callers that delete in handle order (flush, bulk destroy):
- * also starts fetching the entry of the handle `ahead` places on (none if
- * 0) and gives the udata of r's matcher in *udata (NULL, and -EINVAL, when
- * r is in no matcher: the handle is then left to the caller). */
+ * also starts fetching the entries of the handles `ahead` places on (none
+ * if 0; a group of them at once, when r's handle starts a group, see
+ * tally_steer_rule.c) and gives the udata of r's matcher in *udata (NULL,
+ * and -EINVAL, when r is in no matcher: the handle is then left to the
+ * caller). */
 int tally_steer_rule_delete_next_locked(struct tally_steer_rule *r, uint32_t ahead,
 					void **udata);
 /* Start fetching the entry of r ahead of its delete (e.g. the next rule of a

@@ -21,7 +21,7 @@ void
 tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k)
 {
 	k->hash = tally_steer_hash(k->w, m->nwords, m->seed);
-	steer_prefetch_insert(m, k->hash);
+	steer_prefetch_key(m, k->hash);
 }
 
 uint32_t

@@ -37,8 +37,9 @@
  * TALLY_STEER_KEY_WORDS. Returns the number of words. */
 uint32_t tally_steer_matcher_words(const struct tally_steer_matcher *m, uint8_t *idx,
 				   uint32_t *mask);
-/* Hash k->w (filled and masked by the caller) for m, and start fetching the
- * hash slot the key would take. */
+/* Hash k->w (filled and masked by the caller) for m, and start fetching
+ * what a single insert of the key reads first (the hash slot, or where the
+ * matcher stages it, what decides that). */
 void tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k);
 /* The same in two steps, for a caller that hashes the words itself:
  * tally_steer_hash(k->w, nwords, seed) with the matcher's seed (fixed at its

@@ -30,8 +30,10 @@
  * staged after an insert (later ones are moved on), the queue's size. */
 #define STEER_STAGE_MIN_LOG2	20
 #define STEER_STAGE_LOG2	10
-#define STEER_STAGE_DEPTH	8
+#define STEER_STAGE_DEPTH	16
 #define STEER_STAGE_QUEUE	32	/* power of two */
+#define STEER_STAGE_PF		8	/* staged rules whose lines are asked for at once */
+_Static_assert(STEER_STAGE_PF <= STEER_STAGE_DEPTH, "a staged rule is asked for before it moves");
 /* A rule handle's slot: bit 31 tells which array it indexes (the array of
  * parity m->par is the published one; the other is the migration target). */
 #define STEER_SLOT_PAR		(1u << 31)
@@ -110,7 +112,9 @@ struct tally_steer_matcher {
 	struct tally_steer_matcher *stage;
 	struct tally_steer_matcher *twin;
 	uint32_t sq_head, sq_len;	/* staged handles, oldest first */
+	uint32_t sq_nopf;		/* the newest sq_nopf staged: lines not asked for */
 	uint32_t sq[STEER_STAGE_QUEUE];
+	uint32_t sqh[STEER_STAGE_QUEUE];	/* their keys' hashes */
 	bool parked;			/* out of the table's list (park) */
 	struct tally_steer_matcher *park_next;	/* the table's parked ones */
 };
@@ -345,15 +349,24 @@ void steer_matcher_free(struct tally_steer_matcher *m);
 int steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2);
 
 /* staging (tally_steer_stage.c) */
+/* Is m's array large enough for single inserts to be staged? (Read
+ * without the lock by steer_prefetch_key(): an answer for an array being
+ * replaced only chooses what to prefetch.) */
+static inline bool
+steer_stage_sized(const struct tally_steer_matcher *m)
+{
+	uint32_t min = m->tbl->ctx->cfg.stage_min_log2;
+
+	return m->twin == NULL &&
+	       __atomic_load_n(&m->log2, __ATOMIC_RELAXED) >= (min != 0 ? min : STEER_STAGE_MIN_LOG2);
+}
+
 /* May an insert of act into m go through m's stage (given that its key
  * cannot be in m's array)? */
 static inline bool
 steer_stage_wanted(const struct tally_steer_matcher *m, const struct tally_steer_action *act)
 {
-	uint32_t min = m->tbl->ctx->cfg.stage_min_log2;
-
-	return m->twin == NULL && m->log2 >= (min != 0 ? min : STEER_STAGE_MIN_LOG2) &&
-	       act->fate != TALLY_STEER_FATE_PASSTHRU;
+	return steer_stage_sized(m) && act->fate != TALLY_STEER_FATE_PASSTHRU;
 }
 /* sins: the slot the stage's duplicate probe gave (if m has a stage). */
 int steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *k,
@@ -437,26 +450,62 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 /*
  * Start fetching what inserting a key of hash h touches: its slot and the
  * next one (entries are not line aligned, and a probe often goes on to the
- * next slot: two lines at most), the slot's shadow and the filter byte. No
- * lock: the array may be replaced meanwhile; a prefetch of a stale address
- * is harmless (it never faults).
+ * next slot: two lines at most), the slot's shadow (steer_prefetch_slot()),
+ * and what an insert reads to decide whether the rule is staged: the home
+ * slot's written bit and filter byte (steer_prefetch_decide()). No lock: the array
+ * may be replaced meanwhile; a prefetch of a stale address is harmless (it
+ * never faults).
  */
 static inline void
-steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
+steer_prefetch_slot(const struct tally_steer_matcher *m, uint32_t h)
+{
+	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
+	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
+	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
+	uint32_t slot = h & ((1u << log2) - 1);
+	const uint8_t *e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
+
+	__builtin_prefetch(e, 1, 3);
+	__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
+	__builtin_prefetch(&shadow[slot], 1, 3);
+}
+
+static inline void
+steer_prefetch_decide(const struct tally_steer_matcher *m, uint32_t h)
 {
 	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
 	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
 	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
 	uint32_t slot = h & ((1u << log2) - 1);
 
-	const uint8_t *e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
-
-	__builtin_prefetch(e, 1, 3);
-	__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
-	__builtin_prefetch(&shadow[slot], 1, 3);
 	__builtin_prefetch(&steer_written(shadow, log2)[slot >> 6], 0, 3);
 	__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
 			   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
+}
+
+static inline void
+steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
+{
+	steer_prefetch_slot(m, h);
+	steer_prefetch_decide(m, h);
+}
+
+/*
+ * The same for one synchronous insert. A matcher large enough to have a
+ * stage (steer_stage_wanted()) puts a key that cannot be in its array into
+ * the stage, and the slot is written only when the rule moves on, several
+ * inserts later: its lines are fetched then, with those of the rules staged
+ * next to it (steer_stage_insert()), so that their address translations
+ * overlap instead of each stalling an insert of its own. Here only what
+ * the insert reads at once.
+ */
+static inline void
+steer_prefetch_key(const struct tally_steer_matcher *m, uint32_t h)
+{
+	if (steer_stage_sized(m))
+		steer_prefetch_decide(m, h);
+	else
+		steer_prefetch_insert(m, h);
 }
 
 static inline uint32_t

@@ -16,12 +16,12 @@
  * insert of a key that cannot be in the large array (its home slot was
  * never written, see steer_shadow_size(), or its bit in the array's
  * presence filter is clear) goes into the stage, whose few
- * lines stay in the cache, and the key's line of the large array, fetched
- * when the key was hashed (tally_steer_key_finish()), is left to arrive.
- * Each staged insert then moves the oldest staged rule on into the large
- * array, STEER_STAGE_DEPTH inserts after its line was requested: the move
- * writes lines already in the cache. At most STEER_STAGE_DEPTH rules stay
- * staged (fewer when staged rules are deleted).
+ * lines stay in the cache, and the key's lines of the large array are
+ * requested with those of the next few staged keys (steer_stage_prefetch())
+ * and left to arrive. Each staged insert then moves the oldest staged rule
+ * on into the large array, STEER_STAGE_DEPTH inserts after it was staged:
+ * the move writes lines already in the cache. At most STEER_STAGE_DEPTH
+ * rules stay staged (fewer when staged rules are deleted).
  *
  * The device sees one matcher: a key is in the stage or in the large array,
  * never in neither. A move writes the rule VALID into the large array
@@ -120,6 +120,29 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 	steer_entry_unpublish(st, slot & ~STEER_SLOT_PAR);
 }
 
+/*
+ * Every STEER_STAGE_PF staged rules, ask for the lines of m's array that
+ * their moves will write (steer_prefetch_key() left them), all at once.
+ * In an array larger than the TLB reaches, each line costs an address
+ * translation, and a prefetch waits for its own before it retires: one at
+ * a time, a translation stalled each insert; a few together overlap. The
+ * newest of them moves STEER_STAGE_DEPTH - STEER_STAGE_PF + 1 inserts later
+ * at the soonest, when its lines have arrived. A rule deleted or an array
+ * replaced meanwhile makes a prefetch useless, never wrong.
+ */
+static inline void
+steer_stage_prefetch(struct tally_steer_matcher *m)
+{
+	uint32_t i, tail;
+
+	if (++m->sq_nopf < STEER_STAGE_PF)
+		return;
+	tail = m->sq_head + m->sq_len;
+	for (i = 1; i <= m->sq_nopf && i <= m->sq_len; i++)
+		steer_prefetch_slot(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)]);
+	m->sq_nopf = 0;
+}
+
 void
 steer_stage_drain(struct tally_steer_matcher *m, uint32_t keep)
 {
@@ -169,7 +192,9 @@ steer_stage_insert(struct tally_steer_matcher *m, const struct tally_steer_key *
 	steer_place(st, sins, false, k, act_w, act->mark, fate_w, r);
 	ctx->nrules++;
 	m->sq[(m->sq_head + m->sq_len) & (STEER_STAGE_QUEUE - 1)] = r->idx;
+	m->sqh[(m->sq_head + m->sq_len) & (STEER_STAGE_QUEUE - 1)] = k->hash;
 	m->sq_len++;
+	steer_stage_prefetch(m);
 	steer_stage_drain(m, STEER_STAGE_DEPTH);
 	return 0;
 }

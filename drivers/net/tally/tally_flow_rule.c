@@ -479,13 +479,14 @@ fail:
 /*
  * Rules are often deleted in creation order (aging, flush, bulk removal),
  * which is slab order while nothing was freed in between: start fetching
- * the hash entry of the handle FLOW_AHEAD places further, so its cache miss
- * overlaps with the deletes before it. A delete takes 30-40 ns and a miss
+ * the hash entries of the handles FLOW_AHEAD places further (a group at a
+ * time, see tally_steer_rule_delete_next_locked()), so their cache misses
+ * overlap with the deletes before them. A delete takes 30-40 ns and a miss
  * about 200: 4 places was too close, the tombstone's store still waited
  * for its line at the counter's atomic (flow-perf delete at 4M rules:
- * 24 M/s with 4, 32-35 with 12, 24 or 48).
+ * 24 M/s with 4, 32-35 with 12, 24 or 48, fetching one entry per delete).
  */
-#define FLOW_AHEAD	24
+#define FLOW_AHEAD	32
 
 static __rte_always_inline void
 flow_destroy(struct tally_flow_ctx *fc, struct rte_flow *flow)
