@@ -74,7 +74,6 @@ not_configured(struct rte_flow_error *err)
 				   "flow queues not configured: call rte_flow_configure first");
 }
 
-
 static void queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q);
 
 /* ---- info and configure ------------------------------------------------------ */
@@ -403,6 +402,30 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 }
 
 /*
+ * Start fetching the hash slots of the creates pend[from, to) will insert.
+ * In an array larger than the TLB reaches, each slot's line costs an
+ * address translation, and a prefetch waits for its own before it
+ * retires: asked for at each enqueue, a translation stalled every one;
+ * QUEUE_PF at a time, theirs overlap. The batch's last few are asked for
+ * when it runs.
+ */
+#define QUEUE_PF	16
+_Static_assert(TALLY_FQ_BATCH % QUEUE_PF == 0, "a full batch is asked for at enqueue");
+
+static __rte_always_inline void
+queue_prefetch(const struct tally_flow_queue *q, uint32_t from, uint32_t to)
+{
+	uint32_t i;
+
+	for (i = from; i < to; i++) {
+		const struct tally_flow_pending *p = &q->pend[i];
+
+		if (p->op == TALLY_FQ_CREATE_ENC)
+			tally_steer_key_prefetch(p->tb->kp[p->pt_idx]->m, q->bop[i].key.hash);
+	}
+}
+
+/*
  * Run the queue's enqueued operations in order, with the lock held once for
  * the whole batch; one device fence covers all its destroys (a destroy's
  * result is released by pull once the fence completed).
@@ -418,6 +441,7 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	for (i = 0; q->ndestroy != 0 && i < q->npend; i++)
 		if (q->pend[i].op == TALLY_FQ_DESTROY)
 			tally_steer_rule_prefetch(tally_flow_rule(q->pend[i].flow));
+	queue_prefetch(q, q->npend & ~(uint32_t)(QUEUE_PF - 1), q->npend);
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
 
@@ -573,9 +597,8 @@ key_prog_run(const struct tally_key_prog *kp, const struct rte_flow_item pattern
 		k->w[kp->op[i].word] |= tally_key_op_get(&kp->op[i],
 							 pattern[kp->op[i].item].spec);
 	/* hashed inline (the CRC32 instruction without a run-time check where
-	 * the build targets it), then the slot fetched */
+	 * the build targets it); the slot is fetched by queue_prefetch() */
 	k->hash = tally_steer_hash(k->w, kp->nwords, kp->seed);
-	tally_steer_key_prefetch(kp->m, k->hash);
 }
 
 /*
@@ -616,6 +639,8 @@ create_enc(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		key_prog_run(kp, pattern, &b->key);
 	}
 	p->flow = flow;
+	if ((q->npend & (QUEUE_PF - 1)) == QUEUE_PF - 1)
+		queue_prefetch(q, q->npend + 1 - QUEUE_PF, q->npend + 1);
 	if (++q->npend == TALLY_FQ_BATCH)
 		queue_flush(fc, q);
 	return flow;
