@@ -763,7 +763,7 @@ staged_env(struct steer_env *e, struct tally_steer_table **t,
 /*
  * Staged inserts: visible to the device at once (in the stage, the first
  * matcher of the table), moved on into the hash array STEER_STAGE_DEPTH
- * (16) inserts later, duplicates refused in both, deletes of staged rules,
+ * (24) inserts later, duplicates refused in both, deletes of staged rules,
  * the matcher busy while it stages rules, drained on demand.
  */
 static int
@@ -801,7 +801,7 @@ test_staged_inserts(void)
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
 		TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "after %u", i);
 	}
-	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 16, "STEER_STAGE_DEPTH left staged");
+	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 24, "STEER_STAGE_DEPTH left staged");
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), N, "");
 	for (i = 0; i < N; i++) {
 		key_n(&k, i);
