@@ -289,6 +289,7 @@ struct tdt_port_conf {
 	bool scatter;
 	bool rss;
 	bool promisc;
+	bool fast_free;		/* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	struct rte_mempool *mp;	/* NULL = tdt_pool */
 };
 
@@ -304,6 +305,8 @@ tdt_port_setup(uint16_t port, const struct tdt_port_conf *pc)
 	if (pc->scatter)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (pc->fast_free)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	if (pc->rss) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP |

@@ -32,8 +32,10 @@ tally_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER |
 				RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	info->rx_queue_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+				RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+				      RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->reta_size = TALLY_RSS_RETA_SIZE;
 	info->hash_key_size = TALLY_RSS_KEY_LEN;
 	info->flow_type_rss_offloads = TALLY_PMD_RSS_HF;

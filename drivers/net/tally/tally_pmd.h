@@ -82,6 +82,7 @@ struct tally_rxq {
 	bool started;
 	bool deferred_start;
 	uint64_t offloads;
+	bool fast_free;			/* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	uint64_t ring_iova;
 	uint64_t cq_iova;
 	void *mem;			/* ring + CQ block */
@@ -94,6 +95,8 @@ struct tally_txq {
 	struct rte_mbuf **sw_ring;	/* segment mbuf of each descriptor */
 	uint32_t cons;			/* next completion to reclaim */
 	uint32_t prod;			/* free-running producer index */
+	uint32_t slow_end;		/* prod after the last descriptor the
+					 * burst's general path posted */
 	uint32_t mask;
 	uint32_t max_frame;
 	uint16_t qid;
@@ -105,6 +108,7 @@ struct tally_txq {
 	bool started;
 	bool deferred_start;
 	uint64_t offloads;
+	bool fast_free;			/* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	uint64_t ring_iova;
 	uint64_t cq_iova;
 	void *mem;

@@ -295,6 +295,7 @@ tally_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	txq->qid = qid;
 	txq->socket_id = socket_id;
 	txq->offloads = conf->offloads | dev->data->dev_conf.txmode.offloads;
+	txq->fast_free = (txq->offloads & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
 	txq->deferred_start = conf->tx_deferred_start != 0;
 	dev->data->tx_queues[qid] = txq;
 	return 0;
@@ -315,6 +316,7 @@ tally_tx_queue_start(struct rte_eth_dev *dev, uint16_t qid)
 	memset(txq->cq, 0, sizeof(*txq->cq) * txq->nb_desc);
 	txq->cons = 0;
 	txq->prod = 0;
+	txq->slow_end = 0;
 	txq->phase = 1;
 	rc = tally_hal_txq_create(&ad->hal, qid, txq->ring_iova, txq->cq_iova,
 				  rte_log2_u32(txq->nb_desc));

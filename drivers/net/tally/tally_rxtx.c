@@ -476,6 +476,36 @@ tally_tx_ready(const struct tally_txq *txq, uint32_t cons, uint32_t max)
 }
 
 /*
+ * With RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE the application promises that every
+ * mbuf it sends is direct, referenced once and of one pool; and every
+ * descriptor from txq->slow_end on was posted by the burst's common path, a
+ * one-segment frame (so next NULL, nb_segs 1). Such a run goes back to the
+ * pool straight from sw_ring, without reading any mbuf but the first (its
+ * pool): at most two puts, one per side of the ring's end.
+ */
+static inline void
+tally_tx_reclaim_fast(struct tally_txq *txq, uint32_t cons, uint32_t n)
+{
+	struct rte_mbuf **sw_ring = txq->sw_ring;
+	const struct tally_tx_cqe *cq = txq->cq;
+	const uint32_t mask = txq->mask, first = cons & mask;
+	const uint32_t run = RTE_MIN(n, mask + 1 - first);
+	struct rte_mempool *mp = sw_ring[first]->pool;
+	struct rte_mempool_cache *cache = rte_mempool_default_cache(mp, rte_lcore_id());
+	uint32_t k, bad = 0;
+
+	for (k = 0; k < n; k++)
+		bad += cq[(cons + k) & mask].status != TALLY_TXC_OK;
+	txq->sw_cq_errors += bad;
+	rte_mempool_generic_put(mp, (void **)&sw_ring[first], run, cache);
+	memset(&sw_ring[first], 0, run * sizeof(sw_ring[0]));
+	if (run < n) {
+		rte_mempool_generic_put(mp, (void **)sw_ring, n - run, cache);
+		memset(sw_ring, 0, (n - run) * sizeof(sw_ring[0]));
+	}
+}
+
+/*
  * Free the mbufs of completed descriptors, in bulk per pool: first how many
  * completions are ready, then the run without per-entry phase checks. A
  * segment that ended its frame (EOP, so its next is NULL: the mbuf
@@ -501,6 +531,11 @@ tally_tx_reclaim(struct tally_txq *txq)
 	n = tally_tx_ready(txq, cons, txq->prod - cons);
 	if (n == 0)
 		return;
+	if (txq->fast_free && (int32_t)(cons - txq->slow_end) >= 0) {
+		tally_tx_reclaim_fast(txq, cons, n);
+		txq->slow_end = cons + n;	/* kept within 2^31 of cons */
+		goto done;
+	}
 	lcore = rte_lcore_id();
 	for (k = 0; k < n; k++) {
 		idx = (cons + k) & mask;
@@ -529,6 +564,7 @@ tally_tx_reclaim(struct tally_txq *txq)
 	}
 	if (nf != 0)
 		tally_tx_put_mbufs(mp, fb, nf, lcore);
+done:
 	if ((cons ^ (cons + n)) & (mask + 1))
 		txq->phase ^= 1;
 	txq->cons = cons + n;
@@ -631,6 +667,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			sw_ring[idx] = m;
 			prod++;
 		}
+		txq->slow_end = prod;
 	}
 	if (prod != txq->prod) {
 		txq->prod = prod;
