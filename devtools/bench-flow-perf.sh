@@ -19,6 +19,10 @@
 # tally.delete.1M=... tally.rss.1M=... ..." (medians: M rules/s, bytes per
 # rule), is for devtools/bench-all.sh.
 #
+# OLD_PMD=path/librte_net_tally.so (an earlier build) adds "old" rows,
+# measured in the same rounds, right after Tally, and its ratio to the
+# floor: a before/after comparison with the floor as the yardstick.
+#
 # Defaults: build, 5 rounds, sizes "1000000 4000000". Both PMDs get
 # counters=<size rounded up to a power of two> (Tally pre-sizes its first
 # matcher from its counter bank). A benchmark, not a test: it needs the
@@ -42,6 +46,12 @@ for f in "$tally" "$floor"; do
 done
 tally=$(tally_plugin "$tally")
 floor=$(tally_plugin "$floor")
+pmds="floor tally"
+if [ -n "${OLD_PMD:-}" ]; then
+	[ -f "$OLD_PMD" ] || { echo "OLD_PMD: no $OLD_PMD" >&2; exit 1; }
+	old=$(tally_plugin "$OLD_PMD")
+	pmds+=" old"
+fi
 max=0
 for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
 mem=$(bench_mem_mb "$max")
@@ -55,6 +65,7 @@ run() {
 	while [ "$cnt" -lt "$n" ]; do cnt=$((cnt * 2)); done
 	case $pmd in
 	tally) so=$tally; vdev="net_tally0,counters=$cnt" ;;
+	old) so=$old; vdev="net_tally0,counters=$cnt" ;;
 	floor) so=$floor; vdev="net_flowfloor0,counters=$cnt" ;;
 	base) so=$floor; vdev="net_flowfloor0,counters=128" ;;
 	esac
@@ -81,7 +92,7 @@ for r in $(seq 1 "$rounds"); do
 	read -r _ _ b < <(run base 100)
 	hwm[base]+="$b "
 	for n in $sizes; do
-		for pmd in floor tally; do
+		for pmd in $pmds; do
 			read -r i d h < <(run "$pmd" "$n")
 			ins[$pmd,$n]+="$i "
 			del[$pmd,$n]+="$d "
@@ -116,6 +127,11 @@ for n in $sizes; do
 		if [ $what = insert ]; then t=${ins[tally,$n]}; f=${ins[floor,$n]}
 		else t=${del[tally,$n]}; f=${del[floor,$n]}; fi
 		printf '%-26s %-24s %-24s %.2f\n' "$what $m (M rules/s)" \
+		       "$(fmt x "$t" 1000)" "$(fmt x "$f" 1000)" \
+		       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
+		[ -n "${OLD_PMD:-}" ] || continue
+		if [ $what = insert ]; then t=${ins[old,$n]}; else t=${del[old,$n]}; fi
+		printf '%-26s %-24s %-24s %.2f\n' "  old: $what $m" \
 		       "$(fmt x "$t" 1000)" "$(fmt x "$f" 1000)" \
 		       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
 	done
