@@ -452,9 +452,9 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
  * next one (entries are not line aligned, and a probe often goes on to the
  * next slot: two lines at most), the slot's shadow (steer_prefetch_slot()),
  * and what an insert reads to decide whether the rule is staged: the home
- * slot's written bit and filter byte (steer_prefetch_decide()). No lock: the array
- * may be replaced meanwhile; a prefetch of a stale address is harmless (it
- * never faults).
+ * slot's written bit and filter byte (steer_prefetch_decide()). No lock:
+ * the array may be replaced meanwhile; a prefetch of a stale address is
+ * harmless (it never faults).
  */
 static inline void
 steer_prefetch_slot(const struct tally_steer_matcher *m, uint32_t h)
@@ -492,10 +492,10 @@ steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
 
 /*
  * The same for one synchronous insert. A matcher large enough to have a
- * stage (steer_stage_wanted()) puts a key that cannot be in its array into
+ * stage (steer_stage_sized()) puts a key that cannot be in its array into
  * the stage, and the slot is written only when the rule moves on, several
- * inserts later: its lines are fetched then, with those of the rules staged
- * next to it (steer_stage_insert()), so that their address translations
+ * inserts later: its lines are asked for with those of the rules staged
+ * next to it (steer_stage_prefetch()), so that their address translations
  * overlap instead of each stalling an insert of its own. Here only what
  * the insert reads at once.
  */

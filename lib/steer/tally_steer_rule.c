@@ -302,7 +302,8 @@ steer_rule_prefetch(const struct tally_steer_rule *r)
  * STEER_DELETE_PF at a time, when the deleted handle's index is a multiple
  * of it: in an array larger than the TLB reaches, each entry's line costs
  * an address translation, and a prefetch waits for its own before it
- * retires. One per delete, each delete stalled on one; a group's overlap.
+ * retires. One per delete, each delete stalled on a walk; the walks of a
+ * group overlap.
  * Deletes in another order only miss the prefetches.
  */
 #define STEER_DELETE_PF	32

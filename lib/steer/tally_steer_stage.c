@@ -126,8 +126,8 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
  * In an array larger than the TLB reaches, each line costs an address
  * translation, and a prefetch waits for its own before it retires: one at
  * a time, a translation stalled each insert; a few together overlap. The
- * newest of them moves STEER_STAGE_DEPTH - STEER_STAGE_PF + 1 inserts later
- * at the soonest, when its lines have arrived. A rule deleted or an array
+ * oldest of them moves first, STEER_STAGE_DEPTH - STEER_STAGE_PF + 1
+ * inserts later, when its lines have arrived. A rule deleted or an array
  * replaced meanwhile makes a prefetch useless, never wrong.
  */
 static inline void

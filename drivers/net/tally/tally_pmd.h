@@ -82,7 +82,6 @@ struct tally_rxq {
 	bool started;
 	bool deferred_start;
 	uint64_t offloads;
-	bool fast_free;			/* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	uint64_t ring_iova;
 	uint64_t cq_iova;
 	void *mem;			/* ring + CQ block */
