@@ -33,7 +33,7 @@ tally_steer_matcher_seed(const struct tally_steer_matcher *m)
 void
 tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash)
 {
-	steer_prefetch_insert(m, hash);
+	steer_prefetch(m, hash, STEER_PF_ALL);
 }
 
 int

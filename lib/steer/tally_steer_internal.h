@@ -326,6 +326,8 @@ void steer_action_decode(uint32_t act_w, uint32_t mark, uint32_t fate_w, bool sw
 			 struct tally_steer_action *act);
 
 /* tables (tally_steer_table.c) */
+/* Make m[0..n) t's matcher list, for the device and in t->m (0 or -errno,
+ * then nothing changed). */
 int steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
 			uint32_t n);
 /* Publish t's list with m inserted at position pos (0..nm). */
@@ -448,46 +450,38 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 }
 
 /*
- * Start fetching what inserting a key of hash h touches: its slot and the
- * next one (entries are not line aligned, and a probe often goes on to the
- * next slot: two lines at most), the slot's shadow (steer_prefetch_slot()),
- * and what an insert reads to decide whether the rule is staged: the home
- * slot's written bit and filter byte (steer_prefetch_decide()). No lock:
- * the array may be replaced meanwhile; a prefetch of a stale address is
- * harmless (it never faults).
+ * Start fetching what inserting a key of hash h touches: with
+ * STEER_PF_SLOT its slot and the next one (entries are not line aligned,
+ * and a probe often goes on to the next slot: two lines at most) and the
+ * slot's shadow; with STEER_PF_DECIDE what an insert reads to decide
+ * whether the rule is staged, the home slot's written bit and filter byte.
+ * No lock: the array may be replaced meanwhile; a prefetch of a stale
+ * address is harmless (it never faults).
  */
-static inline void
-steer_prefetch_slot(const struct tally_steer_matcher *m, uint32_t h)
+#define STEER_PF_SLOT	1u
+#define STEER_PF_DECIDE	2u
+#define STEER_PF_ALL	(STEER_PF_SLOT | STEER_PF_DECIDE)
+
+static inline __attribute__((always_inline)) void
+steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int what)
 {
 	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
 	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
 	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
 	uint32_t slot = h & ((1u << log2) - 1);
-	const uint8_t *e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
+	const uint8_t *e;
 
-	__builtin_prefetch(e, 1, 3);
-	__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
-	__builtin_prefetch(&shadow[slot], 1, 3);
-}
-
-static inline void
-steer_prefetch_decide(const struct tally_steer_matcher *m, uint32_t h)
-{
-	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
-	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
-	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
-	uint32_t slot = h & ((1u << log2) - 1);
-
-	__builtin_prefetch(&steer_written(shadow, log2)[slot >> 6], 0, 3);
-	__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
-			   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
-}
-
-static inline void
-steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
-{
-	steer_prefetch_slot(m, h);
-	steer_prefetch_decide(m, h);
+	if (what & STEER_PF_SLOT) {
+		e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
+		__builtin_prefetch(e, 1, 3);
+		__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
+		__builtin_prefetch(&shadow[slot], 1, 3);
+	}
+	if (what & STEER_PF_DECIDE) {
+		__builtin_prefetch(&steer_written(shadow, log2)[slot >> 6], 0, 3);
+		__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
+				   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
+	}
 }
 
 /*
@@ -502,10 +496,7 @@ steer_prefetch_insert(const struct tally_steer_matcher *m, uint32_t h)
 static inline void
 steer_prefetch_key(const struct tally_steer_matcher *m, uint32_t h)
 {
-	if (steer_stage_sized(m))
-		steer_prefetch_decide(m, h);
-	else
-		steer_prefetch_insert(m, h);
+	steer_prefetch(m, h, steer_stage_sized(m) ? STEER_PF_DECIDE : STEER_PF_ALL);
 }
 
 static inline uint32_t

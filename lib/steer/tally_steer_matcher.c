@@ -216,8 +216,6 @@ tally_steer_matcher_unpark_locked(struct tally_steer_matcher *m)
 	rc = steer_table_publish(tbl, list, n);
 	if (rc != 0)
 		return rc;
-	memcpy(tbl->m, list, n * sizeof(list[0]));
-	tbl->nm = n;
 	steer_park_unlink(m);
 	return 0;
 }

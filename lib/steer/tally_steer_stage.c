@@ -139,7 +139,7 @@ steer_stage_prefetch(struct tally_steer_matcher *m)
 		return;
 	tail = m->sq_head + m->sq_len;
 	for (i = 1; i <= m->sq_nopf && i <= m->sq_len; i++)
-		steer_prefetch_slot(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)]);
+		steer_prefetch(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)], STEER_PF_SLOT);
 	m->sq_nopf = 0;
 }
 

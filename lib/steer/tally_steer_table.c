@@ -70,9 +70,9 @@ tally_steer_table_get(struct tally_steer_ctx *ctx, uint32_t id)
 }
 
 /*
- * Publish the table's matcher list from t->m[0..n): build a new immutable
- * list, release-store its IOVA in the table entry, retire the old list after
- * a fence. On failure nothing changed.
+ * Make m[0..n) the table's matcher list: build a new immutable device list,
+ * release-store its IOVA in the table entry, retire the old list after a
+ * fence, and take m[] as t->m. On failure nothing changed.
  */
 int
 steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
@@ -98,6 +98,8 @@ steer_table_publish(struct tally_steer_table *t, struct tally_steer_matcher **m,
 	__atomic_store_n(&ctx->tbl_hw[t->id].mlist, nl.iova, __ATOMIC_RELEASE);
 	t->mlist = nl;
 	steer_dmem_defer(ctx, &old);
+	memmove(t->m, m, n * sizeof(m[0]));
+	t->nm = n;
 	return 0;
 }
 
@@ -105,19 +107,13 @@ int
 steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *m, uint32_t pos)
 {
 	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
-	int rc;
 
 	if (t->nm == TALLY_STEER_MAX_MATCHERS || pos > t->nm)
 		return -ENOSPC;
 	memcpy(list, t->m, pos * sizeof(list[0]));
 	list[pos] = m;
 	memcpy(&list[pos + 1], &t->m[pos], (t->nm - pos) * sizeof(list[0]));
-	rc = steer_table_publish(t, list, t->nm + 1);
-	if (rc != 0)
-		return rc;
-	memcpy(t->m, list, (t->nm + 1) * sizeof(list[0]));
-	t->nm++;
-	return 0;
+	return steer_table_publish(t, list, t->nm + 1);
 }
 
 int
@@ -125,15 +121,9 @@ steer_table_remove(struct tally_steer_table *t, const struct tally_steer_matcher
 {
 	struct tally_steer_matcher *list[TALLY_STEER_MAX_MATCHERS];
 	uint32_t i, n = 0;
-	int rc;
 
 	for (i = 0; i < t->nm; i++)
 		if (t->m[i] != m && t->m[i] != m->stage)
 			list[n++] = t->m[i];
-	rc = steer_table_publish(t, list, n);
-	if (rc != 0)
-		return rc;
-	memcpy(t->m, list, n * sizeof(list[0]));
-	t->nm = n;
-	return 0;
+	return steer_table_publish(t, list, n);
 }
