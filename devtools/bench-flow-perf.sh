@@ -115,6 +115,10 @@ perrule() {	# "hwm values" rules -> per-rule bytes list
 	echo "$out"
 }
 med() { stats "$1" | cut -d' ' -f1; }
+rate_row() {	# label tally-values floor-values (K rules/s)
+	printf '%-26s %-24s %-24s %.2f\n' "$1" "$(fmt x "$2" 1000)" "$(fmt x "$3" 1000)" \
+	       "$(awk -v a="$(med "$2")" -v b="$(med "$3")" 'BEGIN { print a / b }')"
+}
 lbl() { if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$(($1 / 1000))K"; fi; }
 
 echo
@@ -126,14 +130,10 @@ for n in $sizes; do
 	for what in insert delete; do
 		if [ $what = insert ]; then t=${ins[tally,$n]}; f=${ins[floor,$n]}
 		else t=${del[tally,$n]}; f=${del[floor,$n]}; fi
-		printf '%-26s %-24s %-24s %.2f\n' "$what $m (M rules/s)" \
-		       "$(fmt x "$t" 1000)" "$(fmt x "$f" 1000)" \
-		       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
+		rate_row "$what $m (M rules/s)" "$t" "$f"
 		[ -n "${OLD_PMD:-}" ] || continue
 		if [ $what = insert ]; then t=${ins[old,$n]}; else t=${del[old,$n]}; fi
-		printf '%-26s %-24s %-24s %.2f\n' "  old: $what $m" \
-		       "$(fmt x "$t" 1000)" "$(fmt x "$f" 1000)" \
-		       "$(awk -v a="$(med "$t")" -v b="$(med "$f")" 'BEGIN { print a / b }')"
+		rate_row "  old: $what $m" "$t" "$f"
 	done
 	t=$(perrule "${hwm[tally,$n]}" "$n")
 	f=$(perrule "${hwm[floor,$n]}" "$n")

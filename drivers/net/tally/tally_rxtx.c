@@ -491,16 +491,16 @@ tally_tx_reclaim_fast(struct tally_txq *txq, uint32_t cons, uint32_t n)
 	const uint32_t mask = txq->mask, first = cons & mask;
 	const uint32_t run = RTE_MIN(n, mask + 1 - first);
 	struct rte_mempool *mp = sw_ring[first]->pool;
-	struct rte_mempool_cache *cache = rte_mempool_default_cache(mp, rte_lcore_id());
+	const unsigned int lcore = rte_lcore_id();
 	uint32_t k, bad = 0;
 
 	for (k = 0; k < n; k++)
 		bad += cq[(cons + k) & mask].status != TALLY_TXC_OK;
 	txq->sw_cq_errors += bad;
-	rte_mempool_generic_put(mp, (void **)&sw_ring[first], run, cache);
+	tally_tx_put_mbufs(mp, &sw_ring[first], run, lcore);
 	memset(&sw_ring[first], 0, run * sizeof(sw_ring[0]));
 	if (run < n) {
-		rte_mempool_generic_put(mp, (void **)sw_ring, n - run, cache);
+		tally_tx_put_mbufs(mp, sw_ring, n - run, lcore);
 		memset(sw_ring, 0, (n - run) * sizeof(sw_ring[0]));
 	}
 }
