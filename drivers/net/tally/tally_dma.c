@@ -483,40 +483,48 @@ tally_dma_fini(struct tally_adapter *ad)
 	rte_free(d);
 }
 
+#define DMA_PGSZ_MAX	4
+
+/* The page sizes of the socket's memseg lists (EAL makes a list per page
+ * size it can use: 2 MiB and 1 GiB where the CPU has both). */
 struct dma_pgsz_walk {
 	int socket;
-	uint64_t pgsz;
+	uint32_t n;
+	uint64_t pgsz[DMA_PGSZ_MAX];
 };
 
 static int
 dma_pgsz_cb(const struct rte_memseg_list *msl, void *arg)
 {
 	struct dma_pgsz_walk *w = arg;
+	uint32_t i;
 
 	if (msl->external || msl->socket_id != w->socket || msl->page_sz == 0)
 		return 0;
-	w->pgsz = msl->page_sz;
-	return 1;
+	for (i = 0; i < w->n && w->pgsz[i] != msl->page_sz; i++)
+		;
+	if (i == w->n && w->n < DMA_PGSZ_MAX)
+		w->pgsz[w->n++] = msl->page_sz;
+	return 0;
 }
 
-uint64_t
-tally_dma_growable(int socket)
+/* Free huge pages of one size on the socket (the node's count, else the
+ * system's), in bytes. */
+static uint64_t
+dma_free_pages(int socket, uint64_t pgsz)
 {
-	struct dma_pgsz_walk w = { .socket = socket };
 	char path[160];
 	unsigned long n = 0;
 	FILE *f;
 
-	if (!rte_eal_has_hugepages() || rte_memseg_list_walk(dma_pgsz_cb, &w) <= 0)
-		return 0;
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/node/node%d/hugepages/hugepages-%" PRIu64 "kB/free_hugepages",
-		 socket, w.pgsz >> 10);
+		 socket, pgsz >> 10);
 	f = fopen(path, "r");
 	if (f == NULL) {
 		snprintf(path, sizeof(path),
 			 "/sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/free_hugepages",
-			 w.pgsz >> 10);
+			 pgsz >> 10);
 		f = fopen(path, "r");
 	}
 	if (f == NULL)
@@ -524,7 +532,24 @@ tally_dma_growable(int socket)
 	if (fscanf(f, "%lu", &n) != 1)
 		n = 0;
 	fclose(f);
-	return (uint64_t)n * w.pgsz;
+	return (uint64_t)n * pgsz;
+}
+
+/* What EAL can still add to the socket's heap: the free huge pages of every
+ * page size it has a memseg list for. Counting only the first list's size
+ * said 0 where that list is of 1 GiB pages none of which are reserved. */
+uint64_t
+tally_dma_growable(int socket)
+{
+	struct dma_pgsz_walk w = { .socket = socket };
+	uint64_t sum = 0;
+	uint32_t i;
+
+	if (!rte_eal_has_hugepages() || rte_memseg_list_walk(dma_pgsz_cb, &w) < 0)
+		return 0;
+	for (i = 0; i < w.n; i++)
+		sum += dma_free_pages(socket, w.pgsz[i]);
+	return sum;
 }
 
 void
