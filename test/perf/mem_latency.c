@@ -19,7 +19,10 @@
  * stays in cache) give the stall a slot access adds to one call. Last, the
  * first-touch rate of fresh memory (page faults, zeroing) in MB/s, with
  * 4 KiB pages and with transparent huge pages asked for: what filling a
- * pre-sized array or a rule slab pays once.
+ * pre-sized array or a rule slab pays once. First of all, the clock the
+ * core runs at (a chain of dependent 64-bit multiplies, 3 cycles each on
+ * every x86 core since 2008), next to the TSC's: a VM's vCPU may run far
+ * from its TSC's rate, and cycles counted with the TSC then mislead.
  *
  * usage: mem_latency [size_mib [work]]   (default 256 60)
  */
@@ -182,6 +185,38 @@ ml_insert(uint8_t *a, size_t len, unsigned int work, int blind, uint64_t *sum)
 	return (perf_now_s() - t) / STEPS * 1e9;
 }
 
+#if defined(__x86_64__)
+#define CLOCK_MULS	300000000u
+
+/* GHz the core runs a chain of dependent multiplies at (3 cycles each). */
+static double
+ml_core_ghz(uint64_t *sum)
+{
+	uint64_t x = 3;
+	double t = perf_now_s();
+	uint32_t i;
+
+	for (i = 0; i < CLOCK_MULS / 4; i++)
+		__asm__ volatile("imul %0, %0\n\timul %0, %0\n\t"
+				 "imul %0, %0\n\timul %0, %0" : "+r"(x));
+	t = perf_now_s() - t;
+	*sum += x;
+	return 3.0 * CLOCK_MULS / t * 1e-9;
+}
+
+/* GHz of the TSC, over 100 ms. */
+static double
+ml_tsc_ghz(void)
+{
+	uint64_t c = __builtin_ia32_rdtsc();
+	double t = perf_now_s(), t1;
+
+	while ((t1 = perf_now_s()) - t < 0.1)
+		;
+	return (double)(__builtin_ia32_rdtsc() - c) / (t1 - t) * 1e-9;
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
@@ -197,6 +232,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: mem_latency [size_mib >= 4 [work]] (or no memory)\n");
 		return 1;
 	}
+#if defined(__x86_64__)
+	printf("core clock     %7.2f GHz (dependent multiplies), TSC %.2f GHz\n",
+	       ml_core_ghz(&sum), ml_tsc_ghz());
+#endif
 	printf("array %zu MiB, work %u stores and multiplies per insert\n", len >> 20, work);
 	printf("chase          %7.1f ns/access\n", ml_chase(a, order[0] * LINE, &sum));
 	printf("independent    %7.1f ns/access\n", ml_independent(a, order, len / LINE, &sum));
