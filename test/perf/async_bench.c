@@ -9,7 +9,9 @@
  * pushing and pulling every BATCH operations, and afterwards the same with
  * rte_flow_async_destroy. Prints rules/s for insert and destroy, and the
  * rate of every 1M-rule segment (all queues together), so a rate that drops
- * as the table fills shows, and the CPU time of the worker threads.
+ * as the table fills shows, and the CPU time of the worker threads. On
+ * Tally, last, how often the batches took the engine lock and how many of
+ * those found it held by the other queue (the port's rte_flow_dev_dump).
  *
  * With ASYNC_BENCH_FLOOR=<path of librte_net_flowfloor.so> in the
  * environment the same runs on the floor PMD (test/perf/flowfloor_pmd.c:
@@ -250,6 +252,33 @@ report(const char *what, struct worker *w, uint32_t nq, uint32_t nrules, double 
 	}
 }
 
+/* The engine lock's counts from the port's dump, where the PMD has them
+ * (Tally: "engine lock taken N times, M after a wait"). */
+static void
+report_lock(uint16_t port)
+{
+	unsigned long long taken, waited;
+	struct rte_flow_error err;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return;
+	if (rte_flow_dev_dump(port, NULL, f, &err) != 0) {
+		fclose(f);
+		free(buf);
+		return;
+	}
+	fclose(f);
+	p = strstr(buf, "engine lock taken ");
+	if (p != NULL && sscanf(p, "engine lock taken %llu times, %llu after a wait",
+				&taken, &waited) == 2)
+		printf("engine lock: taken %llu times, %llu (%.1f %%) after a wait\n",
+		       taken, waited, taken ? 100.0 * (double)waited / (double)taken : 0.0);
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -305,6 +334,7 @@ main(int argc, char **argv)
 	if (dt < 0)
 		return 1;
 	report("destroy", w, nq, nrules, t0, dt);
+	report_lock(port);
 	free(flows);
 	rte_eth_dev_stop(port);
 	rte_eth_dev_close(port);
