@@ -97,8 +97,9 @@ tally_flow_info_get(struct rte_eth_dev *dev, struct rte_flow_port_info *pi,
 	return 0;
 }
 
-/* Free the queues: their cached flow objects go to t->spare, their
- * counters back to the pool (lock held). */
+/* Free the queues: their cached flow objects go to t->spare (or their
+ * handles back, without room there), their counters back to the pool
+ * (lock held). */
 static void
 queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 {
@@ -110,8 +111,10 @@ queues_free(struct tally_flow_ctx *fc, struct tally_flow_tmpl *t)
 		while (q->ncache > 0) {
 			struct rte_flow *f = q->cache[--q->ncache];
 
-			tally_flow_spare_push(&t->spare, f);
-			t->nspare++;
+			if (tally_tmpl_spare_room(t, t->nspare + 1) == 0)
+				t->spare[t->nspare++] = f;
+			else	/* no room to keep it: the handle goes back */
+				tally_steer_rule_unreserve_locked(fc->steer, tally_flow_rule(f));
 		}
 		while (q->ncnt > 0)
 			tally_cnt_free_locked(fc->cnt, q->cnt[--q->ncnt]);
@@ -156,9 +159,8 @@ queue_refill(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	struct rte_flow *f;
 
 	while (q->ncache < TALLY_FQ_BATCH) {
-		if (t->spare != NULL) {
-			f = tally_flow_spare_pop(&t->spare);
-			t->nspare--;
+		if (t->nspare > 0) {
+			f = t->spare[--t->nspare];
 		} else {
 			f = tally_flow_obj_get(fc);
 			if (f == NULL)
@@ -459,7 +461,7 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 				queue_post(q, RTE_FLOW_OP_ERROR, p->user_data);
 				break;
 			}
-			tally_flow_destroy_locked(fc, p->flow);
+			tally_flow_destroy_queued_locked(fc, p->flow);
 			fence = true;
 			queue_post(q, RTE_FLOW_OP_SUCCESS, p->user_data);
 			break;
@@ -1061,8 +1063,11 @@ tally_flow_tmpl_fini(struct tally_flow_ctx *fc)
 	tally_lock(&fc->lock);
 	tally_tmpl_release_all(fc);
 	queues_free(fc, t);
+	while (t->nspare > 0)
+		tally_steer_rule_unreserve_locked(fc->steer, tally_flow_rule(t->spare[--t->nspare]));
 	fc->tmpl = NULL;
 	fc->strict_queue = false;
 	tally_unlock(&fc->lock);
+	rte_free(t->spare);
 	rte_free(t);
 }

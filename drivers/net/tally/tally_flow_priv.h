@@ -100,21 +100,13 @@ struct rte_flow_action_handle {
 						 * rss_id names its switch action set */
 
 struct rte_flow {
-	union {
-		struct {
-			uint32_t counter;
-			uint16_t magic;
-			uint16_t port_id;
-			uint16_t rss_id;	/* fc->rss_by_id[] */
-			uint16_t tbl_id;	/* template table id + 1, or 0 */
-			uint8_t flags;		/* FLOW_F_* */
-			uint8_t rsvd[3];
-		};
-		struct {			/* a spare: magic 0, never live */
-			uint64_t spare_zero;
-			struct rte_flow *spare_next;
-		};
-	};
+	uint32_t counter;
+	uint16_t magic;		/* 0 until live (a spare is never live) */
+	uint16_t port_id;
+	uint16_t rss_id;	/* fc->rss_by_id[] */
+	uint16_t tbl_id;	/* template table id + 1, or 0 */
+	uint8_t flags;		/* FLOW_F_* */
+	uint8_t rsvd[3];
 };
 /* memory per rule: with the handle, 32 bytes */
 _Static_assert(sizeof(struct rte_flow) == 16, "struct rte_flow grew");
@@ -130,26 +122,6 @@ static inline struct tally_flow_matcher *
 tally_flow_matcher_of(struct rte_flow *flow)
 {
 	return tally_steer_matcher_udata(tally_steer_rule_matcher(tally_flow_rule(flow)));
-}
-
-/* A spare flow object (allocated ahead, no rule yet) links to the next spare
- * through spare_next; its magic stays 0, so it is never taken for a live
- * flow. Taking it off the list zeroes the link. */
-static inline struct rte_flow *
-tally_flow_spare_pop(struct rte_flow **head)
-{
-	struct rte_flow *f = *head;
-
-	*head = f->spare_next;
-	f->spare_next = NULL;
-	return f;
-}
-
-static inline void
-tally_flow_spare_push(struct rte_flow **head, struct rte_flow *f)
-{
-	f->spare_next = *head;
-	*head = f;
 }
 
 /*
@@ -234,8 +206,11 @@ struct tally_flow_ctx {
 	struct rte_eth_dev *dev;
 	struct tally_flow_tmpl *tmpl;		/* tally_flow_async.c */
 	bool strict_queue;			/* configured RTE_FLOW_PORT_FLAG_STRICT_QUEUE */
-	uint32_t tbl_rules[TALLY_FLOW_MAX_TABLES];	/* rules of template table i */
-	struct tally_flow_age *age;		/* tally_flow_age.c */
+	/* rules of template table i: every create and destroy writes them
+	 * (lock held), so they keep lines of their own, apart from dev and
+	 * tmpl, which the flow queues' enqueues read without the lock */
+	uint32_t tbl_rules[TALLY_FLOW_MAX_TABLES] __rte_cache_aligned;
+	struct tally_flow_age *age __rte_cache_aligned;	/* tally_flow_age.c */
 	struct tally_flow_mem *mem;		/* tally_flow_mem.c */
 	struct tally_flow_xfer *xfer;		/* the device's transfer rules, on
 						 * port 0 (tally_flow_xfer.c) */
@@ -371,8 +346,10 @@ int tally_flow_commit_locked(struct tally_flow_ctx *fc, struct rte_flow *flow,
 			     struct tally_flow_matcher *fm,
 			     const struct tally_steer_key *key,
 			     struct tally_steer_action *act, bool count, uint32_t stock);
-/* Release a live rule (lock held). */
+/* Release a live rule (lock held); _queued: one of a flow queue's batch,
+ * whose entries the batch prefetched. */
 void tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
+void tally_flow_destroy_queued_locked(struct tally_flow_ctx *fc, struct rte_flow *flow);
 /* A live flow of this port (lock held). */
 static inline bool
 tally_flow_live(const struct rte_eth_dev *dev, const struct rte_flow *flow)

@@ -489,17 +489,27 @@ fail:
 #define FLOW_AHEAD	32
 
 static __rte_always_inline void
-flow_destroy(struct tally_flow_ctx *fc, struct rte_flow *flow)
+flow_destroy(struct tally_flow_ctx *fc, struct rte_flow *flow, uint32_t ahead)
 {
 	fc->nb_flows--;
-	flow_release(fc, flow, NULL, FLOW_AHEAD);
+	flow_release(fc, flow, NULL, ahead);
 	tally_steer_ctx_reclaim_locked(fc->steer);
 }
 
 void
 tally_flow_destroy_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
 {
-	flow_destroy(fc, flow);
+	flow_destroy(fc, flow, FLOW_AHEAD);
+}
+
+/* A flow queue's batch prefetched the entries of exactly its destroys:
+ * no look-ahead. Handles further on may be another queue's (each queue
+ * takes its flow objects 64 at a time from one slab), whose lines that
+ * queue is writing. */
+void
+tally_flow_destroy_queued_locked(struct tally_flow_ctx *fc, struct rte_flow *flow)
+{
+	flow_destroy(fc, flow, 0);
 }
 
 int

@@ -335,18 +335,33 @@ tally_flow_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template 
 	return ret;
 }
 
+int
+tally_tmpl_spare_room(struct tally_flow_tmpl *t, uint32_t n)
+{
+	struct rte_flow **a;
+
+	if (n <= t->spare_cap)
+		return 0;
+	a = rte_realloc(t->spare, (size_t)n * sizeof(*a), 0);
+	if (a == NULL)
+		return -ENOMEM;
+	t->spare = a;
+	t->spare_cap = n;
+	return 0;
+}
+
 /* Allocate flow objects ahead until n are spare: a table's, at its
- * creation, so that creating its rules touches no new memory. */
+ * creation, so that creating its rules touches no new memory. Without
+ * room for n pointers, as many as fit: later creates allocate theirs. */
 static void
 spare_fill(struct tally_flow_ctx *fc, uint32_t n)
 {
 	struct tally_flow_tmpl *t = fc->tmpl;
 	struct rte_flow *f;
 
-	while (t->nspare < n && (f = tally_flow_obj_get(fc)) != NULL) {
-		tally_flow_spare_push(&t->spare, f);
-		t->nspare++;
-	}
+	(void)tally_tmpl_spare_room(t, n);
+	while (t->nspare < RTE_MIN(n, t->spare_cap) && (f = tally_flow_obj_get(fc)) != NULL)
+		t->spare[t->nspare++] = f;
 }
 
 /* Creates on tb enqueued but not run yet, in any queue. */

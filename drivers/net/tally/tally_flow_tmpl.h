@@ -171,7 +171,7 @@ struct tally_flow_queue {
 	bool fence_pending;
 	struct rte_flow_op_result *res;
 	struct rte_flow failed;		/* handle of rejected creates: never live */
-};
+} __rte_cache_aligned;	/* each queue's thread writes its own: no line in common */
 
 struct tally_flow_tmpl {
 	uint32_t nb_queues;
@@ -184,10 +184,16 @@ struct tally_flow_tmpl {
 	TAILQ_HEAD(, rte_flow_template_table) tables;
 	struct rte_flow_template_table *by_id[TALLY_FLOW_MAX_TABLES];
 	/* flow objects allocated ahead (tables' rule counts, freed queues'
-	 * caches), linked through next.tqe_next */
-	struct rte_flow *spare;
+	 * caches): a stack of pointers, so that a queue's refill under the
+	 * lock copies 64 of them without reading one object (a list linked
+	 * through the objects made it 64 dependent misses) */
+	struct rte_flow **spare;
 	uint32_t nspare;
+	uint32_t spare_cap;
 };
+
+/* Room in t->spare for n objects: 0 or -ENOMEM (t->spare as it was). */
+int tally_tmpl_spare_room(struct tally_flow_tmpl *t, uint32_t n);
 
 /* The port's flow engine, or NULL with err set. */
 static inline struct tally_flow_ctx *
