@@ -338,15 +338,20 @@ tally_flow_at_destroy(struct rte_eth_dev *dev, struct rte_flow_actions_template 
 int
 tally_tmpl_spare_room(struct tally_flow_tmpl *t, uint32_t n)
 {
+	uint32_t cap = RTE_MAX(n, t->spare_cap + t->spare_cap / 2);
 	struct rte_flow **a;
 
 	if (n <= t->spare_cap)
 		return 0;
-	a = rte_realloc(t->spare, (size_t)n * sizeof(*a), 0);
+	/* half again at least: objects given back one at a time do not
+	 * copy the array each time */
+	a = rte_realloc(t->spare, (size_t)cap * sizeof(*a), 0);
+	if (a == NULL && cap > n)
+		a = rte_realloc(t->spare, (size_t)(cap = n) * sizeof(*a), 0);
 	if (a == NULL)
 		return -ENOMEM;
 	t->spare = a;
-	t->spare_cap = n;
+	t->spare_cap = cap;
 	return 0;
 }
 
