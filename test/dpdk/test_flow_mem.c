@@ -356,7 +356,7 @@ test_presized_parked(void)
 	uint64_t in_use, idle, n;
 	long long used;
 	struct fport fp;
-	bool again;
+	bool first, again;
 
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
 	f = src_rule(&fp, 100, &e);
@@ -367,8 +367,9 @@ test_presized_parked(void)
 	/* in process, the heap can grow to hold it: with huge pages, by the
 	 * free pages of every size EAL has a list for (a list of 1 GiB
 	 * pages, none reserved, once hid the 2 MiB ones) */
-	TEST_ASSERT(presized(&fp) || nic_mode(), "the first matcher is not pre-sized");
-	if (!presized(&fp)) {
+	first = presized(&fp);
+	TEST_ASSERT(first || nic_mode(), "the first matcher is not pre-sized");
+	if (!first) {
 		/* the heap too small for a pre-sized array (tally-nic's
 		 * memory): the matcher goes with its last rule */
 		TEST_ASSERT_EQ(rte_flow_destroy((uint16_t)fp.port, f, &e), 0, "destroy");
