@@ -9,8 +9,9 @@
 #
 # Per PMD and size: insertion and deletion rate (M rules/s) and peak RSS per
 # rule, as median [min..max] over the rounds, and Tally/floor ratios of the
-# medians. Peak RSS per rule = (VmHWM of the run - VmHWM of a 100-rule
-# floor run with 128 counters) / rules: everything the PMD allocates
+# medians. Peak RSS per rule = (peak of the run - peak of a 100-rule
+# floor run with 128 counters) / rules, where a peak is resident memory
+# plus hugetlbfs pages (bench_run_peak): everything the PMD allocates
 # counts, the counter bank and pre-sized tables included, and peaks
 # (growth, deferred frees) included. "1M->4M" is the target's figure:
 # (HWM at 4M - HWM at 1M) / 3M, both runs with the same devargs.
@@ -77,7 +78,7 @@ run() {
 	     --ingress --ether --ipv4 --udp --queue --count
 	     --rules-count="$n" --rules-batch="$batch" --deletion-rate)
 	echo "+ ${cmd[*]}" >&2
-	/usr/bin/time -f "HWM %M" "${cmd[@]}" >"$log" 2>&1 || {
+	bench_run_peak "$log" "${cmd[@]}" || {
 		echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
 	awk '/Total flows insertion rate/ { ins = $(NF-2) }
 	     /Total deletion rate/ { del = $(NF-2) }
