@@ -80,8 +80,9 @@
 #include "tally_match.h"
 
 #define TALLY_STEER_FMT_MAJOR		1
-#define TALLY_STEER_FMT_MINOR		2	/* 1.1: hash array presence filter (F_FILTER);
-					 * 1.2: its byte is the home slot's */
+#define TALLY_STEER_FMT_MINOR		3	/* 1.1: hash array presence filter (F_FILTER);
+					 * 1.2: its byte is the home slot's;
+					 * 1.3: a driver word ends each entry (F_DRIVER) */
 
 #define TALLY_STEER_KEY_WORDS		(TALLY_MATCH_KEY_LEN / 4)	/* 128 */
 #define TALLY_STEER_MAX_TABLES		65536	/* architectural limit of num_tables */
@@ -148,16 +149,17 @@ struct tally_steer_htab {
 	uint32_t magic;			/* TALLY_STEER_HTAB_MAGIC */
 	uint32_t log2_size;		/* entries = 1 << log2_size, <= HTAB_MAX_LOG2 */
 	uint32_t nwords;		/* must equal the matcher's nwords */
-	uint32_t stride;		/* bytes per entry = TALLY_STEER_ENTRY_SIZE(nwords) */
+	uint32_t stride;		/* bytes per entry = TALLY_STEER_ENTRY_STRIDE(nwords, flags) */
 	uint32_t seed;			/* tally_steer_hash() seed */
 	uint32_t flags;			/* TALLY_STEER_HTAB_F_* */
 #define  TALLY_STEER_HTAB_F_FILTER	TALLY_BIT(0)	/* presence filter follows the entries */
+#define  TALLY_STEER_HTAB_F_DRIVER	TALLY_BIT(1)	/* each entry ends with a driver word */
 	uint32_t rsvd[10];
 	/* entries follow, 64-byte aligned; then, with F_FILTER, the filter */
 };
 TALLY_STATIC_SIZE(struct tally_steer_htab, 64);
-#define TALLY_STEER_HTAB_SIZE(log2, nwords) \
-	(sizeof(struct tally_steer_htab) + ((size_t)1 << (log2)) * TALLY_STEER_ENTRY_SIZE(nwords))
+#define TALLY_STEER_HTAB_SIZE(log2, stride) \
+	(sizeof(struct tally_steer_htab) + ((size_t)1 << (log2)) * (size_t)(stride))
 /*
  * Presence filter (F_FILTER): 2^(log2 + 3) bits (one byte per slot) right
  * after the entries; a key's bit is in the byte of its home slot. The
@@ -169,8 +171,8 @@ TALLY_STATIC_SIZE(struct tally_steer_htab, 64);
  * positive costs the probe, nothing else).
  */
 #define TALLY_STEER_FILTER_SIZE(log2)	((size_t)1 << (log2))	/* bytes */
-#define TALLY_STEER_HTAB_FSIZE(log2, nwords) \
-	(TALLY_STEER_HTAB_SIZE(log2, nwords) + TALLY_STEER_FILTER_SIZE(log2))
+#define TALLY_STEER_HTAB_FSIZE(log2, stride) \
+	(TALLY_STEER_HTAB_SIZE(log2, stride) + TALLY_STEER_FILTER_SIZE(log2))
 
 /* ---- hash array entry = rule ----------------------------------------------- */
 enum tally_steer_state {
@@ -210,9 +212,16 @@ struct tally_steer_entry {
 	uint32_t mark;			/* valid with ACT_MARK */
 	uint32_t fate;			/* queue / RSS set / table id */
 	uint32_t key[];			/* nwords masked key words, matcher order */
+	/* with F_DRIVER, one more word: the driver's; the device never reads it */
 };
 TALLY_STATIC_SIZE(struct tally_steer_entry, 16);
 #define TALLY_STEER_ENTRY_SIZE(nwords)	(sizeof(struct tally_steer_entry) + (size_t)(nwords) * 4)
+/* Bytes from one entry to the next: the entry, and the driver word with
+ * F_DRIVER (1.3). A driver keeps there what it would otherwise keep in a
+ * host array indexed by slot (lib/steer: the rule's handle), so that a rule
+ * insert writes one random place, not two. */
+#define TALLY_STEER_ENTRY_STRIDE(nwords, flags) \
+	(TALLY_STEER_ENTRY_SIZE(nwords) + (((flags) & TALLY_STEER_HTAB_F_DRIVER) ? 4u : 0u))
 
 /* Filter of the array whose entry 0 is at ent (see F_FILTER). */
 static inline uint8_t *

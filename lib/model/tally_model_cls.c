@@ -282,11 +282,12 @@ tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
 	seed = h->seed;
 	flags = h->flags;
 	if (magic != TALLY_STEER_HTAB_MAGIC || log2 > TALLY_STEER_HTAB_MAX_LOG2 ||
-	    h->nwords != n || stride != TALLY_STEER_ENTRY_SIZE(n) ||
-	    (flags & ~TALLY_STEER_HTAB_F_FILTER) != 0)
+	    h->nwords != n ||
+	    (flags & ~(TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER)) != 0 ||
+	    stride != TALLY_STEER_ENTRY_STRIDE(n, flags))
 		return cls_bad(m, hiova);
-	size = (flags & TALLY_STEER_HTAB_F_FILTER) ? TALLY_STEER_HTAB_FSIZE(log2, n) :
-						     TALLY_STEER_HTAB_SIZE(log2, n);
+	size = (flags & TALLY_STEER_HTAB_F_FILTER) ? TALLY_STEER_HTAB_FSIZE(log2, stride) :
+						     TALLY_STEER_HTAB_SIZE(log2, stride);
 	h = STEER_DMA(m, hiova, size, *h);
 	if (h == NULL)
 		return -1;

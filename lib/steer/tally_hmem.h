@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Large zeroed host arrays (hash array shadows, rule handles, counter pool
- * state) straight from the kernel, not from malloc: a page never touched
+ * Large zeroed host arrays (written bitmaps of hash arrays, rule handles,
+ * counter pool state) straight from the kernel, not from malloc: a page never touched
  * costs no memory, and freeing returns everything at once. An array that is
  * filled densely or accessed at random may ask for transparent huge pages
  * (where the kernel offers them, e.g. transparent_hugepage=madvise): then

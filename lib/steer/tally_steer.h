@@ -188,7 +188,7 @@ struct tally_steer_action {
 struct tally_steer_mem_stats {
 	uint64_t dev_bytes;		/* device-visible memory allocated now */
 	uint64_t dev_deferred;		/* of which waiting for a fence */
-	uint64_t host_bytes;		/* host-only memory (handles, shadows) */
+	uint64_t host_bytes;		/* host-only memory (handles, written bitmaps) */
 	uint64_t rules;
 };
 

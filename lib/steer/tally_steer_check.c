@@ -9,18 +9,18 @@
 
 static int
 steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
-		  const uint32_t *shadow, uint32_t log2, uint32_t par,
+		  const uint64_t *written, uint32_t log2, uint32_t par,
 		  uint32_t used, uint32_t tombs)
 {
 	const struct tally_steer_ctx *ctx = m->tbl->ctx;
 	uint32_t n = 1u << log2, s, nv = 0, nt = 0;
 
 	for (s = 0; s < n; s++) {
-		const struct tally_steer_entry *e = steer_entry_at(ent, m->stride, s);
+		struct tally_steer_entry *e = steer_entry_at(ent, m->stride, s);
 		const struct tally_steer_rule *r;
-		uint32_t st = steer_state(e->ctrl);
+		uint32_t st = steer_state(e->ctrl), owner;
 
-		if (!steer_written_test(shadow, log2, s)) {
+		if (!steer_written_test(written, s)) {
 			/* a rule placed without its bit, or a filter bit of a
 			 * key whose home never held a rule */
 			if (e->ctrl != 0 || tally_steer_filter(ent, log2, m->stride)[s] != 0)
@@ -32,9 +32,10 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 		if (st != TALLY_STEER_S_VALID)
 			continue;
 		nv++;
-		if (shadow[s] >= ctx->handles)
+		owner = *steer_entry_owner(e, m->nwords);
+		if (owner >= ctx->handles)
 			return -EIO;
-		r = steer_handle(ctx, shadow[s]);
+		r = steer_handle(ctx, owner);
 		/* during a migration a rule may point into either array */
 		if (r->m != m || ((r->slot & STEER_SLOT_PAR) == par &&
 				  (r->slot & ~STEER_SLOT_PAR) != s))
@@ -50,9 +51,9 @@ tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
 
 	if (m == NULL)
 		return -EINVAL;
-	rc = steer_check_array(m, m->ent, m->shadow, m->log2, m->par, m->used, m->tombs);
+	rc = steer_check_array(m, m->ent, m->written, m->log2, m->par, m->used, m->tombs);
 	if (rc == 0 && m->migrating)
-		rc = steer_check_array(m, m->mig.ent, m->mig.shadow, m->mig.log2,
+		rc = steer_check_array(m, m->mig.ent, m->mig.written, m->mig.log2,
 				       m->par ^ STEER_SLOT_PAR, m->mig.used, m->mig.tombs);
 	/* the stage, and every rule it holds queued for a move */
 	if (rc == 0 && m->stage != NULL)
@@ -66,7 +67,7 @@ tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
 				continue;
 			for (i = 0; i < m->sq_len; i++)
 				if (m->sq[(m->sq_head + i) & (STEER_STAGE_QUEUE - 1)] ==
-				    st->shadow[s])
+				    *steer_entry_owner(steer_entry(st, s), st->nwords))
 					break;
 			if (i == m->sq_len)
 				rc = -EIO;

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A matcher's hash arrays: allocation (device array and host shadow) and
+ * A matcher's hash arrays: allocation (device array and host written bitmap) and
  * the rebuild at once, without tombstones, that reserve() and a stage's purge
  * use. The incremental rebuild is tally_steer_migrate.c's.
  */
 #include "tally_steer_internal.h"
 
-/* Allocate a hash array of 2^log2 entries (all EMPTY) and its shadow. */
+/* Allocate a hash array of 2^log2 entries (all EMPTY) and its written bitmap. */
 int
 steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
-		 struct steer_dmem *mem, uint32_t **shadow)
+		 struct steer_dmem *mem, uint64_t **written)
 {
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	struct tally_steer_htab *h;
@@ -18,12 +18,12 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	if (log2 > TALLY_STEER_HTAB_MAX_LOG2)
 		return -ENOSPC;
 	/* random accesses: huge pages where offered (and none touched yet) */
-	*shadow = tally_hmem_alloc(steer_shadow_size(log2), true);
-	if (*shadow == NULL)
+	*written = tally_hmem_alloc(steer_written_size(log2), true);
+	if (*written == NULL)
 		return -ENOMEM;
-	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_FSIZE(log2, m->nwords), 64, mem);
+	rc = steer_dmem_alloc(ctx, TALLY_STEER_HTAB_FSIZE(log2, m->stride), 64, mem);
 	if (rc != 0) {
-		steer_shadow_free(*shadow, log2);
+		steer_written_free(*written, log2);
 		return rc;
 	}
 	/* mem ops return zeroed memory: every entry reads EMPTY (ctrl 0) */
@@ -31,9 +31,9 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	h->magic = TALLY_STEER_HTAB_MAGIC;
 	h->log2_size = log2;
 	h->nwords = m->nwords;
-	h->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
+	h->stride = m->stride;
 	h->seed = m->seed;
-	h->flags = TALLY_STEER_HTAB_F_FILTER;
+	h->flags = TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER;
 	return 0;
 }
 
@@ -48,21 +48,22 @@ steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	struct tally_steer_ctx *ctx = m->tbl->ctx;
 	struct tally_steer_matcher_desc *d = m->desc.va;
 	struct steer_dmem nmem, old = m->htab;
-	uint32_t *nshadow, old_n = 1u << m->log2, mask = (1u << log2) - 1, i;
+	uint32_t old_n = 1u << m->log2, mask = (1u << log2) - 1, i;
+	uint64_t *nwritten;
 	uint8_t *nent;
 	int rc;
 
-	rc = steer_htab_alloc(m, log2, &nmem, &nshadow);
+	rc = steer_htab_alloc(m, log2, &nmem, &nwritten);
 	if (rc != 0)
 		return rc;
 	/* only reserve() rebuilds at once: a control operation, so the page
 	 * faults of the new array are taken here rather than by inserts */
 	tally_hmem_populate((uint8_t *)nmem.va + sizeof(struct tally_steer_htab),
 		       nmem.size - sizeof(struct tally_steer_htab));
-	tally_hmem_populate(nshadow, steer_shadow_size(log2));
+	tally_hmem_populate(nwritten, steer_written_size(log2));
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
-		const struct tally_steer_entry *e = steer_entry(m, i);
+		struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_entry *ne;
 		uint32_t s, hash;
 
@@ -77,15 +78,15 @@ steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2)
 				break;
 			s = (s + 1) & mask;
 		}
-		memcpy(ne, e, m->stride);
-		steer_shadow_set(nshadow, log2, s, m->shadow[i]);
-		steer_handle(ctx, m->shadow[i])->slot = s | m->par;
+		memcpy(ne, e, m->stride);	/* the driver word with it */
+		steer_written_set(nwritten, s);
+		steer_handle(ctx, *steer_entry_owner(e, m->nwords))->slot = s | m->par;
 	}
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);
-	ctx->host_bytes += steer_shadow_size(log2) - steer_shadow_size(m->log2);
-	steer_shadow_free(m->shadow, m->log2);
-	__atomic_store_n(&m->shadow, nshadow, __ATOMIC_RELAXED);
+	ctx->host_bytes += steer_written_size(log2) - steer_written_size(m->log2);
+	steer_written_free(m->written, m->log2);
+	__atomic_store_n(&m->written, nwritten, __ATOMIC_RELAXED);
 	m->htab = nmem;
 	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, log2, __ATOMIC_RELAXED);

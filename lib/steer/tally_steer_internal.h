@@ -64,11 +64,11 @@ struct tally_steer_rule {
 };
 _Static_assert(sizeof(struct tally_steer_rule) == 16, "rule handle grew");
 
-/* One hash array with its host shadow (entry -> rule handle index). */
+/* One hash array with its host written bitmap. */
 struct steer_htab_sw {
 	struct steer_dmem mem;		/* struct tally_steer_htab + entries */
 	uint8_t *ent;			/* first entry */
-	uint32_t *shadow;
+	uint64_t *written;
 	uint32_t log2;
 	uint32_t used;			/* VALID entries */
 	uint32_t tombs;			/* TOMB entries */
@@ -92,8 +92,7 @@ struct tally_steer_matcher {
 	uint32_t stride;
 	uint32_t used;			/* VALID entries */
 	uint32_t tombs;			/* TOMB entries */
-	uint32_t *shadow;		/* entry -> rule handle index (host; read
-					 * like ent) */
+	uint64_t *written;		/* written bitmap (host; read like ent) */
 	uint32_t par;			/* parity of handle slots in this array */
 	/*
 	 * Incremental migration (growth, tombstone purge, shrink): while
@@ -169,44 +168,48 @@ struct tally_steer_ctx {
 };
 
 /*
- * A hash array's host side (one tally_hmem block): the shadow, 4 bytes per
- * entry (entry -> rule handle index), then the written bitmap, 1 bit per
- * entry, set when a rule is first placed in the entry and never cleared
- * (a deleted rule leaves a TOMB). Invariant: a clear bit means the entry is
- * EMPTY with ctrl 0. Then no key whose home is that entry is in the array
- * (linear probing would have placed it there), so an insert at that home
- * needs to read neither the entry nor its neighbours.
+ * A hash array's host side (one tally_hmem block): the written bitmap, 1
+ * bit per entry, set when a rule is first placed in the entry and never
+ * cleared (a deleted rule leaves a TOMB). Invariant: a clear bit means the
+ * entry is EMPTY with ctrl 0. Then no key whose home is that entry is in
+ * the array (linear probing would have placed it there), so an insert at
+ * that home needs to read neither the entry nor its neighbours.
+ *
+ * Which rule handle an entry holds is in the entry itself, in the driver
+ * word after its key (TALLY_STEER_HTAB_F_DRIVER): an insert writes the
+ * entry's line and nothing else at random, where a host array indexed by
+ * slot cost a second page walk per insert.
  */
 static inline size_t
-steer_shadow_size(uint32_t log2)
+steer_written_size(uint32_t log2)
 {
-	return ((size_t)4 << log2) + ((((size_t)1 << log2) + 63) / 64) * 8;
-}
-
-static inline uint64_t *
-steer_written(const uint32_t *shadow, uint32_t log2)
-{
-	return (uint64_t *)(uintptr_t)(shadow + ((size_t)1 << log2));
+	return ((((size_t)1 << log2) + 63) / 64) * 8;
 }
 
 static inline bool
-steer_written_test(const uint32_t *shadow, uint32_t log2, uint32_t s)
+steer_written_test(const uint64_t *written, uint32_t s)
 {
-	return (steer_written(shadow, log2)[s >> 6] >> (s & 63)) & 1;
-}
-
-/* Rule handle idx now occupies entry s (every placement goes through here). */
-static inline void
-steer_shadow_set(uint32_t *shadow, uint32_t log2, uint32_t s, uint32_t idx)
-{
-	shadow[s] = idx;
-	steer_written(shadow, log2)[s >> 6] |= 1ull << (s & 63);
+	return (written[s >> 6] >> (s & 63)) & 1;
 }
 
 static inline void
-steer_shadow_free(uint32_t *shadow, uint32_t log2)
+steer_written_set(uint64_t *written, uint32_t s)
 {
-	tally_hmem_free(shadow, steer_shadow_size(log2));
+	written[s >> 6] |= 1ull << (s & 63);
+}
+
+static inline void
+steer_written_free(uint64_t *written, uint32_t log2)
+{
+	tally_hmem_free(written, steer_written_size(log2));
+}
+
+/* The driver word of entry e (of a matcher of nwords key words): the index
+ * of the rule handle in it. */
+static inline uint32_t *
+steer_entry_owner(struct tally_steer_entry *e, uint32_t nwords)
+{
+	return &e->key[nwords];
 }
 
 /*
@@ -337,9 +340,9 @@ int steer_table_add_at(struct tally_steer_table *t, struct tally_steer_matcher *
 int steer_table_remove(struct tally_steer_table *t, const struct tally_steer_matcher *m);
 
 /* hash arrays (tally_steer_htab.c) */
-/* A hash array of 2^log2 entries (all EMPTY) for m, and its shadow. */
+/* A hash array of 2^log2 entries (all EMPTY) for m, and its written bitmap. */
 int steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
-		     struct steer_dmem *mem, uint32_t **shadow);
+		     struct steer_dmem *mem, uint64_t **written);
 /* Rebuild m's array at 2^log2 entries without tombstones, publish it;
  * on failure nothing changed. */
 int steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2);
@@ -452,8 +455,8 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 /*
  * Start fetching what inserting a key of hash h touches: with
  * STEER_PF_SLOT its slot and the next one (entries are not line aligned,
- * and a probe often goes on to the next slot: two lines at most) and the
- * slot's shadow; with STEER_PF_DECIDE what an insert reads to decide
+ * and a probe often goes on to the next slot: two lines at most; an
+ * entry's driver word is in them); with STEER_PF_DECIDE what an insert reads to decide
  * whether the rule is staged, the home slot's written bit and filter byte.
  * No lock: the array may be replaced meanwhile; a prefetch of a stale
  * address is harmless (it never faults).
@@ -465,7 +468,7 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 static inline __attribute__((always_inline)) void
 steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int what)
 {
-	const uint32_t *shadow = __atomic_load_n(&m->shadow, __ATOMIC_RELAXED);
+	const uint64_t *written = __atomic_load_n(&m->written, __ATOMIC_RELAXED);
 	const uint8_t *ent = __atomic_load_n(&m->ent, __ATOMIC_RELAXED);
 	uint32_t log2 = __atomic_load_n(&m->log2, __ATOMIC_RELAXED);
 	uint32_t slot = h & ((1u << log2) - 1);
@@ -475,10 +478,9 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 		e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
 		__builtin_prefetch(e, 1, 3);
 		__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
-		__builtin_prefetch(&shadow[slot], 1, 3);
 	}
 	if (what & STEER_PF_DECIDE) {
-		__builtin_prefetch(&steer_written(shadow, log2)[slot >> 6], 0, 3);
+		__builtin_prefetch(&written[slot >> 6], 0, 3);
 		__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
 				   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
 	}
@@ -645,7 +647,7 @@ steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32
  * Rule r into slot ins of the published array, its filter bit first (the
  * entry turns VALID with a release store after it). fresh: ins is the key's
  * never-written home slot, whose entry and filter byte are written without
- * being read (see steer_shadow_size()); else the slot the probe gave (EMPTY
+ * being read (see steer_written_size()); else the slot the probe gave (EMPTY
  * or TOMB). The caller counts the rule in ctx->nrules.
  */
 static inline __attribute__((always_inline)) void
@@ -664,7 +666,8 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 		steer_filter_set(m->ent, m->log2, m->stride, k->hash);
 		steer_entry_publish(e, k->w, m->nwords, act_w, mark, fate_w);
 	}
-	steer_shadow_set(m->shadow, m->log2, ins, r->idx);
+	*steer_entry_owner(e, m->nwords) = r->idx;
+	steer_written_set(m->written, ins);
 	m->used++;
 	r->m = m;
 	r->slot = ins | m->par;
@@ -672,7 +675,7 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 
 /*
  * Place rule r, whose actions are already acquired, into m; the key is not
- * in m (fresh: its home slot was never written, see steer_shadow_size()).
+ * in m (fresh: its home slot was never written, see steer_written_size()).
  * Inline into the insert paths (tally_steer_rule.c, tally_steer_stage.c):
  * room without a migration, the common case, needs no call.
  */

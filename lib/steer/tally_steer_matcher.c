@@ -17,7 +17,7 @@ steer_matcher_compile(struct tally_steer_matcher *m, const struct tally_match_ke
 		m->wmask[m->nwords] = w;
 		m->nwords++;
 	}
-	m->stride = TALLY_STEER_ENTRY_SIZE(m->nwords);
+	m->stride = TALLY_STEER_ENTRY_STRIDE(m->nwords, TALLY_STEER_HTAB_F_DRIVER);
 }
 
 void
@@ -28,8 +28,8 @@ steer_matcher_free(struct tally_steer_matcher *m)
 	steer_mig_abort(m);
 	steer_dmem_free(ctx, &m->htab);
 	steer_dmem_free(ctx, &m->desc);
-	ctx->host_bytes -= sizeof(*m) + steer_shadow_size(m->log2);
-	steer_shadow_free(m->shadow, m->log2);
+	ctx->host_bytes -= sizeof(*m) + steer_written_size(m->log2);
+	steer_written_free(m->written, m->log2);
 	tally_free(m);
 }
 
@@ -44,7 +44,7 @@ steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2)
 	rc = steer_dmem_alloc(ctx, TALLY_STEER_MATCHER_SIZE(m->nwords), 64, &m->desc);
 	if (rc != 0)
 		return rc;
-	rc = steer_htab_alloc(m, log2, &m->htab, &m->shadow);
+	rc = steer_htab_alloc(m, log2, &m->htab, &m->written);
 	if (rc != 0) {
 		steer_dmem_free(ctx, &m->desc);
 		return rc;
@@ -61,7 +61,7 @@ steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2)
 		d->words[i].idx = m->widx[i];
 		d->words[i].mask = m->wmask[i];
 	}
-	ctx->host_bytes += sizeof(*m) + steer_shadow_size(log2);
+	ctx->host_bytes += sizeof(*m) + steer_written_size(log2);
 	return 0;
 }
 
@@ -296,7 +296,7 @@ tally_steer_reserve_bytes(uint32_t nb_rules, uint32_t nwords)
 
 	if (log2 == 0 || nwords > TALLY_STEER_KEY_WORDS)
 		return 0;
-	return TALLY_STEER_HTAB_FSIZE(log2, nwords);
+	return TALLY_STEER_HTAB_FSIZE(log2, TALLY_STEER_ENTRY_STRIDE(nwords, TALLY_STEER_HTAB_F_DRIVER));
 }
 
 int

@@ -40,14 +40,14 @@ steer_mig_start(struct tally_steer_matcher *m, uint32_t log2)
 	uint32_t room;
 	int rc;
 
-	rc = steer_htab_alloc(m, log2, &t->mem, &t->shadow);
+	rc = steer_htab_alloc(m, log2, &t->mem, &t->written);
 	if (rc != 0)
 		return rc;
 	t->ent = (uint8_t *)t->mem.va + sizeof(struct tally_steer_htab);
 	t->log2 = log2;
 	t->used = 0;
 	t->tombs = 0;
-	m->tbl->ctx->host_bytes += steer_shadow_size(log2);
+	m->tbl->ctx->host_bytes += steer_written_size(log2);
 	/* operations left before either array reaches the hard load */
 	room = TALLY_MIN(((STEER_LOAD_HARD - STEER_LOAD_START) << m->log2) / 8,
 			 ((STEER_LOAD_HARD - STEER_LOAD_TARGET) << log2) / 8);
@@ -68,9 +68,9 @@ steer_mig_publish(struct tally_steer_matcher *m)
 
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, t->mem.iova, __ATOMIC_RELEASE);
-	ctx->host_bytes -= steer_shadow_size(m->log2);
-	steer_shadow_free(m->shadow, m->log2);
-	__atomic_store_n(&m->shadow, t->shadow, __ATOMIC_RELAXED);
+	ctx->host_bytes -= steer_written_size(m->log2);
+	steer_written_free(m->written, m->log2);
+	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
 	m->htab = t->mem;
 	__atomic_store_n(&m->ent, t->ent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, t->log2, __ATOMIC_RELAXED);
@@ -91,12 +91,12 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 
 	while (n-- > 0 && m->mig_cursor < end) {
 		uint32_t i = m->mig_cursor++, s, h;
-		const struct tally_steer_entry *e = steer_entry(m, i);
+		struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_rule *r;
 
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
-		r = steer_handle(ctx, m->shadow[i]);
+		r = steer_handle(ctx, *steer_entry_owner(e, m->nwords));
 		if ((r->slot & STEER_SLOT_PAR) == npar)
 			continue;	/* inserted during the migration: already there */
 		h = tally_steer_hash(e->key, m->nwords, m->seed);
@@ -105,8 +105,8 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 		if (steer_state(steer_entry_at(t->ent, m->stride, s)->ctrl) ==
 		    TALLY_STEER_S_TOMB)
 			t->tombs--;
-		memcpy(steer_entry_at(t->ent, m->stride, s), e, m->stride);
-		steer_shadow_set(t->shadow, t->log2, s, r->idx);
+		memcpy(steer_entry_at(t->ent, m->stride, s), e, m->stride);	/* and owner */
+		steer_written_set(t->written, s);
 		t->used++;
 		r->slot = s | npar;
 	}
@@ -129,8 +129,8 @@ steer_mig_abort(struct tally_steer_matcher *m)
 	if (!m->migrating)
 		return;
 	steer_dmem_free(ctx, &m->mig.mem);
-	ctx->host_bytes -= steer_shadow_size(m->mig.log2);
-	steer_shadow_free(m->mig.shadow, m->mig.log2);
+	ctx->host_bytes -= steer_written_size(m->mig.log2);
+	steer_written_free(m->mig.written, m->mig.log2);
 	memset(&m->mig, 0, sizeof(m->mig));
 	m->migrating = false;
 }
@@ -186,8 +186,8 @@ steer_mig_insert(struct tally_steer_matcher *m, uint32_t ins, uint32_t h,
 	if (steer_state(e->ctrl) == TALLY_STEER_S_TOMB)
 		t->tombs--;
 	steer_filter_set(t->ent, t->log2, m->stride, h);
-	memcpy(e, src, m->stride);
-	steer_shadow_set(t->shadow, t->log2, s, r->idx);
+	memcpy(e, src, m->stride);	/* src's driver word: r */
+	steer_written_set(t->written, s);
 	t->used++;
 	r->slot = s | (m->par ^ STEER_SLOT_PAR);
 	steer_mig_step(m, m->mig_step);

@@ -106,10 +106,10 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 		return -EEXIST;
 	/* a home slot never written in this array, with no migration due:
 	 * the key is not in the array and the slot is EMPTY with a zero
-	 * filter byte (see steer_shadow_size()), so both are only written
+	 * filter byte (see steer_written_size()), so both are only written
 	 * and their cache misses do not stall the insert */
 	ins = k->hash & ((1u << m->log2) - 1);
-	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
+	fresh = !steer_written_test(m->written, ins) && steer_room(m, 1);
 	/* staged when the key cannot be in the array: its home slot was
 	 * never written, or its filter bit is clear */
 	if (steer_stage_wanted(m, act) &&

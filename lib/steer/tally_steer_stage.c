@@ -14,7 +14,7 @@
  * stage: a second, small matcher with the same mask, priority and hash
  * seed, published in the table's matcher list right before it. A single
  * insert of a key that cannot be in the large array (its home slot was
- * never written, see steer_shadow_size(), or its bit in the array's
+ * never written, see steer_written_size(), or its bit in the array's
  * presence filter is clear) goes into the stage, whose few
  * lines stay in the cache, and the key's lines of the large array are
  * requested with those of the next few staged keys (steer_stage_prefetch())
@@ -105,7 +105,7 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 	memcpy(k.w, e->key, (size_t)m->nwords * 4);
 	k.hash = tally_steer_hash(k.w, m->nwords, m->seed);
 	ins = k.hash & ((1u << m->log2) - 1);
-	fresh = !steer_written_test(m->shadow, m->log2, ins) && steer_room(m, 1);
+	fresh = !steer_written_test(m->written, ins) && steer_room(m, 1);
 	if (!fresh && steer_probe(m, k.w, k.hash, &ins) != UINT32_MAX) {
 		TALLY_LOG(ERR, "staged rule %u also in its matcher", idx);
 		return;

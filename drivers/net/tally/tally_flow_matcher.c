@@ -59,11 +59,11 @@ bool
 tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 {
 	struct rte_malloc_socket_stats st;
-	uint64_t need = (uint64_t)fc->cnt->num * 2 * (TALLY_STEER_ENTRY_SIZE(nwords) + 4);
+	uint64_t need = tally_steer_reserve_bytes(fc->cnt->num, nwords);
 	int socket = fc->dev->data->numa_node;
 
 	socket = socket < 0 ? 0 : socket;
-	return rte_malloc_get_socket_stats(socket, &st) == 0 &&
+	return need != 0 && rte_malloc_get_socket_stats(socket, &st) == 0 &&
 	       need <= (st.heap_freesz_bytes +
 			(fc->presized_once ? 0 : tally_dma_growable(socket))) / 4;
 }

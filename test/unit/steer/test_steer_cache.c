@@ -221,8 +221,10 @@ test_cache_filter(void)
 					root->tables_iova)[0].mlist;
 	d = (const void *)(uintptr_t)ml->matcher[0];
 	h = (void *)(uintptr_t)d->htab;
-	TEST_ASSERT_EQ(h->flags, TALLY_STEER_HTAB_F_FILTER, "lib/steer builds a filter");
+	TEST_ASSERT_EQ(h->flags, TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER,
+		       "lib/steer builds a filter, and keeps a driver word per entry");
 	TEST_ASSERT_EQ(d->nwords, 1, "");
+	TEST_ASSERT_EQ(h->stride, TALLY_STEER_ENTRY_SIZE(1) + 4, "the key word, then the driver's");
 	w = tally_steer_key_word(&p.key, d->words[0].idx) & d->words[0].mask;
 	hash = tally_steer_hash(&w, 1, h->seed);
 	bit = tally_steer_filter_bit(hash, h->log2_size);
@@ -232,18 +234,25 @@ test_cache_filter(void)
 	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, 0, "a clear bit hides the entry");
 	/* without F_FILTER (seen after a fence) the device probes again */
-	h->flags = 0;
+	h->flags = TALLY_STEER_HTAB_F_DRIVER;
 	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");
 	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "no filter: probed");
-	h->flags = 0x80;
+	h->flags = 0x80 | TALLY_STEER_HTAB_F_DRIVER;
 	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");
 	f0 = faults(&c);
 	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_DROP, "unknown flag");
 	TEST_ASSERT_EQ(faults(&c) - f0, 1, "");
 	TEST_ASSERT_EQ(c.dev.io.ops->read32(c.dev.io.ctx, TALLY_REG_FAULT_CAUSE), TALLY_FAULT_BAD_STEER, "");
+	/* a stride with a driver word, and no F_DRIVER: malformed */
 	h->flags = TALLY_STEER_HTAB_F_FILTER;
+	TEST_ASSERT_EQ(tally_steer_ctx_sync(c.dev.ctx, 1000000), 0, "");
+	f0 = faults(&c);
+	tally_model_steer_classify(c.dev.m, &p, &v);
+	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_DROP, "stride of another format");
+	TEST_ASSERT_EQ(faults(&c) - f0, 1, "");
+	h->flags = TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER;
 	filter[bit >> 3] |= (uint8_t)(1u << (bit & 7));
 	tally_model_steer_classify(c.dev.m, &p, &v);
 	TEST_ASSERT_EQ(v.flags, TALLY_VERDICT_QUEUE, "restored");
