@@ -37,7 +37,7 @@ bench_run_peak() {
 			VmHWM:) h=$v ;;
 			HugetlbPages:) t=$v ;;
 			esac
-		done <"/proc/$pid/status" 2>/dev/null || true
+		done 2>/dev/null <"/proc/$pid/status" || true
 		[ -z "$z" ] && [ -n "$h" ] || break
 		[ $((h + t)) -gt "$peak" ] && peak=$((h + t))
 		read -rt 0.002 -u "$nap" _ || true
