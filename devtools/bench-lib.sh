@@ -38,8 +38,11 @@ bench_run_peak() {
 			HugetlbPages:) t=$v ;;
 			esac
 		done 2>/dev/null <"/proc/$pid/status" || true
-		[ -z "$z" ] && [ -n "$h" ] || break
-		[ $((h + t)) -gt "$peak" ] && peak=$((h + t))
+		[ -z "$z" ] || break	# exited: its memory is gone
+		# no VmHWM for an instant while it execs: no sample then
+		if [ -n "$h" ] && [ $((h + t)) -gt "$peak" ]; then
+			peak=$((h + t))
+		fi
 		read -rt 0.002 -u "$nap" _ || true
 	done
 	exec {nap}<&-

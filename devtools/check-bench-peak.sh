@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench_run_peak (devtools/bench-lib.sh), the benchmarks' peak memory, counts
 # a process's hugetlbfs pages, which VmHWM leaves out: a process that maps
-# and writes HUGE_MB of a file on hugetlbfs, then holds them for 50 ms only
-# (as a short DPDK run holds its mempool before it exits), must peak at
-# least nine tenths of that above the same process mapping nothing. Also: the
-# command's exit status comes back, with a peak line.
+# and writes HUGE_MB of a file on hugetlbfs, then holds them for 0.3 s
+# (long enough for a sampler that other tests' processes delay), must peak
+# at least nine tenths of that above the same process mapping nothing.
+# Also: the command's exit status comes back, with a peak line.
 # Skips (77) where no hugetlbfs mount has enough free 2 MiB pages.
 set -u
 cd "$(dirname "$0")/.."
@@ -22,9 +22,9 @@ file="$dir/check-bench-peak-$$"
 trap 'rm -rf "$work" "$file"' EXIT
 fail=0
 
-# holder.py FILE MB: map and write MB of FILE, hold them 50 ms (0: map
-# nothing). Run as the command itself, so that its pid is the one
-# bench_run_peak reads.
+# holder.py FILE MB: map and write MB of FILE, hold them 0.3 s (0: map
+# nothing). Run as the command itself, by the interpreter's own path (not
+# a wrapper script), so that its pid is the one bench_run_peak reads.
 printf '%s\n' \
 	'import mmap, os, sys, time' \
 	'path, mb = sys.argv[1], int(sys.argv[2])' \
@@ -34,13 +34,14 @@ printf '%s\n' \
 	'    m = mmap.mmap(fd, mb << 20, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)' \
 	'    for off in range(0, mb << 20, 2 << 20):' \
 	'        m[off] = 1' \
-	'    time.sleep(0.05)' \
+	'    time.sleep(0.3)' \
 	'    m.close()' \
 	'    os.close(fd)' >"$work/holder.py"
 
-bench_run_peak "$work/none.log" python3 "$work/holder.py" "$file" 0 ||
+py=$(python3 -c 'import sys; print(sys.executable)')
+bench_run_peak "$work/none.log" "$py" "$work/holder.py" "$file" 0 ||
 	{ echo "FAIL: the holder without hugepages failed"; fail=1; }
-bench_run_peak "$work/huge.log" python3 "$work/holder.py" "$file" "$HUGE_MB" ||
+bench_run_peak "$work/huge.log" "$py" "$work/holder.py" "$file" "$HUGE_MB" ||
 	{ echo "FAIL: the holder of $HUGE_MB MB failed: $(cat "$work/huge.log")"; fail=1; }
 none=$(awk '/^HWM / { print $2 }' "$work/none.log")
 huge=$(awk '/^HWM / { print $2 }' "$work/huge.log")
