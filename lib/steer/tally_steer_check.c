@@ -16,7 +16,7 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 	uint32_t n = 1u << log2, s, nv = 0, nt = 0;
 
 	for (s = 0; s < n; s++) {
-		struct tally_steer_entry *e = steer_entry_at(ent, m->stride, s);
+		const struct tally_steer_entry *e = steer_entry_at(ent, m->stride, s);
 		const struct tally_steer_rule *r;
 		uint32_t st = steer_state(e->ctrl), owner;
 
@@ -32,7 +32,7 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 		if (st != TALLY_STEER_S_VALID)
 			continue;
 		nv++;
-		owner = *steer_entry_owner(e, m->nwords);
+		owner = steer_entry_owner(e, m->nwords);
 		if (owner >= ctx->handles)
 			return -EIO;
 		r = steer_handle(ctx, owner);
@@ -67,7 +67,7 @@ tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
 				continue;
 			for (i = 0; i < m->sq_len; i++)
 				if (m->sq[(m->sq_head + i) & (STEER_STAGE_QUEUE - 1)] ==
-				    *steer_entry_owner(steer_entry(st, s), st->nwords))
+				    steer_entry_owner(steer_entry(st, s), st->nwords))
 					break;
 			if (i == m->sq_len)
 				rc = -EIO;

@@ -33,7 +33,7 @@ steer_htab_alloc(struct tally_steer_matcher *m, uint32_t log2,
 	h->nwords = m->nwords;
 	h->stride = m->stride;
 	h->seed = m->seed;
-	h->flags = TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER;
+	h->flags = STEER_HTAB_FLAGS;
 	return 0;
 }
 
@@ -63,7 +63,7 @@ steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	tally_hmem_populate(nwritten, steer_written_size(log2));
 	nent = (uint8_t *)nmem.va + sizeof(struct tally_steer_htab);
 	for (i = 0; i < old_n; i++) {
-		struct tally_steer_entry *e = steer_entry(m, i);
+		const struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_entry *ne;
 		uint32_t s, hash;
 
@@ -80,7 +80,7 @@ steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2)
 		}
 		memcpy(ne, e, m->stride);	/* the driver word with it */
 		steer_written_set(nwritten, s);
-		steer_handle(ctx, *steer_entry_owner(e, m->nwords))->slot = s | m->par;
+		steer_handle(ctx, steer_entry_owner(e, m->nwords))->slot = s | m->par;
 	}
 	/* pairs with the device's acquire load of desc.htab */
 	__atomic_store_n(&d->htab, nmem.iova, __ATOMIC_RELEASE);

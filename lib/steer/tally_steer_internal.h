@@ -204,12 +204,23 @@ steer_written_free(uint64_t *written, uint32_t log2)
 	tally_hmem_free(written, steer_written_size(log2));
 }
 
-/* The driver word of entry e (of a matcher of nwords key words): the index
- * of the rule handle in it. */
-static inline uint32_t *
-steer_entry_owner(struct tally_steer_entry *e, uint32_t nwords)
+/* The format of every hash array lib/steer builds: with a presence filter,
+ * and a driver word in each entry. */
+#define STEER_HTAB_FLAGS	(TALLY_STEER_HTAB_F_FILTER | TALLY_STEER_HTAB_F_DRIVER)
+#define STEER_ENTRY_STRIDE(nwords)	TALLY_STEER_ENTRY_STRIDE(nwords, STEER_HTAB_FLAGS)
+
+/* The index of the rule handle in entry e (of a matcher of nwords key
+ * words), from its driver word. */
+static inline uint32_t
+steer_entry_owner(const struct tally_steer_entry *e, uint32_t nwords)
 {
-	return &e->key[nwords];
+	return e->key[nwords];
+}
+
+static inline void
+steer_entry_set_owner(struct tally_steer_entry *e, uint32_t nwords, uint32_t idx)
+{
+	e->key[nwords] = idx;
 }
 
 /*
@@ -666,7 +677,7 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 		steer_filter_set(m->ent, m->log2, m->stride, k->hash);
 		steer_entry_publish(e, k->w, m->nwords, act_w, mark, fate_w);
 	}
-	*steer_entry_owner(e, m->nwords) = r->idx;
+	steer_entry_set_owner(e, m->nwords, r->idx);
 	steer_written_set(m->written, ins);
 	m->used++;
 	r->m = m;

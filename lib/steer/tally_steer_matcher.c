@@ -17,7 +17,7 @@ steer_matcher_compile(struct tally_steer_matcher *m, const struct tally_match_ke
 		m->wmask[m->nwords] = w;
 		m->nwords++;
 	}
-	m->stride = TALLY_STEER_ENTRY_STRIDE(m->nwords, TALLY_STEER_HTAB_F_DRIVER);
+	m->stride = STEER_ENTRY_STRIDE(m->nwords);
 }
 
 void
@@ -296,7 +296,7 @@ tally_steer_reserve_bytes(uint32_t nb_rules, uint32_t nwords)
 
 	if (log2 == 0 || nwords > TALLY_STEER_KEY_WORDS)
 		return 0;
-	return TALLY_STEER_HTAB_FSIZE(log2, TALLY_STEER_ENTRY_STRIDE(nwords, TALLY_STEER_HTAB_F_DRIVER));
+	return TALLY_STEER_HTAB_FSIZE(log2, STEER_ENTRY_STRIDE(nwords));
 }
 
 int

@@ -91,12 +91,12 @@ steer_mig_step(struct tally_steer_matcher *m, uint32_t n)
 
 	while (n-- > 0 && m->mig_cursor < end) {
 		uint32_t i = m->mig_cursor++, s, h;
-		struct tally_steer_entry *e = steer_entry(m, i);
+		const struct tally_steer_entry *e = steer_entry(m, i);
 		struct tally_steer_rule *r;
 
 		if (steer_state(e->ctrl) != TALLY_STEER_S_VALID)
 			continue;
-		r = steer_handle(ctx, *steer_entry_owner(e, m->nwords));
+		r = steer_handle(ctx, steer_entry_owner(e, m->nwords));
 		if ((r->slot & STEER_SLOT_PAR) == npar)
 			continue;	/* inserted during the migration: already there */
 		h = tally_steer_hash(e->key, m->nwords, m->seed);
