@@ -17,7 +17,6 @@
  * usage: core_latency [cpu_a [cpu_b [seconds]]]   (default 0 1 1)
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <time.h>
 
 #include "perf_clock.h"
+#include "perf_cpu.h"
 
 #define LINE	64
 #define RING	1024u		/* lines in the stream ring */
@@ -42,16 +42,6 @@ static struct line prod, cons;
 static volatile int go, stop;
 static volatile uint64_t cl_sink;
 
-static int
-cl_pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 struct arg {
 	int cpu;
 	volatile int ready;	/* 1 pinned, -1 could not pin */
@@ -63,7 +53,7 @@ struct arg {
 static bool
 cl_partner_ready(struct arg *a)
 {
-	a->ready = cl_pin(a->cpu) == 0 ? 1 : -1;
+	a->ready = perf_pin_self(a->cpu) == 0 ? 1 : -1;
 	if (a->ready < 0)
 		return false;
 	while (!go)
@@ -82,7 +72,7 @@ cl_pair_start(pthread_t *t, void *(*fn)(void *), struct arg *b, int cpu_a)
 		return -1;
 	while (b->ready == 0)
 		;
-	if (b->ready < 0 || cl_pin(cpu_a) != 0) {
+	if (b->ready < 0 || perf_pin_self(cpu_a) != 0) {
 		stop = go = 1;
 		pthread_join(*t, NULL);
 		return -1;

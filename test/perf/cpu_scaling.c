@@ -20,7 +20,6 @@
  * usage: cpu_scaling [cpu_a [cpu_b [rounds [seconds]]]]   (default 0 1 5 0.3)
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "perf_clock.h"
+#include "perf_cpu.h"
 
 #define CS_CHAINS	16u
 #define CS_MAX_ROUNDS	15
@@ -48,16 +48,6 @@ struct cs_thread {
 	uint64_t sink;
 	volatile int *go;
 };
-
-static int
-cs_pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 /* A random cycle through n lines, line i's first word holding the next
  * line's index (Sattolo's shuffle). */
@@ -105,7 +95,7 @@ cs_run(void *arg)
 	double end;
 	unsigned int i, k;
 
-	if (cs_pin(t->cpu) != 0) {
+	if (perf_pin_self(t->cpu) != 0) {
 		t->ops = 0;
 		return NULL;
 	}
