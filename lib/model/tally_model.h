@@ -74,6 +74,18 @@ typedef void *(*tally_model_bus_map_t)(void *arg, uint64_t iova, uint64_t bus,
 				       uint64_t len);
 typedef void (*tally_model_bus_unmap_t)(void *arg, void *host, uint64_t len);
 
+/*
+ * Instructions the classification engine may use for its per-matcher hash
+ * and compare (the steering executor), at most: AUTO is the best the CPU
+ * has. Every level gives the same verdicts; tests pin one to cover each.
+ */
+enum tally_model_cls_isa {
+	TALLY_CLS_ISA_AUTO = 0,
+	TALLY_CLS_ISA_GENERIC,		/* C only: the table CRC32-C */
+	TALLY_CLS_ISA_CRC32C,		/* + the SSE4.2 CRC32-C instruction */
+	TALLY_CLS_ISA_AVX512,		/* + AVX-512F gather, mask and compare */
+};
+
 struct tally_model_config {
 	enum tally_model_mode mode;
 	uint32_t rx_queues;		/* 1..TALLY_MAX_QUEUES */
@@ -125,6 +137,7 @@ struct tally_model_config {
 	int mbox;
 	enum tally_model_bad_rx bad_rx;	/* devarg bad_rx=len|zero|more */
 	uint32_t bad_rx_every;		/* devarg bad_rx_every, >= 1 (default 1) */
+	enum tally_model_cls_isa cls_isa;	/* default AUTO */
 };
 
 /* Defaults: inline, 8+8 queues, 1M counters, 64K completion counters,

@@ -11,10 +11,17 @@
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <nmmintrin.h>
+#include <immintrin.h>
 #define CLS_HAVE_X86	1
 #else
 #define CLS_HAVE_X86	0
+#endif
+/* the AVX-512 path: 64-bit x86, little-endian (key words are loaded as
+ * they lie in memory) */
+#if CLS_HAVE_X86 && defined(__x86_64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CLS_HAVE_AVX512	1
+#else
+#define CLS_HAVE_AVX512	0
 #endif
 
 #include "tally_model_cls.h"
@@ -66,9 +73,28 @@ cls_flush(struct tally_model_cls *c)
 	c->root_ok = false;
 }
 
+enum tally_model_cls_isa
+tally_model_cls_isa(const struct tally_model *m)
+{
+	enum tally_model_cls_isa best = TALLY_CLS_ISA_GENERIC;
+
+#if CLS_HAVE_X86
+	if (__builtin_cpu_supports("sse4.2"))
+		best = TALLY_CLS_ISA_CRC32C;
+#endif
+#if CLS_HAVE_AVX512
+	if (best == TALLY_CLS_ISA_CRC32C && __builtin_cpu_supports("avx512f"))
+		best = TALLY_CLS_ISA_AVX512;
+#endif
+	if (m->cfg.cls_isa == TALLY_CLS_ISA_AUTO || m->cfg.cls_isa > best)
+		return best;
+	return m->cfg.cls_isa;
+}
+
 /* The cache in *slot, invalidated through *gen, of the root at root_lo. */
 static struct tally_model_cls *
-cls_get(struct tally_model_cls **slot, uint32_t *gen, uint32_t root_lo)
+cls_get(struct tally_model *m, struct tally_model_cls **slot, uint32_t *gen,
+	uint32_t root_lo)
 {
 	struct tally_model_cls *c = *slot;
 
@@ -76,9 +102,7 @@ cls_get(struct tally_model_cls **slot, uint32_t *gen, uint32_t root_lo)
 		c = tally_zmalloc(sizeof(*c));
 		if (c == NULL)
 			return NULL;
-#if CLS_HAVE_X86
-		c->hw_crc = __builtin_cpu_supports("sse4.2");
-#endif
+		c->isa = tally_model_cls_isa(m);
 		c->gen = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
 		c->root_lo = root_lo;
 		*slot = c;
@@ -93,13 +117,13 @@ cls_get(struct tally_model_cls **slot, uint32_t *gen, uint32_t root_lo)
 struct tally_model_cls *
 tally_model_cls_get(struct tally_model *m)
 {
-	return cls_get(&m->cls, &m->cls_gen, TALLY_REG_STEER_ROOT_LO);
+	return cls_get(m, &m->cls, &m->cls_gen, TALLY_REG_STEER_ROOT_LO);
 }
 
 struct tally_model_cls *
 tally_model_cls_get_sw(struct tally_model *m)
 {
-	return cls_get(&m->sw->cls, &m->sw->cls_gen, TALLY_REG_SW_ROOT_LO);
+	return cls_get(m, &m->sw->cls, &m->sw->cls_gen, TALLY_REG_SW_ROOT_LO);
 }
 
 static void
@@ -252,6 +276,13 @@ cls_desc(struct tally_model *m, struct tally_cls_mt *mt)
 			return cls_bad(m, miova);
 		}
 	}
+	/* one permutation when every word is in the first section */
+	mt->vec = n > 0 && n <= TALLY_CLS_VEC_WORDS;
+	for (i = 0; i < TALLY_CLS_VEC_WORDS; i++) {
+		mt->vidx[i] = i < n ? mt->gidx[i] : 0;
+		mt->vmask[i] = i < n ? mt->gmask[i] : 0;
+		mt->vec = mt->vec && mt->vidx[i] < TALLY_CLS_VEC_WORDS;
+	}
 	mt->nw = n;
 	mt->d = d;
 	return 0;
@@ -303,6 +334,27 @@ tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
 	return 0;
 }
 
+/* What the filter step reads of a matcher, copied into locals: the
+ * burst's stores (words, hashes) cannot alias them. */
+struct cls_fl {
+	const uint8_t *ent;
+	const uint8_t *filter;
+	size_t stride;
+	uint32_t smask;
+	uint32_t log2;
+};
+
+static inline __attribute__((always_inline)) struct cls_fl
+cls_fl_of(const struct tally_cls_mt *mt)
+{
+	struct cls_fl f = {
+		.ent = mt->ent, .filter = mt->filter, .stride = mt->stride,
+		.smask = mt->smask, .log2 = mt->log2,
+	};
+
+	return f;
+}
+
 /*
  * Frame j of hash h: without a filter, or with its bit set, it goes on the
  * live list and its home slot is fetched. The filter byte is tested without
@@ -310,20 +362,19 @@ tally_model_cls_matcher_slow(struct tally_model *m, struct tally_cls_mt *mt)
  * and a frame that misses prefetches that byte's line, already loaded.
  */
 static inline __attribute__((always_inline)) uint32_t
-cls_filter(const struct tally_cls_mt *mt, uint32_t h, uint32_t j, uint8_t *live,
-	   uint32_t nl)
+cls_filter(const struct cls_fl *f, uint32_t h, uint32_t j, uint8_t *live, uint32_t nl)
 {
-	const uint8_t *slot = mt->ent + (size_t)(h & mt->smask) * mt->stride;
+	const uint8_t *slot = f->ent + (size_t)(h & f->smask) * f->stride;
 	const uint8_t *fb;
 	uint32_t b, bit;
 
 	live[nl] = (uint8_t)j;
-	if (mt->filter == NULL) {
+	if (f->filter == NULL) {
 		__builtin_prefetch(slot);
 		return nl + 1;
 	}
-	b = tally_steer_filter_bit(h, mt->log2);
-	fb = mt->filter + (b >> 3);
+	b = tally_steer_filter_bit(h, f->log2);
+	fb = f->filter + (b >> 3);
 	bit = (__atomic_load_n(fb, __ATOMIC_RELAXED) >> (b & 7)) & 1;
 	__builtin_prefetch(bit ? slot : fb);
 	return nl + bit;
@@ -333,6 +384,7 @@ static uint32_t
 cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
 	    uint32_t *slot, uint32_t *w, uint8_t *live)
 {
+	const struct cls_fl f = cls_fl_of(mt);
 	uint32_t j, i, h, nw = mt->nw, nl = 0;
 
 	for (j = 0; j < n; j++, w += nw) {
@@ -342,7 +394,7 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 			h = tally_crc32c_sw_u32(h, w[i]);
 		}
 		slot[j] = h;
-		nl = cls_filter(mt, h, j, live, nl);
+		nl = cls_filter(&f, h, j, live, nl);
 	}
 	return nl;
 }
@@ -358,32 +410,35 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 	      uint32_t *slot, uint32_t *restrict w, uint8_t *restrict live, const uint32_t nw)
 {
 	const uint32_t *restrict gidx = mt->gidx, *restrict gmask = mt->gmask;
+	const struct cls_fl f = cls_fl_of(mt);
 	uint32_t j, i, seed = mt->seed, nl = 0;
 	uint64_t h, v;
+	uint32_t *wj;
 
-	for (j = 0; j < n; j++, w += nw) {
+	for (j = 0; j < n; j++) {
 		const uint8_t *k = keys[j];
 
+		wj = w + j * nw;
 		h = seed;
 		for (i = 0; i + 2 <= nw; i += 2) {
 			uint32_t a, b;
 
 			__builtin_memcpy(&a, k + gidx[i] * 4, 4);
 			__builtin_memcpy(&b, k + gidx[i + 1] * 4, 4);
-			w[i] = a & gmask[i];
-			w[i + 1] = b & gmask[i + 1];
-			v = (uint64_t)w[i] | (uint64_t)w[i + 1] << 32;
+			wj[i] = a & gmask[i];
+			wj[i + 1] = b & gmask[i + 1];
+			v = (uint64_t)wj[i] | (uint64_t)wj[i + 1] << 32;
 			h = _mm_crc32_u64(h, v);
 		}
 		if (i < nw) {
 			uint32_t a;
 
 			__builtin_memcpy(&a, k + gidx[i] * 4, 4);
-			w[i] = a & gmask[i];
-			h = _mm_crc32_u32((uint32_t)h, w[i]);
+			wj[i] = a & gmask[i];
+			h = _mm_crc32_u32((uint32_t)h, wj[i]);
 		}
 		slot[j] = (uint32_t)h;
-		nl = cls_filter(mt, (uint32_t)h, j, live, nl);
+		nl = cls_filter(&f, (uint32_t)h, j, live, nl);
 	}
 	return nl;
 }
@@ -407,13 +462,77 @@ cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 }
 #endif
 
+#if CLS_HAVE_AVX512
+/*
+ * AVX-512F, for a matcher whose words all lie in the key's first 64 bytes
+ * (mt->vec): the gather and the mask are one permutation of those bytes
+ * and one AND, and the CRC32-C runs over the vector's 64-bit lanes. The
+ * masked words are stored as a whole vector at the frame's place in w
+ * (c->w has room for one past the last frame's words); the next frame's
+ * store overwrites the lanes past nw.
+ */
+__attribute__((target("avx512f,sse4.2"), always_inline))
+static inline uint32_t
+cls_hash_v_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	     uint32_t *slot, uint32_t *restrict w, uint8_t *restrict live, const uint32_t nw)
+{
+	const __m512i vidx = _mm512_loadu_si512(mt->vidx);
+	const __m512i vmask = _mm512_loadu_si512(mt->vmask);
+	const struct cls_fl f = cls_fl_of(mt);
+	uint32_t j, i, seed = mt->seed, nl = 0;
+	union {
+		__m512i v;
+		uint64_t q[TALLY_CLS_VEC_WORDS / 2];
+		uint32_t d[TALLY_CLS_VEC_WORDS];
+	} u;
+	uint64_t h;
+
+	for (j = 0; j < n; j++) {
+		u.v = _mm512_and_si512(_mm512_permutexvar_epi32(vidx,
+								_mm512_loadu_si512(keys[j])),
+				       vmask);
+		_mm512_storeu_si512(w + j * nw, u.v);
+		h = seed;
+		for (i = 0; i + 2 <= nw; i += 2)
+			h = _mm_crc32_u64(h, u.q[i / 2]);
+		if (i < nw)
+			h = _mm_crc32_u32((uint32_t)h, u.d[i]);
+		slot[j] = (uint32_t)h;
+		nl = cls_filter(&f, (uint32_t)h, j, live, nl);
+	}
+	return nl;
+}
+
+__attribute__((target("avx512f,sse4.2")))
+static uint32_t
+cls_hash_v(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+	   uint32_t *slot, uint32_t *w, uint8_t *live)
+{
+	switch (mt->nw) {
+	case 1: return cls_hash_v_n(mt, keys, n, slot, w, live, 1);
+	case 2: return cls_hash_v_n(mt, keys, n, slot, w, live, 2);
+	case 3: return cls_hash_v_n(mt, keys, n, slot, w, live, 3);
+	case 4: return cls_hash_v_n(mt, keys, n, slot, w, live, 4);
+	case 5: return cls_hash_v_n(mt, keys, n, slot, w, live, 5);
+	case 6: return cls_hash_v_n(mt, keys, n, slot, w, live, 6);
+	case 7: return cls_hash_v_n(mt, keys, n, slot, w, live, 7);
+	case 8: return cls_hash_v_n(mt, keys, n, slot, w, live, 8);
+	default: return cls_hash_v_n(mt, keys, n, slot, w, live, mt->nw);
+	}
+}
+#endif
+
 uint32_t
 tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
 		     const uint8_t *const *keys, uint32_t n, uint32_t *slot, uint32_t *w,
 		     uint8_t *live)
 {
+#if CLS_HAVE_AVX512
+	if (c->isa >= TALLY_CLS_ISA_AVX512 && mt->vec)
+		return cls_hash_v(mt, keys, n, slot, w, live);
+#endif
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (c->hw_crc)
+	if (c->isa >= TALLY_CLS_ISA_CRC32C)
 		return cls_hash_hw(mt, keys, n, slot, w, live);
 #endif
 	return cls_hash_sw(mt, keys, n, slot, w, live);

@@ -36,6 +36,7 @@
 #include "tally_model_dev.h"
 
 #define TALLY_CLS_BURST		64	/* frames classified together */
+#define TALLY_CLS_VEC_WORDS	16	/* key words in one 64-byte vector */
 
 /* STEER_DMA: host pointer for `len` bytes at iova, read as the structure
  * `obj`: translated (an unmapped page is a DMA fault) and for that
@@ -50,6 +51,11 @@ struct tally_cls_mt {
 	uint32_t nw;			/* key words */
 	uint32_t *gidx;			/* gather: key word index, validated */
 	uint32_t *gmask;		/* gather: mask */
+	/* the same as one permutation of the key's first section, when every
+	 * word is in it (vec): lanes nw..15 take word 0 masked to 0 */
+	bool vec;
+	uint32_t vidx[TALLY_CLS_VEC_WORDS];
+	uint32_t vmask[TALLY_CLS_VEC_WORDS];
 	bool h_ok;			/* the fields below describe hiova */
 	uint64_t hiova;
 	const uint8_t *ent;		/* entry 0 of the hash array */
@@ -75,8 +81,9 @@ struct tally_model_cls {
 	uint64_t root_iova;
 	struct tally_steer_root root;	/* validated copy */
 	struct tally_cls_tbl *tbl;	/* root.num_tables entries */
-	bool hw_crc;			/* the CPU has the CRC32-C instruction */
-	uint32_t w[TALLY_CLS_BURST * TALLY_STEER_KEY_WORDS];	/* masked words of a burst */
+	enum tally_model_cls_isa isa;	/* tally_model_cls_isa() */
+	/* masked words of a burst, and room for a whole vector past the last */
+	uint32_t w[TALLY_CLS_BURST * TALLY_STEER_KEY_WORDS + TALLY_CLS_VEC_WORDS];
 };
 
 struct tally_model;

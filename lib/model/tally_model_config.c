@@ -97,6 +97,7 @@ tally_model_config_check(const struct tally_model_config *cfg, char *errbuf,
 		{ "counters", cfg->counters, 1, TALLY_CNT_MAX },
 		{ "comp_counters", cfg->comp_counters, 1, TALLY_MODEL_CCNT_MAX },
 		{ "max_frame", cfg->max_frame, 64, 16383 },
+		{ "cls_isa", (uint64_t)cfg->cls_isa, TALLY_CLS_ISA_AUTO, TALLY_CLS_ISA_AVX512 },
 	};
 	size_t i;
 	int rc;

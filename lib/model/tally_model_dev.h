@@ -74,6 +74,10 @@ void tally_model_steer_classify_burst(struct tally_model *m,
 				      const struct tally_model_pkt *const *pkts,
 				      uint32_t n, struct tally_model_verdict *v);
 
+/* What the classification engine of m uses: cfg.cls_isa, at most what the
+ * CPU has (AUTO: the best it has). */
+enum tally_model_cls_isa tally_model_cls_isa(const struct tally_model *m);
+
 /* The switch's walk (spec 2.3) over the tables at port 0's SW_ROOT, for n
  * frames at once: m is port 0 (translation, counters, faults). A verdict
  * says DROP, PORT (and/or SWACT), or none of them: the frame goes on to its

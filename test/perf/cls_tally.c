@@ -222,8 +222,9 @@ tb_load(struct tb *b, const struct cls_set *s, const struct cls_tuples *ts)
 	if (rc == 0)
 		rc = tally_steer_ctx_sync(b->dev.ctx, 1000000);
 	printf("tally: %u rules -> %u device rules in %u matchers (one per band, mask "
-	       "and L4 protocol%s)\n", s->nrules, b->nrh, b->nmt,
-	       b->split ? "" : "; TCP and UDP ports merged");
+	       "and L4 protocol%s); classification: %s (TALLY_TEST_CLS_ISA)\n", s->nrules,
+	       b->nrh, b->nmt, b->split ? "" : "; TCP and UDP ports merged",
+	       steer_dev_cls_isa_name(b->dev.m));
 	return rc;
 }
 

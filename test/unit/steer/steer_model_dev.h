@@ -10,11 +10,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "steer_test_util.h"
 #include "tally_cnt.h"
 #include "tally_fence.h"
 #include "tally_model.h"
+#include "tally_model_dev.h"
 
 struct steer_dev {
 	struct tally_model *m;
@@ -24,6 +27,45 @@ struct steer_dev {
 	struct tally_cnt_pool *pool;
 	struct tally_steer_ctx *ctx;
 };
+
+/*
+ * The classification engine's instructions for the tests' devices:
+ * TALLY_TEST_CLS_ISA=generic|crc32c|avx512 caps them (the best the CPU has
+ * without it); -EINVAL for another value.
+ */
+static inline int
+steer_dev_cls_isa(enum tally_model_cls_isa *isa)
+{
+	static const char *const names[] = {
+		[TALLY_CLS_ISA_GENERIC] = "generic",
+		[TALLY_CLS_ISA_CRC32C] = "crc32c",
+		[TALLY_CLS_ISA_AVX512] = "avx512",
+	};
+	const char *v = getenv("TALLY_TEST_CLS_ISA");
+	unsigned int i;
+
+	*isa = TALLY_CLS_ISA_AUTO;
+	if (v == NULL || *v == '\0')
+		return 0;
+	for (i = TALLY_CLS_ISA_GENERIC; i <= TALLY_CLS_ISA_AVX512; i++)
+		if (strcmp(v, names[i]) == 0) {
+			*isa = (enum tally_model_cls_isa)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The name of what the engine of m uses. */
+static inline const char *
+steer_dev_cls_isa_name(const struct tally_model *m)
+{
+	switch (tally_model_cls_isa(m)) {
+	case TALLY_CLS_ISA_GENERIC: return "generic";
+	case TALLY_CLS_ISA_CRC32C: return "crc32c";
+	case TALLY_CLS_ISA_AVX512: return "avx512";
+	default: return "?";
+	}
+}
 
 /*
  * counters: the device's bank; sc: the caller's steering settings (io,
@@ -42,6 +84,11 @@ steer_dev_init(struct steer_dev *d, size_t arena_len, uint32_t counters,
 	tally_model_config_init(&mc);
 	mc.counters = counters;
 	mc.wire = TALLY_WIRE_NONE;
+	if (steer_dev_cls_isa(&mc.cls_isa) != 0) {
+		snprintf(err, errlen, "TALLY_TEST_CLS_ISA=%s: expected generic, crc32c or avx512",
+			 getenv("TALLY_TEST_CLS_ISA"));
+		return -EINVAL;
+	}
 	rc = tally_model_create(&mc, &d->m, err, errlen);
 	if (rc != 0)
 		return rc;

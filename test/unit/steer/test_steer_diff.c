@@ -599,9 +599,10 @@ diff_run(unsigned int seed, uint32_t stage_min_log2)
 
 	if (d == NULL)
 		return TEST_FAILED;
-	printf("  seed %u%s\n", seed, stage_min_log2 ? ", staged inserts" : "");
 	d->seed = seed;
 	rc = diff_setup(d, stage_min_log2);
+	printf("  seed %u%s, classification: %s\n", seed, stage_min_log2 ? ", staged inserts" : "",
+	       d->dev.m != NULL ? steer_dev_cls_isa_name(d->dev.m) : "-");
 	if (rc == TEST_SUCCESS)
 		rc = add_rules(d, NRULES);
 	if (rc == TEST_SUCCESS)
@@ -948,6 +949,7 @@ sw_setup(struct sw_diff *d)
 
 	for (i = 0; i < SW_PORTS; i++) {
 		mt_config(&cfg[i]);
+		TEST_ASSERT_EQ(steer_dev_cls_isa(&cfg[i].cls_isa), 0, "TALLY_TEST_CLS_ISA");
 		cfg[i].rx_queues = 1;
 		cfg[i].tx_queues = 1;
 		cfg[i].max_frame = 200;
