@@ -102,7 +102,6 @@ cls_get(struct tally_model *m, struct tally_model_cls **slot, uint32_t *gen,
 		c = tally_zmalloc(sizeof(*c));
 		if (c == NULL)
 			return NULL;
-		c->isa = tally_model_cls_isa(m);
 		c->gen = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
 		c->root_lo = root_lo;
 		*slot = c;
@@ -244,6 +243,9 @@ tally_model_cls_table(struct tally_model *m, struct tally_model_cls *c,
 	return 0;
 }
 
+static tally_cls_hash_fn cls_hash_pick(const struct tally_cls_mt *mt,
+				       enum tally_model_cls_isa isa);
+
 static int
 cls_desc(struct tally_model *m, struct tally_cls_mt *mt)
 {
@@ -284,6 +286,8 @@ cls_desc(struct tally_model *m, struct tally_cls_mt *mt)
 		mt->vec = mt->vec && mt->vidx[i] < TALLY_CLS_VEC_WORDS;
 	}
 	mt->nw = n;
+	mt->hash = cls_hash_pick(mt, tally_model_cls_isa(m));
+	mt->probe = NULL;
 	mt->d = d;
 	return 0;
 }
@@ -443,23 +447,34 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 	return nl;
 }
 
+#define CLS_HASH_HW(N) \
+__attribute__((target("sse4.2"))) static uint32_t \
+cls_hash_hw_##N(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
+		uint32_t *slot, uint32_t *w, uint8_t *live) \
+{ \
+	return cls_hash_hw_n(mt, keys, n, slot, w, live, N); \
+}
+CLS_HASH_HW(1)
+CLS_HASH_HW(2)
+CLS_HASH_HW(3)
+CLS_HASH_HW(4)
+CLS_HASH_HW(5)
+CLS_HASH_HW(6)
+CLS_HASH_HW(7)
+CLS_HASH_HW(8)
+
 __attribute__((target("sse4.2")))
 static uint32_t
 cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
 	    uint32_t *slot, uint32_t *w, uint8_t *live)
 {
-	switch (mt->nw) {
-	case 1: return cls_hash_hw_n(mt, keys, n, slot, w, live, 1);
-	case 2: return cls_hash_hw_n(mt, keys, n, slot, w, live, 2);
-	case 3: return cls_hash_hw_n(mt, keys, n, slot, w, live, 3);
-	case 4: return cls_hash_hw_n(mt, keys, n, slot, w, live, 4);
-	case 5: return cls_hash_hw_n(mt, keys, n, slot, w, live, 5);
-	case 6: return cls_hash_hw_n(mt, keys, n, slot, w, live, 6);
-	case 7: return cls_hash_hw_n(mt, keys, n, slot, w, live, 7);
-	case 8: return cls_hash_hw_n(mt, keys, n, slot, w, live, 8);
-	default: return cls_hash_hw_n(mt, keys, n, slot, w, live, mt->nw);
-	}
+	return cls_hash_hw_n(mt, keys, n, slot, w, live, mt->nw);
 }
+
+static const tally_cls_hash_fn cls_hash_hw_fn[] = {
+	cls_hash_hw, cls_hash_hw_1, cls_hash_hw_2, cls_hash_hw_3, cls_hash_hw_4,
+	cls_hash_hw_5, cls_hash_hw_6, cls_hash_hw_7, cls_hash_hw_8,
+};
 #endif
 
 #if CLS_HAVE_AVX512
@@ -503,37 +518,51 @@ cls_hash_v_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t
 	return nl;
 }
 
+#define CLS_HASH_V(N) \
+__attribute__((target("avx512f,sse4.2"))) static uint32_t \
+cls_hash_v_##N(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
+	       uint32_t *slot, uint32_t *w, uint8_t *live) \
+{ \
+	return cls_hash_v_n(mt, keys, n, slot, w, live, N); \
+}
+CLS_HASH_V(1)
+CLS_HASH_V(2)
+CLS_HASH_V(3)
+CLS_HASH_V(4)
+CLS_HASH_V(5)
+CLS_HASH_V(6)
+CLS_HASH_V(7)
+CLS_HASH_V(8)
+
 __attribute__((target("avx512f,sse4.2")))
 static uint32_t
 cls_hash_v(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
 	   uint32_t *slot, uint32_t *w, uint8_t *live)
 {
-	switch (mt->nw) {
-	case 1: return cls_hash_v_n(mt, keys, n, slot, w, live, 1);
-	case 2: return cls_hash_v_n(mt, keys, n, slot, w, live, 2);
-	case 3: return cls_hash_v_n(mt, keys, n, slot, w, live, 3);
-	case 4: return cls_hash_v_n(mt, keys, n, slot, w, live, 4);
-	case 5: return cls_hash_v_n(mt, keys, n, slot, w, live, 5);
-	case 6: return cls_hash_v_n(mt, keys, n, slot, w, live, 6);
-	case 7: return cls_hash_v_n(mt, keys, n, slot, w, live, 7);
-	case 8: return cls_hash_v_n(mt, keys, n, slot, w, live, 8);
-	default: return cls_hash_v_n(mt, keys, n, slot, w, live, mt->nw);
-	}
+	return cls_hash_v_n(mt, keys, n, slot, w, live, mt->nw);
 }
+
+static const tally_cls_hash_fn cls_hash_v_fn[] = {
+	cls_hash_v, cls_hash_v_1, cls_hash_v_2, cls_hash_v_3, cls_hash_v_4,
+	cls_hash_v_5, cls_hash_v_6, cls_hash_v_7, cls_hash_v_8,
+};
 #endif
 
-uint32_t
-tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-		     const uint8_t *const *keys, uint32_t n, uint32_t *slot, uint32_t *w,
-		     uint8_t *live)
+/* The hash function for mt (nw and vec set) under isa. */
+static tally_cls_hash_fn
+cls_hash_pick(const struct tally_cls_mt *mt, enum tally_model_cls_isa isa)
 {
+	uint32_t k = mt->nw < 9 ? mt->nw : 0;	/* 0: any size */
+
 #if CLS_HAVE_AVX512
-	if (c->isa >= TALLY_CLS_ISA_AVX512 && mt->vec)
-		return cls_hash_v(mt, keys, n, slot, w, live);
+	if (isa >= TALLY_CLS_ISA_AVX512 && mt->vec)
+		return cls_hash_v_fn[k];
 #endif
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (c->isa >= TALLY_CLS_ISA_CRC32C)
-		return cls_hash_hw(mt, keys, n, slot, w, live);
+	if (isa >= TALLY_CLS_ISA_CRC32C)
+		return cls_hash_hw_fn[k];
 #endif
-	return cls_hash_sw(mt, keys, n, slot, w, live);
+	(void)k;
+	(void)isa;
+	return cls_hash_sw;
 }

@@ -45,6 +45,14 @@
 	tally_model_dma_obj((m), (iova), (len), __alignof__(obj), \
 			    TALLY_FAULT_BAD_STEER)
 
+struct tally_cls_mt;
+struct tally_model_cls;
+
+/* tally_model_cls_hash() for one matcher's key size and instructions */
+typedef uint32_t (*tally_cls_hash_fn)(const struct tally_cls_mt *mt,
+				      const uint8_t *const *keys, uint32_t n,
+				      uint32_t *hv, uint32_t *w, uint8_t *live);
+
 struct tally_cls_mt {
 	uint64_t miova;			/* descriptor IOVA, from the mlist */
 	const struct tally_steer_matcher_desc *d;	/* NULL: not validated */
@@ -56,6 +64,10 @@ struct tally_cls_mt {
 	bool vec;
 	uint32_t vidx[TALLY_CLS_VEC_WORDS];
 	uint32_t vmask[TALLY_CLS_VEC_WORDS];
+	/* chosen once per descriptor: one indirect call per matcher and
+	 * burst instead of a chain of tests and a switch */
+	tally_cls_hash_fn hash;
+	void (*probe)(void);		/* the executor's, NULL until it picks */
 	bool h_ok;			/* the fields below describe hiova */
 	uint64_t hiova;
 	const uint8_t *ent;		/* entry 0 of the hash array */
@@ -81,7 +93,6 @@ struct tally_model_cls {
 	uint64_t root_iova;
 	struct tally_steer_root root;	/* validated copy */
 	struct tally_cls_tbl *tbl;	/* root.num_tables entries */
-	enum tally_model_cls_isa isa;	/* tally_model_cls_isa() */
 	/* masked words of a burst, and room for a whole vector past the last */
 	uint32_t w[TALLY_CLS_BURST * TALLY_STEER_KEY_WORDS + TALLY_CLS_VEC_WORDS];
 };
@@ -121,9 +132,12 @@ tally_model_cls_matcher(struct tally_model *m, struct tally_cls_mt *mt)
  * hv[j]. Returns how many keys may be in the array: those whose presence
  * filter bit is set (all n without a filter), their j in live[], in order,
  * each one's home slot prefetched; the others miss here. */
-uint32_t tally_model_cls_hash(const struct tally_model_cls *c, const struct tally_cls_mt *mt,
-			      const uint8_t *const *keys, uint32_t n, uint32_t *hv,
-			      uint32_t *w, uint8_t *live);
+static inline uint32_t
+tally_model_cls_hash(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
+		     uint32_t *hv, uint32_t *w, uint8_t *live)
+{
+	return mt->hash(mt, keys, n, hv, w, live);
+}
 
 /* Masked key word i of key (little-endian 32-bit load). */
 static inline uint32_t

@@ -130,22 +130,50 @@ steer_probe_n(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t 
  * Probe matcher mi for the frames idx[live[0..nl)] (hashes and masked words
  * from tally_model_cls_hash, which left out the frames the presence filter
  * rules out); the common key sizes get an unrolled compare. Returns the
- * number of hits.
+ * number of hits. One function per key size, chosen once per matcher
+ * (steer_probe_of()).
  */
+typedef uint32_t (*steer_probe_fn)(const struct tally_cls_mt *mt, const uint16_t *idx,
+				   const uint8_t *live, uint32_t nl, const uint32_t *hv,
+				   const uint32_t *w, struct steer_st *st, uint32_t mi);
+
+#define STEER_PROBE(N) \
+static uint32_t \
+steer_probe_##N(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *live, \
+		uint32_t nl, const uint32_t *hv, const uint32_t *w, struct steer_st *st, \
+		uint32_t mi) \
+{ \
+	return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, N); \
+}
+STEER_PROBE(1)
+STEER_PROBE(2)
+STEER_PROBE(3)
+STEER_PROBE(4)
+STEER_PROBE(5)
+STEER_PROBE(6)
+
 static uint32_t
-steer_probe_all(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *live,
+steer_probe_any(const struct tally_cls_mt *mt, const uint16_t *idx, const uint8_t *live,
 		uint32_t nl, const uint32_t *hv, const uint32_t *w, struct steer_st *st,
 		uint32_t mi)
 {
-	switch (mt->nw) {
-	case 1: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 1);
-	case 2: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 2);
-	case 3: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 3);
-	case 4: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 4);
-	case 5: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 5);
-	case 6: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, 6);
-	default: return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, mt->nw);
-	}
+	return steer_probe_n(mt, idx, live, nl, hv, w, st, mi, mt->nw);
+}
+
+static steer_probe_fn
+steer_probe_of(struct tally_cls_mt *mt)
+{
+	static const steer_probe_fn fn[] = {
+		steer_probe_any, steer_probe_1, steer_probe_2, steer_probe_3,
+		steer_probe_4, steer_probe_5, steer_probe_6,
+	};
+	steer_probe_fn f;
+
+	if (mt->probe != NULL)
+		return (steer_probe_fn)mt->probe;
+	f = fn[mt->nw < TALLY_ARRAY_SIZE(fn) ? mt->nw : 0];
+	mt->probe = (void (*)(void))f;
+	return f;
 }
 
 /*
@@ -205,8 +233,8 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 			done = j;
 		}
 		if (k > 0) {
-			nl = tally_model_cls_hash(c, mt, keys, k, slot, w, live);
-			done += steer_probe_all(mt, idx, live, nl, slot, w, st, i);
+			nl = tally_model_cls_hash(mt, keys, k, slot, w, live);
+			done += steer_probe_of(mt)(mt, idx, live, nl, slot, w, st, i);
 		}
 		if (done == 0)
 			continue;	/* every frame still pending */
