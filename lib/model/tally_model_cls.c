@@ -4,8 +4,11 @@
  * (tally_model_cls.h) and the per-matcher burst hash.
  *
  * The hash is tally_steer_hash() (CRC32-C). lib/model is built for the
- * baseline CPU, so the instruction path is a function built for SSE4.2 and
- * chosen once at run time; the table path gives the same values.
+ * baseline CPU, so the faster paths are functions built for SSE4.2 (the
+ * CRC32-C instruction) and for AVX-512F (the gather as one permutation),
+ * one per key size; a matcher's is chosen when its descriptor is validated
+ * (cls_hash_pick(), at most tally_model_cls_isa()). All give the values of
+ * the table path.
  */
 #include <stdlib.h>
 #include <string.h>
