@@ -46,7 +46,6 @@
 			    TALLY_FAULT_BAD_STEER)
 
 struct tally_cls_mt;
-struct tally_model_cls;
 
 /* tally_model_cls_hash() for one matcher's key size and instructions */
 typedef uint32_t (*tally_cls_hash_fn)(const struct tally_cls_mt *mt,
