@@ -406,6 +406,41 @@ cls_hash_sw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t 
 	return nl;
 }
 
+/*
+ * A family of hash functions built on cls_hash_<fam>_n() for the
+ * instructions tgt: one per common key size (1 to 8 words, the size a
+ * constant), one for any size, and their table, indexed by the size (0:
+ * any), for cls_hash_pick().
+ */
+#define CLS_HASH_SIZED(fam, tgt, N) \
+__attribute__((target(tgt))) static uint32_t \
+cls_hash_##fam##_##N(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
+		     uint32_t *slot, uint32_t *w, uint8_t *live) \
+{ \
+	return cls_hash_##fam##_n(mt, keys, n, slot, w, live, N); \
+}
+#define CLS_HASH_FAMILY(fam, tgt) \
+CLS_HASH_SIZED(fam, tgt, 1) \
+CLS_HASH_SIZED(fam, tgt, 2) \
+CLS_HASH_SIZED(fam, tgt, 3) \
+CLS_HASH_SIZED(fam, tgt, 4) \
+CLS_HASH_SIZED(fam, tgt, 5) \
+CLS_HASH_SIZED(fam, tgt, 6) \
+CLS_HASH_SIZED(fam, tgt, 7) \
+CLS_HASH_SIZED(fam, tgt, 8) \
+__attribute__((target(tgt))) static uint32_t \
+cls_hash_##fam##_any(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
+		     uint32_t *slot, uint32_t *w, uint8_t *live) \
+{ \
+	return cls_hash_##fam##_n(mt, keys, n, slot, w, live, mt->nw); \
+} \
+static const tally_cls_hash_fn cls_hash_##fam##_fn[CLS_HASH_SIZES] = { \
+	cls_hash_##fam##_any, cls_hash_##fam##_1, cls_hash_##fam##_2, cls_hash_##fam##_3, \
+	cls_hash_##fam##_4, cls_hash_##fam##_5, cls_hash_##fam##_6, cls_hash_##fam##_7, \
+	cls_hash_##fam##_8, \
+};
+#define CLS_HASH_SIZES	9
+
 #if CLS_HAVE_X86 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The same CRC32-C with the instruction, two key words per step (the byte
  * stream of two little-endian words is that of one 64-bit word). Inlined
@@ -450,34 +485,7 @@ cls_hash_hw_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_
 	return nl;
 }
 
-#define CLS_HASH_HW(N) \
-__attribute__((target("sse4.2"))) static uint32_t \
-cls_hash_hw_##N(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
-		uint32_t *slot, uint32_t *w, uint8_t *live) \
-{ \
-	return cls_hash_hw_n(mt, keys, n, slot, w, live, N); \
-}
-CLS_HASH_HW(1)
-CLS_HASH_HW(2)
-CLS_HASH_HW(3)
-CLS_HASH_HW(4)
-CLS_HASH_HW(5)
-CLS_HASH_HW(6)
-CLS_HASH_HW(7)
-CLS_HASH_HW(8)
-
-__attribute__((target("sse4.2")))
-static uint32_t
-cls_hash_hw(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	    uint32_t *slot, uint32_t *w, uint8_t *live)
-{
-	return cls_hash_hw_n(mt, keys, n, slot, w, live, mt->nw);
-}
-
-static const tally_cls_hash_fn cls_hash_hw_fn[] = {
-	cls_hash_hw, cls_hash_hw_1, cls_hash_hw_2, cls_hash_hw_3, cls_hash_hw_4,
-	cls_hash_hw_5, cls_hash_hw_6, cls_hash_hw_7, cls_hash_hw_8,
-};
+CLS_HASH_FAMILY(hw, "sse4.2")
 #endif
 
 #if CLS_HAVE_AVX512
@@ -521,41 +529,14 @@ cls_hash_v_n(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t
 	return nl;
 }
 
-#define CLS_HASH_V(N) \
-__attribute__((target("avx512f,sse4.2"))) static uint32_t \
-cls_hash_v_##N(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n, \
-	       uint32_t *slot, uint32_t *w, uint8_t *live) \
-{ \
-	return cls_hash_v_n(mt, keys, n, slot, w, live, N); \
-}
-CLS_HASH_V(1)
-CLS_HASH_V(2)
-CLS_HASH_V(3)
-CLS_HASH_V(4)
-CLS_HASH_V(5)
-CLS_HASH_V(6)
-CLS_HASH_V(7)
-CLS_HASH_V(8)
-
-__attribute__((target("avx512f,sse4.2")))
-static uint32_t
-cls_hash_v(const struct tally_cls_mt *mt, const uint8_t *const *keys, uint32_t n,
-	   uint32_t *slot, uint32_t *w, uint8_t *live)
-{
-	return cls_hash_v_n(mt, keys, n, slot, w, live, mt->nw);
-}
-
-static const tally_cls_hash_fn cls_hash_v_fn[] = {
-	cls_hash_v, cls_hash_v_1, cls_hash_v_2, cls_hash_v_3, cls_hash_v_4,
-	cls_hash_v_5, cls_hash_v_6, cls_hash_v_7, cls_hash_v_8,
-};
+CLS_HASH_FAMILY(v, "avx512f,sse4.2")
 #endif
 
 /* The hash function for mt (nw and vec set) under isa. */
 static tally_cls_hash_fn
 cls_hash_pick(const struct tally_cls_mt *mt, enum tally_model_cls_isa isa)
 {
-	uint32_t k = mt->nw < 9 ? mt->nw : 0;	/* 0: any size */
+	uint32_t k = mt->nw < CLS_HASH_SIZES ? mt->nw : 0;	/* 0: any size */
 
 #if CLS_HAVE_AVX512
 	if (isa >= TALLY_CLS_ISA_AVX512 && mt->vec)

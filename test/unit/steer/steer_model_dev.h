@@ -18,6 +18,7 @@
 #include "tally_fence.h"
 #include "tally_model.h"
 #include "tally_model_dev.h"
+#include "tally_plat.h"
 
 struct steer_dev {
 	struct tally_model *m;
@@ -28,6 +29,14 @@ struct steer_dev {
 	struct tally_steer_ctx *ctx;
 };
 
+/* The names of the classification engine's instruction levels. */
+static const char *const steer_dev_isa_names[] = {
+	[TALLY_CLS_ISA_AUTO] = "?",
+	[TALLY_CLS_ISA_GENERIC] = "generic",
+	[TALLY_CLS_ISA_CRC32C] = "crc32c",
+	[TALLY_CLS_ISA_AVX512] = "avx512",
+};
+
 /*
  * The classification engine's instructions for the tests' devices:
  * TALLY_TEST_CLS_ISA=generic|crc32c|avx512 caps them (the best the CPU has
@@ -36,19 +45,14 @@ struct steer_dev {
 static inline int
 steer_dev_cls_isa(enum tally_model_cls_isa *isa)
 {
-	static const char *const names[] = {
-		[TALLY_CLS_ISA_GENERIC] = "generic",
-		[TALLY_CLS_ISA_CRC32C] = "crc32c",
-		[TALLY_CLS_ISA_AVX512] = "avx512",
-	};
 	const char *v = getenv("TALLY_TEST_CLS_ISA");
 	unsigned int i;
 
 	*isa = TALLY_CLS_ISA_AUTO;
 	if (v == NULL || *v == '\0')
 		return 0;
-	for (i = TALLY_CLS_ISA_GENERIC; i <= TALLY_CLS_ISA_AVX512; i++)
-		if (strcmp(v, names[i]) == 0) {
+	for (i = TALLY_CLS_ISA_GENERIC; i < TALLY_ARRAY_SIZE(steer_dev_isa_names); i++)
+		if (strcmp(v, steer_dev_isa_names[i]) == 0) {
 			*isa = (enum tally_model_cls_isa)i;
 			return 0;
 		}
@@ -59,12 +63,9 @@ steer_dev_cls_isa(enum tally_model_cls_isa *isa)
 static inline const char *
 steer_dev_cls_isa_name(const struct tally_model *m)
 {
-	switch (tally_model_cls_isa(m)) {
-	case TALLY_CLS_ISA_GENERIC: return "generic";
-	case TALLY_CLS_ISA_CRC32C: return "crc32c";
-	case TALLY_CLS_ISA_AVX512: return "avx512";
-	default: return "?";
-	}
+	unsigned int i = (unsigned int)tally_model_cls_isa(m);
+
+	return i < TALLY_ARRAY_SIZE(steer_dev_isa_names) ? steer_dev_isa_names[i] : "?";
 }
 
 /*
