@@ -4,8 +4,10 @@
 # one after the other, with the arguments the summary uses: io forwarding
 # against net_null, stock flow-perf against the floor PMD, template/async
 # insertion, classification against rte_hash and ACL, the device process
-# against the in-process model, vhost-user and memif (bench-nic.sh), and
-# rte_flow_query on random rules against the floor PMD
+# against the in-process model, vhost-user and memif (bench-nic.sh), the
+# floor with one random hash slot per rule ("floor+slot": what that slot
+# alone costs on this machine, the bound under the insert and delete
+# ratios), and rte_flow_query on random rules against the floor PMD
 # (bench-flow-query.sh). The whole set runs twice:
 # on hugepages (TALLY_TEST_MEM=pa) first, then without (nohuge); a mode
 # that cannot run here is skipped with the reason (devtools/eal-mem.sh).
@@ -50,7 +52,7 @@ for mode in "${modes[@]}"; do
 		continue
 	fi
 	run io-fwd-peer bash devtools/bench-io-fwd-peer.sh "$build" "${io[@]}"
-	run flow-perf bash devtools/bench-flow-perf.sh "$build" "${fp[@]}"
+	run flow-perf env FLOOR_SLOTS=1 bash devtools/bench-flow-perf.sh "$build" "${fp[@]}"
 	run flow-async bash devtools/bench-flow-async.sh "$build" "${as[@]}" "1 2"
 	run cls env "${cls[@]}" bash devtools/bench-cls.sh "$build"
 	run nic bash devtools/bench-nic.sh "$build" "${nic[@]}"
@@ -96,6 +98,10 @@ for l in "$l1" "$l2"; do
 done
 for l in "$l1" "$l2"; do
 	row "flow-perf delete $l M rules/s / floor" "flow-perf.tally.delete.$l" "flow-perf.floor.delete.$l" ">= 0.8"
+done
+for l in "$l1" "$l2"; do
+	row "flow-perf insert $l, floor+slot / floor" "flow-perf.slots.insert.$l" "flow-perf.floor.insert.$l" "bound"
+	row "flow-perf delete $l, floor+slot / floor" "flow-perf.slots.delete.$l" "flow-perf.floor.delete.$l" "bound"
 done
 row "flow-perf peak RSS B/rule at $l2 / floor" "flow-perf.tally.rss.$l2" "flow-perf.floor.rss.$l2" "Tally <= 128 B"
 row "async insert $b1, 1 queue, M rules/s / floor" "flow-async.insert.$b1.1q" "flow-async.floor.insert.$b1.1q" ">= 20 M/s"

@@ -23,6 +23,11 @@
 # OLD_PMD=path/librte_net_tally.so (an earlier build) adds "old" rows,
 # measured in the same rounds, right after Tally, and its ratio to the
 # floor: a before/after comparison with the floor as the yardstick.
+# FLOOR_SLOTS=1 adds "floor+slot" rows: the floor PMD with slots=<2 x
+# counters> (one random hash slot per rule, written at create, read and
+# written at destroy, prefetched as Tally does: test/perf/flowfloor_pmd.c),
+# its ratio to the floor (what the slot alone costs on this machine), and
+# Tally's ratio to it.
 #
 # Defaults: build, 5 rounds, sizes "1000000 4000000". Both PMDs get
 # counters=<size rounded up to a power of two> (Tally pre-sizes its first
@@ -53,6 +58,7 @@ if [ -n "${OLD_PMD:-}" ]; then
 	old=$(tally_plugin "$OLD_PMD")
 	pmds+=" old"
 fi
+[ -z "${FLOOR_SLOTS:-}" ] || pmds+=" slots"
 max=0
 for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
 mem=$(bench_mem_mb "$max")
@@ -68,6 +74,7 @@ run() {
 	tally) so=$tally; vdev="net_tally0,counters=$cnt" ;;
 	old) so=$old; vdev="net_tally0,counters=$cnt" ;;
 	floor) so=$floor; vdev="net_flowfloor0,counters=$cnt" ;;
+	slots) so=$floor; vdev="net_flowfloor0,counters=$cnt,slots=$((cnt * 2))" ;;
 	base) so=$floor; vdev="net_flowfloor0,counters=128" ;;
 	esac
 	batch=$((n / 10))
@@ -132,6 +139,11 @@ for n in $sizes; do
 		if [ $what = insert ]; then t=${ins[tally,$n]}; f=${ins[floor,$n]}
 		else t=${del[tally,$n]}; f=${del[floor,$n]}; fi
 		rate_row "$what $m (M rules/s)" "$t" "$f"
+		if [ -n "${FLOOR_SLOTS:-}" ]; then
+			if [ $what = insert ]; then s=${ins[slots,$n]}; else s=${del[slots,$n]}; fi
+			rate_row "  floor+slot: $what $m" "$s" "$f"
+			rate_row "  Tally / floor+slot" "$t" "$s"
+		fi
 		[ -n "${OLD_PMD:-}" ] || continue
 		if [ $what = insert ]; then t=${ins[old,$n]}; else t=${del[old,$n]}; fi
 		rate_row "  old: $what $m" "$t" "$f"
@@ -158,7 +170,7 @@ fi
 summary="summary: mem=${TALLY_TEST_MEM:-pa}"
 for n in $sizes; do
 	m=$(lbl "$n")
-	for pmd in tally floor; do
+	for pmd in tally floor ${FLOOR_SLOTS:+slots}; do
 		summary+=" $pmd.insert.$m=$(awk -v v="$(med "${ins[$pmd,$n]}")" 'BEGIN { printf "%.2f", v / 1000 }')"
 		summary+=" $pmd.delete.$m=$(awk -v v="$(med "${del[$pmd,$n]}")" 'BEGIN { printf "%.2f", v / 1000 }')"
 		summary+=" $pmd.rss.$m=$(med "$(perrule "${hwm[$pmd,$n]}" "$n")")"

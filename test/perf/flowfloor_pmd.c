@@ -16,7 +16,9 @@
  * actions return ENOTSUP (22.11's rte_flow_async_* call them without a NULL
  * check).
  *
- * devargs: counters=N (counter array entries, default 1048576).
+ * devargs: counters=N (counter array entries, default 1048576); slots=N (a
+ * power of two, default none): one random hash slot per rule as well, see
+ * floor_slot_add().
  */
 #include <errno.h>
 #include <stdint.h>
@@ -27,6 +29,7 @@
 #include <ethdev_driver.h>
 #include <ethdev_vdev.h>
 #include <rte_flow_driver.h>
+#include <rte_hash_crc.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
@@ -64,7 +67,76 @@ struct floor_priv {
 	uint32_t nfree;
 	uint32_t ncnt;
 	struct floor_async *async;	/* rte_flow_configure's queues */
+	/* slots=N: the hash slots, and the slot of each rule by creation
+	 * order (seq_slot, nseq entries, wrapping) */
+	struct floor_slot *slots;
+	uint32_t smask;
+	uint32_t *seq_slot;
+	uint32_t nseq;
+	uint32_t seq;			/* rules created */
+	uint32_t dseq;			/* rules destroyed */
 };
+
+/* A hash slot: the size of a Tally entry with a 3-word key. */
+struct floor_slot {
+	uint32_t ctrl;
+	uint32_t act;
+	uint32_t key[6];
+};
+
+/*
+ * With slots=N, a rule also costs what any PMD whose device finds rules in a
+ * hash table must pay in memory, and nothing else: its slot (CRC32-C of the
+ * IPv4 source) is written at create and read and written at destroy, at
+ * random in an array of N slots. The accesses are Tally's, made the
+ * cheapest way it knows: slots prefetched FLOOR_PF at a time, a create's
+ * slot written FLOOR_DEPTH creates later (no probe: the slot is taken as
+ * free), and at every FLOOR_DEL_PF-th destroy the slots of the
+ * FLOOR_DEL_PF rules created FLOOR_DEL_PF places after the one it destroys
+ * if destroys come in creation order (what flow-perf does). The rule
+ * object is the same as without slots (a rule's slot is its source's
+ * hash). The yardstick for how much of a gap to the floor one random slot
+ * per rule explains on a given machine.
+ */
+#define FLOOR_PF	16
+#define FLOOR_DEPTH	24
+#define FLOOR_DEL_PF	32
+
+static void
+floor_slot_add(struct floor_priv *p, struct rte_flow *f)
+{
+	uint32_t seq = p->seq++, s = rte_hash_crc_4byte(f->src, 0) & p->smask, k;
+
+	p->seq_slot[seq & (p->nseq - 1)] = s;
+	if (seq % FLOOR_PF == FLOOR_PF - 1)
+		for (k = 0; k < FLOOR_PF; k++)
+			rte_prefetch0(&p->slots[p->seq_slot[(seq - k) & (p->nseq - 1)]]);
+	if (seq >= FLOOR_DEPTH) {
+		struct floor_slot *e = &p->slots[p->seq_slot[(seq - FLOOR_DEPTH) &
+							     (p->nseq - 1)]];
+
+		/* what the words hold does not matter here */
+		e->key[0] = seq - FLOOR_DEPTH;
+		e->act = f->counter;
+		__atomic_store_n(&e->ctrl, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void
+floor_slot_del(struct floor_priv *p, struct rte_flow *f)
+{
+	struct floor_slot *e = &p->slots[rte_hash_crc_4byte(f->src, 0) & p->smask];
+	uint32_t k, next, d = p->dseq++;
+
+	if (d % FLOOR_DEL_PF == 0)
+		for (k = 0; k < FLOOR_DEL_PF; k++) {
+			next = d + FLOOR_DEL_PF + k;
+			if (next < p->seq)	/* created */
+				rte_prefetch0(&p->slots[p->seq_slot[next & (p->nseq - 1)]]);
+		}
+	if (__atomic_load_n(&e->ctrl, __ATOMIC_RELAXED) != 0)
+		__atomic_store_n(&e->ctrl, 2, __ATOMIC_RELEASE);	/* tombstone */
+}
 
 static int
 floor_notsup(struct rte_flow_error *err)
@@ -168,11 +240,15 @@ floor_fill(struct floor_priv *p, struct rte_flow *f, uint32_t src, uint16_t q, i
 	f->prev = &p->head;
 	p->head.next->prev = f;
 	p->head.next = f;
+	if (p->slots != NULL)
+		floor_slot_add(p, f);
 }
 
 static void
 floor_free(struct floor_priv *p, struct rte_flow *f)
 {
+	if (p->slots != NULL)
+		floor_slot_del(p, f);
 	f->prev->next = f->next;
 	f->next->prev = f->prev;
 	if (f->counter != UINT32_MAX)
@@ -697,8 +773,12 @@ floor_close(struct rte_eth_dev *dev)
 	floor_async_free(p);
 	free(p->cnt);
 	free(p->free_cnt);
+	rte_free(p->slots);
+	free(p->seq_slot);
 	p->cnt = NULL;
 	p->free_cnt = NULL;
+	p->slots = NULL;
+	p->seq_slot = NULL;
 	return 0;
 }
 
@@ -817,11 +897,21 @@ floor_counters_arg(const char *key, const char *value, void *opaque)
 }
 
 static int
+floor_slots_arg(const char *key, const char *value, void *opaque)
+{
+	int rc = floor_counters_arg(key, value, opaque);
+
+	if (rc == 0 && (*(uint32_t *)opaque & (*(uint32_t *)opaque - 1)) != 0)
+		return -EINVAL;	/* a power of two */
+	return rc;
+}
+
+static int
 floor_probe(struct rte_vdev_device *vdev)
 {
-	static const char *const keys[] = { "counters", NULL };
+	static const char *const keys[] = { "counters", "slots", NULL };
 	const char *args = rte_vdev_device_args(vdev);
-	uint32_t ncnt = FLOOR_COUNTERS_DEFAULT, i;
+	uint32_t ncnt = FLOOR_COUNTERS_DEFAULT, nslots = 0, i;
 	struct rte_eth_dev *dev;
 	struct floor_priv *p;
 
@@ -832,6 +922,8 @@ floor_probe(struct rte_vdev_device *vdev)
 		if (kv == NULL)
 			return -EINVAL;
 		rc = rte_kvargs_process(kv, "counters", floor_counters_arg, &ncnt);
+		if (rc == 0)
+			rc = rte_kvargs_process(kv, "slots", floor_slots_arg, &nslots);
 		rte_kvargs_free(kv);
 		if (rc != 0)
 			return -EINVAL;
@@ -845,9 +937,23 @@ floor_probe(struct rte_vdev_device *vdev)
 	p->cnt = malloc((size_t)ncnt * sizeof(p->cnt[0]));
 	p->free_cnt = malloc((size_t)ncnt * sizeof(uint32_t));
 	dev->data->mac_addrs = rte_zmalloc("flowfloor_mac", sizeof(struct rte_ether_addr), 0);
-	if (p->cnt == NULL || p->free_cnt == NULL || dev->data->mac_addrs == NULL) {
+	if (nslots != 0) {
+		/* DPDK's memory, as a device's tables would be; zeroed, so
+		 * touched before the first rule */
+		p->slots = rte_zmalloc("flowfloor_slots", (size_t)nslots * sizeof(p->slots[0]),
+				       RTE_CACHE_LINE_SIZE);
+		p->smask = nslots - 1;
+		p->nseq = 1;
+		while (p->nseq < ncnt)
+			p->nseq <<= 1;
+		p->seq_slot = calloc(p->nseq, sizeof(p->seq_slot[0]));
+	}
+	if (p->cnt == NULL || p->free_cnt == NULL || dev->data->mac_addrs == NULL ||
+	    (nslots != 0 && (p->slots == NULL || p->seq_slot == NULL))) {
 		free(p->cnt);
 		free(p->free_cnt);
+		rte_free(p->slots);
+		free(p->seq_slot);
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
 	}
@@ -887,4 +993,4 @@ static struct rte_vdev_driver floor_drv = {
 };
 
 RTE_PMD_REGISTER_VDEV(net_flowfloor, floor_drv);
-RTE_PMD_REGISTER_PARAM_STRING(net_flowfloor, "counters=<int>");
+RTE_PMD_REGISTER_PARAM_STRING(net_flowfloor, "counters=<int> slots=<power of two>");
