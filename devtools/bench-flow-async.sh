@@ -10,7 +10,9 @@
 # after each Tally run, the same case on the floor PMD (net_flowfloor,
 # test/perf/flowfloor_pmd.c: a malloc'ed rule and a counter per create, at
 # enqueue, nothing else), and Tally/floor of the medians: what any PMD
-# behind ethdev's async calls costs on this CPU.
+# behind ethdev's async calls costs on this CPU. FLOOR_SLOTS=1 adds the
+# floor with one random hash slot per rule ("floor+slot", slots=<2 x
+# counters>, test/perf/flowfloor_pmd.c) and its ratio to the floor.
 # The last line, "summary: mem=MODE insert.1M.1q=... flat.1M.1q=... ..."
 # (medians: M rules/s, last/first segment), is for devtools/bench-all.sh.
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
@@ -43,12 +45,16 @@ stats() {	# values -> "median [min..max]"
 
 # one PMD SIZE QUEUES -> "insert destroy insert_per_cpu_s last/first"
 one() {
-	local pmd=$1 n=$2 q=$3 mem log so=
+	local pmd=$1 n=$2 q=$3 mem log so= slots= cnt=1
 	mem=$(bench_mem_mb "$n")
 	log="$out/$pmd-$n-$q.log"
 	[ "$pmd" = tally ] || so=$floor
-	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }$bin $n $q $mem" >&2
-	ASYNC_BENCH_FLOOR=$so "$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
+	if [ "$pmd" = slots ]; then
+		while [ "$cnt" -lt "$n" ]; do cnt=$((cnt * 2)); done
+		slots=$((cnt * 2))
+	fi
+	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }${slots:+ASYNC_BENCH_FLOOR_SLOTS=$slots }$bin $n $q $mem" >&2
+	ASYNC_BENCH_FLOOR=$so ASYNC_BENCH_FLOOR_SLOTS=$slots "$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
 		echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
 	awk '/^insert:/ { ins = $(NF-4) }
 	     /^destroy:/ { del = $(NF-4) }
@@ -58,10 +64,11 @@ one() {
 }
 
 declare -A ins del cpu flat
+pmds="tally floor${FLOOR_SLOTS:+ slots}"
 for r in $(seq 1 "$rounds"); do
 	for n in $sizes; do
 		for q in $queues; do
-			for pmd in tally floor; do
+			for pmd in $pmds; do
 				read -r i d c f < <(one "$pmd" "$n" "$q")
 				ins[$pmd,$n,$q]+="$i "
 				del[$pmd,$n,$q]+="$d "
@@ -81,9 +88,9 @@ printf '%-30s %-24s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M ru
        "insert (M/cpu-s)" "insert last/first 1M"
 for n in $sizes; do
 	for q in $queues; do
-		for pmd in tally floor; do
+		for pmd in $pmds; do
 			printf '%-30s %-24s %-24s %-24s %s\n' \
-			       "$pmd, $((n / 1000000))M rules, $q queue(s)" \
+			       "${pmd/slots/floor+slot}, $((n / 1000000))M rules, $q queue(s)" \
 			       "$(stats "${ins[$pmd,$n,$q]}")" "$(stats "${del[$pmd,$n,$q]}")" \
 			       "$(stats "${cpu[$pmd,$n,$q]}")" "$(stats "${flat[$pmd,$n,$q]}")"
 		done
@@ -91,6 +98,11 @@ for n in $sizes; do
 		       "$(ratio "${ins[tally,$n,$q]}" "${ins[floor,$n,$q]}")" \
 		       "$(ratio "${del[tally,$n,$q]}" "${del[floor,$n,$q]}")" \
 		       "$(ratio "${cpu[tally,$n,$q]}" "${cpu[floor,$n,$q]}")"
+		[ -n "${FLOOR_SLOTS:-}" ] || continue
+		printf '%-30s %-24s %-24s %-24s\n' "  floor+slot/floor" \
+		       "$(ratio "${ins[slots,$n,$q]}" "${ins[floor,$n,$q]}")" \
+		       "$(ratio "${del[slots,$n,$q]}" "${del[floor,$n,$q]}")" \
+		       "$(ratio "${cpu[slots,$n,$q]}" "${cpu[floor,$n,$q]}")"
 	done
 done
 summary="summary: mem=${TALLY_TEST_MEM:-pa}"
@@ -102,6 +114,7 @@ for n in $sizes; do
 		summary+=" flat.$m=$(med "${flat[tally,$n,$q]}")"
 		summary+=" floor.insert.$m=$(med "${ins[floor,$n,$q]}")"
 		summary+=" floor.destroy.$m=$(med "${del[floor,$n,$q]}")"
+		[ -z "${FLOOR_SLOTS:-}" ] || summary+=" slots.insert.$m=$(med "${ins[slots,$n,$q]}")"
 	done
 done
 echo "$summary"

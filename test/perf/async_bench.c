@@ -16,7 +16,9 @@
  * With ASYNC_BENCH_FLOOR=<path of librte_net_flowfloor.so> in the
  * environment the same runs on the floor PMD (test/perf/flowfloor_pmd.c:
  * the synchronous floor's work at enqueue, a result posted), the peer
- * devtools/bench-flow-async.sh measures next to Tally.
+ * devtools/bench-flow-async.sh measures next to Tally; with
+ * ASYNC_BENCH_FLOOR_SLOTS=<N> as well, the floor has slots=N (one random
+ * hash slot per rule, "floor+slot").
  *
  * usage: async_bench [rules [queues [eal_mem_mb [batch]]]]
  *        (default 1000000 1 2048 64); queues 1 or 2 (lcores 0..queues-1)
@@ -294,6 +296,7 @@ main(int argc, char **argv)
 	uint32_t i, cnt = 1;
 	uint16_t port = 0;
 	const char *floor_so = perf_floor_so("ASYNC_BENCH_FLOOR");
+	const char *slots = getenv("ASYNC_BENCH_FLOOR_SLOTS");	/* "": none */
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -303,7 +306,11 @@ main(int argc, char **argv)
 	}
 	while (cnt < nrules)
 		cnt <<= 1;
-	snprintf(vdev, sizeof(vdev), "%s,counters=%u", perf_vdev_name(floor_so), cnt);
+	if (slots != NULL && *slots == '\0')
+		slots = NULL;
+	snprintf(vdev, sizeof(vdev), "%s,counters=%u%s%s", perf_vdev_name(floor_so), cnt,
+		 floor_so != NULL && slots != NULL ? ",slots=" : "",
+		 floor_so != NULL && slots != NULL ? slots : "");
 	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
 				 floor_so) != 0)
 		return 1;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
@@ -70,6 +71,8 @@ struct floor_priv {
 	/* slots=N: the hash slots, and the slot of each rule by creation
 	 * order (seq_slot, nseq entries, wrapping) */
 	struct floor_slot *slots;
+	size_t slots_map;		/* mmap length, 0: rte_zmalloc */
+	void *slots_base;		/* the mapping */
 	uint32_t smask;
 	uint32_t *seq_slot;
 	uint32_t nseq;
@@ -98,6 +101,50 @@ struct floor_slot {
  * hash). The yardstick for how much of a gap to the floor one random slot
  * per rule explains on a given machine.
  */
+#define FLOOR_HUGE	(2u << 20)
+
+/* The slots in the best memory there is: DPDK's on hugepages; without
+ * them, an anonymous mapping asked for transparent huge pages (what Tally
+ * takes for its steering memory then, drivers/net/tally/tally_flow_mem.c),
+ * zeroed, so touched before the first rule. */
+static int
+floor_slots_alloc(struct floor_priv *p, uint32_t n)
+{
+	size_t len = (size_t)n * sizeof(p->slots[0]);
+	uintptr_t m, a;
+
+	if (rte_eal_has_hugepages()) {
+		p->slots = rte_zmalloc("flowfloor_slots", len, RTE_CACHE_LINE_SIZE);
+		return p->slots != NULL ? 0 : -ENOMEM;
+	}
+	p->slots_map = len + FLOOR_HUGE;
+	m = (uintptr_t)mmap(NULL, p->slots_map, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((void *)m == MAP_FAILED) {
+		p->slots_map = 0;
+		return -ENOMEM;
+	}
+	a = (m + FLOOR_HUGE - 1) & ~(uintptr_t)(FLOOR_HUGE - 1);
+#ifdef MADV_HUGEPAGE
+	(void)madvise((void *)a, len, MADV_HUGEPAGE);
+#endif
+	memset((void *)a, 0, len);
+	p->slots = (struct floor_slot *)a;
+	p->slots_base = (void *)m;
+	return 0;
+}
+
+static void
+floor_slots_free(struct floor_priv *p)
+{
+	if (p->slots_map != 0)
+		munmap(p->slots_base, p->slots_map);
+	else
+		rte_free(p->slots);
+	p->slots = NULL;
+	p->slots_map = 0;
+}
+
 #define FLOOR_PF	16
 #define FLOOR_DEPTH	24
 #define FLOOR_DEL_PF	32
@@ -773,11 +820,10 @@ floor_close(struct rte_eth_dev *dev)
 	floor_async_free(p);
 	free(p->cnt);
 	free(p->free_cnt);
-	rte_free(p->slots);
+	floor_slots_free(p);
 	free(p->seq_slot);
 	p->cnt = NULL;
 	p->free_cnt = NULL;
-	p->slots = NULL;
 	p->seq_slot = NULL;
 	return 0;
 }
@@ -938,10 +984,7 @@ floor_probe(struct rte_vdev_device *vdev)
 	p->free_cnt = malloc((size_t)ncnt * sizeof(uint32_t));
 	dev->data->mac_addrs = rte_zmalloc("flowfloor_mac", sizeof(struct rte_ether_addr), 0);
 	if (nslots != 0) {
-		/* DPDK's memory, as a device's tables would be; zeroed, so
-		 * touched before the first rule */
-		p->slots = rte_zmalloc("flowfloor_slots", (size_t)nslots * sizeof(p->slots[0]),
-				       RTE_CACHE_LINE_SIZE);
+		(void)floor_slots_alloc(p, nslots);
 		p->smask = nslots - 1;
 		p->nseq = 1;
 		while (p->nseq < ncnt)
@@ -952,7 +995,7 @@ floor_probe(struct rte_vdev_device *vdev)
 	    (nslots != 0 && (p->slots == NULL || p->seq_slot == NULL))) {
 		free(p->cnt);
 		free(p->free_cnt);
-		rte_free(p->slots);
+		floor_slots_free(p);
 		free(p->seq_slot);
 		rte_eth_dev_release_port(dev);
 		return -ENOMEM;
