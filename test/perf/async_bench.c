@@ -308,9 +308,13 @@ main(int argc, char **argv)
 		cnt <<= 1;
 	if (slots != NULL && *slots == '\0')
 		slots = NULL;
+	if (slots != NULL && floor_so == NULL) {
+		/* not silently Tally's port */
+		fprintf(stderr, "ASYNC_BENCH_FLOOR_SLOTS needs ASYNC_BENCH_FLOOR\n");
+		return 2;
+	}
 	snprintf(vdev, sizeof(vdev), "%s,counters=%u%s%s", perf_vdev_name(floor_so), cnt,
-		 floor_so != NULL && slots != NULL ? ",slots=" : "",
-		 floor_so != NULL && slots != NULL ? slots : "");
+		 slots != NULL ? ",slots=" : "", slots != NULL ? slots : "");
 	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
 				 floor_so) != 0)
 		return 1;
