@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,11 +60,16 @@ tally_test_rand(uint32_t *state)
 	return x;
 }
 
+/* A seed of its own for each run, or TALLY_TEST_SEED's (to run again a
+ * seed a failure printed). */
 static inline uint32_t
 tally_test_random_seed(void)
 {
+	const char *env = getenv("TALLY_TEST_SEED");
 	uint32_t s = (uint32_t)time(NULL) ^ (uint32_t)getpid();
 
+	if (env != NULL && *env != '\0')
+		s = (uint32_t)strtoul(env, NULL, 0);
 	return s != 0 ? s : 1;
 }
 
