@@ -65,8 +65,13 @@ tally_model_mbox_attach(struct tally_model *m, struct tally_mbox *mb,
 
 /*
  * The doorbell page: a line whose value differs from the one last taken is
- * a Q_DOORBELL write. A driver stores there only after the device applied
- * all it posted before, so the mailbox needs no look first. The Tx queues
+ * a Q_DOORBELL write, unless it is behind the queue's producer index: the
+ * driver stored it, then rang again through the mailbox (something it
+ * posted was still pending) before this poll read the line, and the
+ * mailbox's later value was applied first. Taking the older one would move
+ * the producer back (a BAD_QUEUE fault once the device is past it). A
+ * driver stores there only after the device applied all it posted before,
+ * so the mailbox needs no look first. The Tx queues
  * rung are served by the step's round robin, not at once in queue order:
  * all lines are read in one poll, and queue 0 first every time would
  * starve the others on a busy wire.
@@ -89,8 +94,9 @@ tally_model_db_poll(struct tally_model *m)
 			continue;
 		q->db_seen = v;
 		tally_model_lock(m);
-		/* a queue disabled since the poll began is no longer rung */
-		if (q->en)
+		/* a queue disabled since the poll began is no longer rung;
+		 * free-running indices: "behind" is within half the range */
+		if (q->en && (int32_t)(v - q->prod) > 0)
 			tally_model_queue_doorbell(m, q, v, false);
 		tally_model_unlock(m);
 		n++;

@@ -5,7 +5,8 @@
  * own, and a driver that reaches it only through the posted transport
  * (lib/hal/tally_hal_posted.c). Queue doorbells must take the page, not the
  * mailbox, once nothing else is pending; a register read must see what they
- * rang; a doorbell must not overtake a write posted before it; enabling a
+ * rang; a doorbell must not overtake a write posted before it, and an
+ * older line the mailbox overtook must not be taken; enabling a
  * queue again must not take the old line as a doorbell; a line more than a
  * ring ahead is a BAD_QUEUE fault, and a disabled queue's line is ignored.
  * The device thread naps between polls, so a read that did not wait for
@@ -208,6 +209,47 @@ test_order(void)
 	return TEST_SUCCESS;
 }
 
+/* A line the mailbox overtook: a doorbell stored to the page while the
+ * device did not poll, then a posted write, then the next doorbell, which
+ * takes the mailbox behind it. The device applies the mailbox first and
+ * then reads the older line: it must not move the producer back (the
+ * frame rung last would wait, or the producer would fall behind the head,
+ * a BAD_QUEUE fault). */
+static int
+test_overtaken(void)
+{
+	struct fixture f;
+	struct mt_txq tq;
+	uint8_t frame[96];
+	uint64_t r0;
+	uint32_t i;
+
+	TEST_ASSERT(fx_open_txq(&f, &tq, 6) == 0, "open, txq");
+	mt_udp_frame(frame, sizeof(frame), dst, 1, 2, 3, 4, 1);
+	for (i = 0; i < 10; i++)
+		TEST_ASSERT(mt_tx_send(&tq, frame, sizeof(frame), 1) == 0, "send %u", i);
+	TEST_ASSERT_EQ(mt_rd(&f.d, TALLY_TXQ_REG(0, TALLY_Q_HEAD)), 10, "sent");
+	dev_pause(&f, 1);
+	r0 = reserved(&f);
+	TEST_ASSERT(mt_tx_send(&tq, frame, sizeof(frame), 1) == 0, "send 11");
+	TEST_ASSERT_EQ(db_line(&f, TALLY_DB_TXQ(0)), 11, "11 on the line");
+	mt_wr(&f.d, TALLY_TXQ_REG(0, TALLY_Q_CCNT), TALLY_Q_CCNT_EN | 3);
+	TEST_ASSERT(mt_tx_send(&tq, frame, sizeof(frame), 1) == 0, "send 12");
+	TEST_ASSERT_EQ(reserved(&f), r0 + 2, "the attach and 12 in the mailbox");
+	TEST_ASSERT_EQ(db_line(&f, TALLY_DB_TXQ(0)), 11, "the line still 11");
+	dev_pause(&f, 0);
+	TEST_ASSERT_EQ(mt_rd(&f.d, TALLY_TXQ_REG(0, TALLY_Q_HEAD)), 12, "both sent");
+	usleep(2000);	/* more polls of the line */
+	TEST_ASSERT_EQ(mt_rd(&f.d, TALLY_REG_FAULT_CNT), 0, "no fault");
+	TEST_ASSERT_EQ(mt_rd(&f.d, TALLY_TXQ_REG(0, TALLY_Q_HEAD)), 12, "head stays");
+	/* the page rings on */
+	TEST_ASSERT(mt_tx_send(&tq, frame, sizeof(frame), 1) == 0, "send 13");
+	TEST_ASSERT_EQ(reserved(&f), r0 + 2, "13 took the page");
+	TEST_ASSERT_EQ(mt_rd(&f.d, TALLY_TXQ_REG(0, TALLY_Q_HEAD)), 13, "sent");
+	fx_close(&f);
+	return TEST_SUCCESS;
+}
+
 /* Disable, enable again: the old line is not a doorbell (head restarts at
  * 0, the old prod would be a fault); the queue works on. */
 static int
@@ -266,6 +308,7 @@ test_bad_line(void)
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_page),
 	TEST_CASE(test_order),
+	TEST_CASE(test_overtaken),
 	TEST_CASE(test_reenable),
 	TEST_CASE(test_bad_line),
 };
