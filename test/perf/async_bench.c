@@ -149,7 +149,8 @@ worker_loop(struct worker *w)
 
 static int
 setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
-      struct rte_flow_template_table **tbl)
+      struct rte_flow_template_table **tbl, struct rte_flow_pattern_template **ptp,
+      struct rte_flow_actions_template **atp)
 {
 	const struct rte_flow_item_ipv4 ip_mask = { .hdr.src_addr = RTE_BE32(0xffffffff) };
 	const struct rte_flow_item pt_items[] = {
@@ -190,6 +191,8 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 		fprintf(stderr, "templates: %s\n", err.message ? err.message : "?");
 		return -EINVAL;
 	}
+	*ptp = pt;
+	*atp = at;
 	*tbl = rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &err);
 	if (*tbl == NULL) {
 		fprintf(stderr, "table: %s\n", err.message ? err.message : "?");
@@ -290,6 +293,9 @@ main(int argc, char **argv)
 	uint32_t batch = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 64;
 	char vdev[64];
 	struct rte_flow_template_table *tbl = NULL;
+	struct rte_flow_pattern_template *pt = NULL;
+	struct rte_flow_actions_template *at = NULL;
+	struct rte_flow_error err;
 	struct worker w[MAX_Q];
 	struct rte_flow **flows;
 	double dt, t0;
@@ -318,7 +324,7 @@ main(int argc, char **argv)
 	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
 				 floor_so) != 0)
 		return 1;
-	if (setup(port, nrules, nq, 2 * batch, &tbl) != 0) {
+	if (setup(port, nrules, nq, 2 * batch, &tbl, &pt, &at) != 0) {
 		fprintf(stderr, "port/template set-up failed\n");
 		return 1;
 	}
@@ -347,6 +353,11 @@ main(int argc, char **argv)
 	report("destroy", w, nq, nrules, t0, dt);
 	report_lock(port);
 	free(flows);
+	/* what it created, before the port goes (all rules are gone) */
+	if (rte_flow_template_table_destroy(port, tbl, &err) != 0 ||
+	    rte_flow_actions_template_destroy(port, at, &err) != 0 ||
+	    rte_flow_pattern_template_destroy(port, pt, &err) != 0)
+		fprintf(stderr, "async_bench: tear-down: %s\n", err.message ? err.message : "?");
 	rte_eth_dev_stop(port);
 	rte_eth_dev_close(port);
 	rte_eal_cleanup();
