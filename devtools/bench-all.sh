@@ -7,8 +7,8 @@
 # against the in-process model, vhost-user and memif (bench-nic.sh), the
 # floor with one random hash slot per rule, synchronous and async
 # ("floor+slot": what that slot alone costs on this machine, the bound
-# under the insert and delete figures), and rte_flow_query on random rules against the floor PMD
-# (bench-flow-query.sh). The whole set runs twice:
+# under the insert and delete figures), and rte_flow_query on random rules
+# against the floor PMD (bench-flow-query.sh). The whole set runs twice:
 # on hugepages (TALLY_TEST_MEM=pa) first, then without (nohuge); a mode
 # that cannot run here is skipped with the reason (devtools/eal-mem.sh).
 # Prints each script's table as it comes, the load average before and

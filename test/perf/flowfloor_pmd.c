@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
@@ -36,6 +35,7 @@
 #include <rte_spinlock.h>
 
 #include "tally_compat.h"
+#include "tally_hmem.h"
 
 #define FLOOR_COUNTERS_DEFAULT	(1u << 20)
 
@@ -71,8 +71,7 @@ struct floor_priv {
 	/* slots=N: the hash slots, and the slot of each rule by creation
 	 * order (seq_slot, nseq entries, wrapping) */
 	struct floor_slot *slots;
-	size_t slots_map;		/* mmap length, 0: rte_zmalloc */
-	void *slots_base;		/* the mapping */
+	bool slots_hmem;		/* tally_hmem_alloc()'s, else rte_zmalloc()'s */
 	uint32_t smask;
 	uint32_t *seq_slot;
 	uint32_t nseq;
@@ -101,48 +100,40 @@ struct floor_slot {
  * hash). The yardstick for how much of a gap to the floor one random slot
  * per rule explains on a given machine.
  */
-#define FLOOR_HUGE	(2u << 20)
-
 /* The slots in the best memory there is: DPDK's on hugepages; without
- * them, an anonymous mapping asked for transparent huge pages (what Tally
- * takes for its steering memory then, drivers/net/tally/tally_flow_mem.c),
- * zeroed, so touched before the first rule. */
-static int
+ * them, host memory asked for transparent huge pages (what Tally takes for
+ * its steering memory then, drivers/net/tally/tally_flow_mem.c). Zeroed
+ * and touched before the first rule. */
+static void
 floor_slots_alloc(struct floor_priv *p, uint32_t n)
 {
 	size_t len = (size_t)n * sizeof(p->slots[0]);
-	uintptr_t m, a;
 
-	if (rte_eal_has_hugepages()) {
+	p->slots_hmem = !rte_eal_has_hugepages();
+	if (!p->slots_hmem) {
 		p->slots = rte_zmalloc("flowfloor_slots", len, RTE_CACHE_LINE_SIZE);
-		return p->slots != NULL ? 0 : -ENOMEM;
+		return;
 	}
-	p->slots_map = len + FLOOR_HUGE;
-	m = (uintptr_t)mmap(NULL, p->slots_map, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if ((void *)m == MAP_FAILED) {
-		p->slots_map = 0;
-		return -ENOMEM;
-	}
-	a = (m + FLOOR_HUGE - 1) & ~(uintptr_t)(FLOOR_HUGE - 1);
-#ifdef MADV_HUGEPAGE
-	(void)madvise((void *)a, len, MADV_HUGEPAGE);
-#endif
-	memset((void *)a, 0, len);
-	p->slots = (struct floor_slot *)a;
-	p->slots_base = (void *)m;
-	return 0;
+	p->slots = tally_hmem_alloc(len, true);
+	if (p->slots != NULL)
+		tally_hmem_populate(p->slots, len);
 }
 
 static void
 floor_slots_free(struct floor_priv *p)
 {
-	if (p->slots_map != 0)
-		munmap(p->slots_base, p->slots_map);
+	if (p->slots_hmem)
+		tally_hmem_free(p->slots, (size_t)(p->smask + 1) * sizeof(p->slots[0]));
 	else
 		rte_free(p->slots);
 	p->slots = NULL;
-	p->slots_map = 0;
+}
+
+/* A rule's slot: the hash of its IPv4 source. */
+static inline struct floor_slot *
+floor_slot_of(const struct floor_priv *p, const struct rte_flow *f)
+{
+	return &p->slots[rte_hash_crc_4byte(f->src, 0) & p->smask];
 }
 
 #define FLOOR_PF	16
@@ -152,9 +143,9 @@ floor_slots_free(struct floor_priv *p)
 static void
 floor_slot_add(struct floor_priv *p, struct rte_flow *f)
 {
-	uint32_t seq = p->seq++, s = rte_hash_crc_4byte(f->src, 0) & p->smask, k;
+	uint32_t seq = p->seq++, k;
 
-	p->seq_slot[seq & (p->nseq - 1)] = s;
+	p->seq_slot[seq & (p->nseq - 1)] = (uint32_t)(floor_slot_of(p, f) - p->slots);
 	if (seq % FLOOR_PF == FLOOR_PF - 1)
 		for (k = 0; k < FLOOR_PF; k++)
 			rte_prefetch0(&p->slots[p->seq_slot[(seq - k) & (p->nseq - 1)]]);
@@ -172,7 +163,7 @@ floor_slot_add(struct floor_priv *p, struct rte_flow *f)
 static void
 floor_slot_del(struct floor_priv *p, struct rte_flow *f)
 {
-	struct floor_slot *e = &p->slots[rte_hash_crc_4byte(f->src, 0) & p->smask];
+	struct floor_slot *e = floor_slot_of(p, f);
 	uint32_t k, next, d = p->dseq++;
 
 	if (d % FLOOR_DEL_PF == 0)
@@ -984,8 +975,8 @@ floor_probe(struct rte_vdev_device *vdev)
 	p->free_cnt = malloc((size_t)ncnt * sizeof(uint32_t));
 	dev->data->mac_addrs = rte_zmalloc("flowfloor_mac", sizeof(struct rte_ether_addr), 0);
 	if (nslots != 0) {
-		(void)floor_slots_alloc(p, nslots);
-		p->smask = nslots - 1;
+		p->smask = nslots - 1;	/* before the array: its free uses it */
+		floor_slots_alloc(p, nslots);
 		p->nseq = 1;
 		while (p->nseq < ncnt)
 			p->nseq <<= 1;
