@@ -4,7 +4,8 @@
  * xstats, byte-exact delivery, multi-segment Tx, Tx with mbuf fast free,
  * 9000-byte frames with and without Rx scatter, RSS over 8 queues, MTU
  * drop, frames sent and looped back by the Tx burst itself (inline), Rx
- * with the mbuf pool exhausted in the middle of a burst.
+ * with the mbuf pool exhausted in the middle of a burst, a burst of frames
+ * of mixed packet types.
  */
 #include "tally_dpdk_test.h"
 
@@ -470,6 +471,75 @@ test_tx_burst_delivers(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * One burst of frames of mixed types (IPv4/UDP, IPv4/TCP, ARP, 802.1Q
+ * tagged IPv4/UDP, in runs of one and of several): every mbuf carries the
+ * packet type of its own frame, its lengths, no offload flags, one segment.
+ * The Rx burst takes a run of frames of one type on a short path and
+ * starts again where the type changes.
+ */
+#define MIX_N	32
+
+static int
+test_rx_mixed_types(void)
+{
+	static const uint8_t kind[] = { 0, 0, 0, 1, 0, 2, 2, 3, 3, 1 };
+	static const uint32_t want[] = {
+		RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+		RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
+		RTE_PTYPE_L2_ETHER,
+		RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+	};
+	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1 };
+	struct rte_mbuf *tx[MIX_N], *rx[MIX_N];
+	uint32_t len[MIX_N];
+	struct burst_port bp;
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	unsigned int i, k;
+
+	TEST_ASSERT_EQ(bp_open(&bp, "", &pc), 0, "");
+	for (i = 0; i < MIX_N; i++) {
+		k = kind[i % RTE_DIM(kind)];
+		tx[i] = tdt_mbuf_build(64 + i, i, 1);
+		TEST_ASSERT(tx[i] != NULL, "alloc");
+		eh = rte_pktmbuf_mtod(tx[i], struct rte_ether_hdr *);
+		ip = (struct rte_ipv4_hdr *)(eh + 1);
+		if (k == 1)
+			ip->next_proto_id = IPPROTO_TCP;
+		else if (k == 2)
+			eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+		else if (k == 3) {
+			tx[i]->vlan_tci = (uint16_t)(100 + i);
+			TEST_ASSERT_EQ(rte_vlan_insert(&tx[i]), 0, "vlan insert");
+		}
+		len[i] = tx[i]->pkt_len;
+	}
+	TEST_ASSERT_EQ(tdt_tx_all(bp.port, 0, tx, MIX_N), MIX_N, "");
+	TEST_ASSERT_EQ(tdt_rx_all(bp.port, 1, rx, NULL, MIX_N, MIX_N), MIX_N, "");
+	for (i = 0; i < MIX_N; i++) {
+		k = kind[i % RTE_DIM(kind)];
+		TEST_ASSERT_EQ(rx[i]->packet_type, want[k], "frame %u (kind %u): ptype 0x%x",
+			       i, k, rx[i]->packet_type);
+		TEST_ASSERT_EQ(rx[i]->pkt_len, len[i], "frame %u", i);
+		TEST_ASSERT_EQ(rx[i]->data_len, len[i], "frame %u", i);
+		TEST_ASSERT_EQ(rx[i]->nb_segs, 1, "frame %u", i);
+		TEST_ASSERT(rx[i]->next == NULL, "frame %u", i);
+		TEST_ASSERT_EQ(rx[i]->ol_flags, 0, "frame %u: ol_flags 0x%" PRIx64, i,
+			       rx[i]->ol_flags);
+		TEST_ASSERT_EQ(rx[i]->port, bp.port, "frame %u", i);
+		TEST_ASSERT_EQ(rx[i]->data_off, RTE_PKTMBUF_HEADROOM, "frame %u", i);
+		/* the frame's length in its IPv4 header: the bytes are its own */
+		eh = rte_pktmbuf_mtod(rx[i], struct rte_ether_hdr *);
+		if (k != 3)
+			TEST_ASSERT_EQ(rte_be_to_cpu_16(((struct rte_ipv4_hdr *)(eh + 1))->total_length),
+				       64 + i - sizeof(*eh), "frame %u", i);
+	}
+	tdt_free_all(rx, MIX_N);
+	bp_close(&bp);
+	return TEST_SUCCESS;
+}
+
 /* A queue polled empty for long (it backs off: tally_rxtx.c) receives on
  * its next poll what was sent meanwhile, and its first poll after that
  * finds the next frames at once: every poll still steps the device. */
@@ -621,6 +691,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_rx_after_idle),
 	TEST_CASE(test_thread_mode),
 	TEST_CASE(test_rx_nombuf),
+	TEST_CASE(test_rx_mixed_types),
 };
 
 int

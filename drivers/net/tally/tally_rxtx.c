@@ -324,6 +324,86 @@ _Static_assert(offsetof(struct tally_rx_cqe, len) == 8 &&
 
 #define TALLY_RX_PREFETCH	4	/* mbufs prefetched ahead */
 
+/* The packet type and pkt_len of an mbuf (rx_descriptor_fields1's first 8
+ * bytes) as one 8-byte word, stored through a may_alias type. */
+typedef uint64_t __attribute__((may_alias)) tally_rxf1_t;
+_Static_assert(offsetof(struct rte_mbuf, pkt_len) ==
+	      offsetof(struct rte_mbuf, packet_type) + 4, "mbuf layout");
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define TALLY_RXF1(pt, len)	((uint64_t)(pt) | (uint64_t)(len) << 32)
+#else
+#define TALLY_RXF1(pt, len)	((uint64_t)(pt) << 32 | (uint64_t)(len))
+#endif
+
+/* Completion flags that keep a frame off the plain run. */
+#define TALLY_RX_PLAIN_BAD	((uint64_t)(TALLY_RXC_F_MORE | TALLY_RXC_F_ERR | \
+					    TALLY_RXC_F_RSS | TALLY_RXC_F_MARK | \
+					    TALLY_RXC_F_FLAG) << TALLY_RXC_FLAGS_SHIFT)
+
+/*
+ * The plain run at the head of a batch: the completions from slot cons on
+ * (at most n) that each end a one-segment frame of 1..buf_len bytes without
+ * error, RSS hash, mark or flag, all with the packet-type key of the first.
+ * Two passes: the checks, keeping each length (a completion is shared
+ * memory, read once), then the mbufs without a branch: four stores each
+ * (rearm data, ol_flags, packet type with pkt_len, data_len) and the slot's
+ * refill from nms. Nothing pending from an earlier burst (the caller's
+ * `partial`). Returns how many it took; *pt_key and *pt cache the last
+ * packet type, as in tally_rx_burst().
+ */
+static inline uint32_t
+tally_rx_plain(struct tally_rxq *rxq, uint32_t cons, uint32_t n,
+	       struct rte_mbuf **pkts, struct rte_mbuf *const *nms, uint64_t rearm,
+	       uint64_t *pt_key, uint32_t *pt)
+{
+	const struct tally_rx_cqe *const cq = rxq->cq;
+	struct rte_mbuf **const sw_ring = rxq->sw_ring;
+	struct tally_rx_desc *const ring = rxq->ring;
+	const uint16_t buf_len = rxq->buf_len;
+	const uint32_t mask = rxq->mask;
+	uint16_t lens[TALLY_RX_BULK];
+	uint32_t k, idx, ptv;
+	uint64_t w, key;
+	struct rte_mbuf *m, *nm;
+
+	if (n == 0)
+		return 0;
+	key = *(const tally_rxc64_t *)(const void *)&cq[cons & mask].len & TALLY_RX_PT_KEY;
+	for (k = 0; k < n; k++) {
+		w = *(const tally_rxc64_t *)(const void *)&cq[(cons + k) & mask].len;
+		lens[k] = (uint16_t)(w >> TALLY_RXC_LEN_SHIFT);
+		/* no bad flag and the first one's key, in one test */
+		if ((w & (TALLY_RX_PLAIN_BAD | TALLY_RX_PT_KEY)) != key ||
+		    (uint16_t)(lens[k] - 1) >= buf_len)
+			break;
+	}
+	n = k;
+	if (n == 0)
+		return 0;
+	if (key != *pt_key) {
+		*pt_key = key;
+		*pt = tally_rx_ptype((uint8_t)(key >> TALLY_RXC_PTYPE_SHIFT),
+				     (uint16_t)(key >> TALLY_RXC_FLAGS_SHIFT));
+	}
+	ptv = *pt;
+	for (k = 0; k < n; k++) {
+		idx = (cons + k) & mask;
+		/* a slot past the run holds a posted mbuf (or NULL) */
+		rte_prefetch0(sw_ring[(idx + TALLY_RX_PREFETCH) & mask]);
+		m = sw_ring[idx];
+		nm = nms[k];
+		sw_ring[idx] = nm;
+		ring[idx].addr = tally_mbuf_rx_iova(nm);
+		ring[idx].buf_len = buf_len;
+		*(tally_rearm_t *)(void *)&m->data_off = rearm;
+		m->ol_flags = 0;
+		*(tally_rxf1_t *)(void *)&m->packet_type = TALLY_RXF1(ptv, lens[k]);
+		m->data_len = lens[k];
+		pkts[k] = m;
+	}
+	return n;
+}
+
 /*
  * Every Rx burst steps the device, under the device's lock. A queue polled
  * empty for a while backs off: after TALLY_RX_IDLE_POLLS empty bursts in a
@@ -389,7 +469,13 @@ tally_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		for (k = 0; k < TALLY_RX_PREFETCH; k++)
 			rte_prefetch0(sw_ring[(cons + k) & mask]);
 		partial = rxq->pkt_first != NULL || rxq->skip;
-		for (k = 0; k < got; k++) {
+		k = 0;
+		if (likely(!partial)) {
+			k = tally_rx_plain(rxq, cons, got, pkts + nb_rx, nms, rearm,
+					   &pt_key, &pt);
+			nb_rx += k;
+		}
+		for (; k < got; k++) {
 			idx = (cons + k) & mask;
 			/* a slot past the batch holds a posted mbuf (or NULL,
 			 * harmless to prefetch) */
