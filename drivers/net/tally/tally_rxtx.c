@@ -370,7 +370,10 @@ tally_rx_plain(struct tally_rxq *rxq, uint32_t cons, uint32_t n,
 		return 0;
 	key = *(const tally_rxc64_t *)(const void *)&cq[cons & mask].len & TALLY_RX_PT_KEY;
 	for (k = 0; k < n; k++) {
-		w = *(const tally_rxc64_t *)(const void *)&cq[(cons + k) & mask].len;
+		idx = (cons + k) & mask;
+		/* the mbuf the second pass writes: asked for a pass ahead */
+		rte_prefetch0(sw_ring[idx]);
+		w = *(const tally_rxc64_t *)(const void *)&cq[idx].len;
 		lens[k] = (uint16_t)(w >> TALLY_RXC_LEN_SHIFT);
 		/* no bad flag and the first one's key, in one test */
 		if ((w & (TALLY_RX_PLAIN_BAD | TALLY_RX_PT_KEY)) != key ||
@@ -388,8 +391,6 @@ tally_rx_plain(struct tally_rxq *rxq, uint32_t cons, uint32_t n,
 	ptv = *pt;
 	for (k = 0; k < n; k++) {
 		idx = (cons + k) & mask;
-		/* a slot past the run holds a posted mbuf (or NULL) */
-		rte_prefetch0(sw_ring[(idx + TALLY_RX_PREFETCH) & mask]);
 		m = sw_ring[idx];
 		nm = nms[k];
 		sw_ring[idx] = nm;
