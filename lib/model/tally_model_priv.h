@@ -496,6 +496,29 @@ tally_model_dma_win_hit(struct tally_model *m, const struct tally_model_dma_win 
 	return tally_model_dma_hit(m, iova, len);
 }
 
+/* The window for a burst whose frames are 1 to max_len bytes: false when
+ * it is shorter than max_len (its user then leaves the burst to a path that
+ * translates frame by frame). */
+static inline bool
+tally_model_dma_window_max(const struct tally_model *m, uint64_t max_len,
+			   struct tally_model_dma_win *w)
+{
+	*w = tally_model_dma_window(m);
+	return max_len != 0 && w->len >= max_len;
+}
+
+/* tally_model_dma_win_hit() for 1 <= len <= max_len of such a window, in
+ * one compare: w->len - len does not wrap, and iova - base, when iova is
+ * below base, wraps past w->len (a translation never wraps). */
+static inline void *
+tally_model_dma_win_hit_max(struct tally_model *m, const struct tally_model_dma_win *w,
+			    uint64_t iova, size_t len)
+{
+	if (iova - w->base <= w->len - len)
+		return (void *)(uintptr_t)(iova + w->delta);
+	return tally_model_dma_hit(m, iova, len);
+}
+
 /* Same result as tally_model_dma(): the TLB inline, the table and its
  * fault otherwise. */
 static inline void *

@@ -347,6 +347,13 @@ tally_model_write32_locked(struct tally_model *m, uint32_t off, uint32_t val)
 	enum tally_model_acc acc;
 	uint32_t r;
 
+	/* doorbells first: a queue's write-only register, once a burst */
+	q = tally_model_queue_of(m, off, &r);
+	if (TALLY_LIKELY(q != NULL && r == TALLY_Q_DOORBELL)) {
+		m->wr[off / 4] = val;
+		tally_model_queue_write(m, q, r, val);
+		return;
+	}
 	acc = tally_model_acc(m, off);
 	switch (acc) {
 	case TALLY_MODEL_ACC_NONE:

@@ -604,21 +604,24 @@ static unsigned int
 tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		      unsigned int n, const struct tally_model_rx_ctx *cx)
 {
-	const struct tally_model_dma_win win = tally_model_dma_window(m);
 	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
 	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
 	const volatile struct tally_rx_desc *ring, *d;
+	const uint64_t max_len = cx->max_len;
+	struct tally_model_dma_win win;
 	struct tally_model_ccnt_acc cc;
 	struct tally_model_queue *q;
 	uint32_t avail, len, i, head, mask, log2;
-	const uint64_t max_len = cx->max_len;
 	uint64_t bytes = 0, hi;
 	const uint8_t *f;
 	uint8_t *cq, *p, ptype, l4t;
 	uint16_t flags;
 
+	/* the lengths this path takes: ETH_HLEN to max_len, all of them
+	 * inside the window when one is */
 	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en ||
-	    m->cfg.bad_rx != TALLY_BAD_RX_NONE)
+	    m->cfg.bad_rx != TALLY_BAD_RX_NONE || max_len < TALLY_MODEL_ETH_HLEN ||
+	    !tally_model_dma_window_max(m, max_len, &win))
 		return 0;
 	q = &m->rxq[qi];
 	tally_model_rx_prefetch(q, n);
@@ -633,11 +636,12 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 	for (i = 0; i < n; i++) {
 		len = in[i].len;
 		f = in[i].frame;
-		if (len < TALLY_MODEL_ETH_HLEN || len > max_len || in[i].caplen < len ||
-		    (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
+		/* ETH_HLEN <= len <= max_len in one compare */
+		if ((uint64_t)len - TALLY_MODEL_ETH_HLEN > max_len - TALLY_MODEL_ETH_HLEN ||
+		    in[i].caplen < len || (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
 			break;	/* counted as a drop by the general path */
 		d = ring + (head & mask);
-		p = tally_model_dma_win_hit(m, &win, d->addr, len);
+		p = tally_model_dma_win_hit_max(m, &win, d->addr, len);
 		if (d->buf_len < len || p == NULL)
 			break;
 		l4t = tally_model_parse_l4t(f, len);

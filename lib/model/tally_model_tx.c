@@ -93,24 +93,28 @@ static void
 tally_model_tx_cqe_run(const struct tally_model_queue *q, uint32_t from, uint32_t to,
 		       bool publish)
 {
-	const volatile struct tally_tx_desc *ring = q->ring;
-	tally_model_cqe64_t *cq = q->cq;
+	const volatile struct tally_tx_desc *d;
 	const uint32_t mask = q->mask;
-	uint32_t j, end;
-	uint64_t w;
+	tally_model_cqe64_t *c;
+	uint32_t k, n;
+	uint64_t hi;
 	uint8_t ph;
 
-	for (; from != to; from = end) {
-		/* one lap of the ring at a time: one phase */
-		end = from + TALLY_MIN(to - from, mask + 1 - (from & mask));
+	for (; from != to; from += n) {
+		/* one lap of the ring at a time: one phase, slots in a row */
+		n = TALLY_MIN(to - from, mask + 1 - (from & mask));
 		ph = (uint8_t)(tally_model_phase(q, from) ^ !publish);
-		for (j = from; j != end; j++) {
-			w = tally_model_tx_cqe_word(ring[j & mask].len, TALLY_TXC_OK, ph);
-			if (publish)	/* pairs with the driver's acquire load of phase */
-				__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELEASE);
-			else
-				__atomic_store_n(&cq[j & mask], w, __ATOMIC_RELAXED);
-		}
+		hi = tally_model_tx_cqe_word(0, TALLY_TXC_OK, ph);
+		d = (const volatile struct tally_tx_desc *)q->ring + (from & mask);
+		c = (tally_model_cqe64_t *)q->cq + (from & mask);
+		if (publish)	/* pairs with the driver's acquire load of phase */
+			for (k = 0; k < n; k++)
+				__atomic_store_n(&c[k], hi | tally_model_tx_cqe_word(d[k].len, 0, 0),
+						 __ATOMIC_RELEASE);
+		else
+			for (k = 0; k < n; k++)
+				__atomic_store_n(&c[k], hi | tally_model_tx_cqe_word(d[k].len, 0, 0),
+						 __ATOMIC_RELAXED);
 	}
 }
 
@@ -332,7 +336,7 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
 {
 	const volatile struct tally_tx_desc *ring = q->ring, *d;
-	const struct tally_model_dma_win win = tally_model_dma_window(m);
+	struct tally_model_dma_win win;
 	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
 	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
@@ -348,19 +352,22 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		max = TALLY_MIN(max, k);
 		max_len = TALLY_MIN(max_len, dl);
 	}
+	/* frames of 1 to max_len bytes (checked first), inside the window */
+	*busy = false;
+	if (!tally_model_dma_window_max(m, max_len, &win))
+		return 0;	/* as a frame for the general path: room unused */
 	for (n = 0; n < max; n++) {
 		d = ring + ((head + n) & mask);
 		dl = d->len;
 		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
-		f[n].frame = tally_model_dma_win_hit(m, &win, d->addr, dl);
+		f[n].frame = tally_model_dma_win_hit_max(m, &win, d->addr, dl);
 		if (f[n].frame == NULL)
 			break;
 		f[n].len = dl;
 		f[n].caplen = dl;
 		bytes += dl;
 	}
-	*busy = false;
 	if (n == 0)
 		return 0;
 	if (f != fb) {

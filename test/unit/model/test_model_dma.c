@@ -111,7 +111,7 @@ test_region_straddle(void)
 	struct mt_dev d;
 	struct mt_rxq rq;
 	struct mt_txq tq;
-	uint64_t end;
+	uint64_t end, start;
 
 	TEST_ASSERT_EQ(mt_open(&d, NULL), 0, "create");
 	TEST_ASSERT_EQ(mt_rxq_start(&d, &rq, 0, 4, 2048, false), 0, "rxq");
@@ -143,6 +143,22 @@ test_region_straddle(void)
 	TEST_ASSERT_EQ(mt_rxq_recv(&rq, r, sizeof(r), &info), -1, "");
 	TEST_ASSERT_EQ(info.err, TALLY_RXC_ERR_DMA, "");
 	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_DMA_FAULTS), 2, "");
+	tally_model_inject(d.m, f, sizeof(f));
+	TEST_ASSERT_EQ(mt_rxq_recv(&rq, r, sizeof(r), &info), (int)sizeof(f), "continues");
+	/* and the start: a segment and a buffer that begin below the region,
+	 * with the region the last translation used */
+	start = (uint64_t)(uintptr_t)d.arena;
+	dv.addr = start - 10;
+	TEST_ASSERT_EQ(mt_tx_post(&tq, &dv, 1), 0, "");
+	TEST_ASSERT_EQ(mt_tx_reap(&tq, &c), 1, "");
+	TEST_ASSERT_EQ(c.status, TALLY_TXC_ERR_DMA, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_ADDR_LO), (uint32_t)(start - 10), "");
+	rq.ring[rq.cons & (rq.size - 1)].addr = start - 256;
+	tally_model_inject(d.m, f, sizeof(f));
+	TEST_ASSERT_EQ(mt_rxq_recv(&rq, r, sizeof(r), &info), -1, "");
+	TEST_ASSERT_EQ(info.err, TALLY_RXC_ERR_DMA, "");
+	TEST_ASSERT_EQ(mt_rd(&d, TALLY_REG_FAULT_ADDR_LO), (uint32_t)(start - 256), "");
+	TEST_ASSERT_U64_EQ(mt_stat(&d, TALLY_STAT_DMA_FAULTS), 4, "");
 	tally_model_inject(d.m, f, sizeof(f));
 	TEST_ASSERT_EQ(mt_rxq_recv(&rq, r, sizeof(r), &info), (int)sizeof(f), "continues");
 	mt_close(&d);
