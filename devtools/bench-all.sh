@@ -93,6 +93,8 @@ printf "%-44s | %-26s | %-26s | %s\n" figure "hugepages (Tally, peer, ratio)" \
        "--no-huge (Tally, peer, ratio)" target
 row "io fwd Mpps, inline / net_null" io-fwd-peer.inline io-fwd-peer.null ">= 0.5"
 row "io fwd Mpps, thread / inline" io-fwd-peer.thread io-fwd-peer.inline ">= 1.0"
+row "io fwd Mpps, net_null copy=1 / net_null" io-fwd-peer.null-copy io-fwd-peer.null "bound"
+row "io fwd Mpps, inline / net_null copy=1" io-fwd-peer.inline io-fwd-peer.null-copy "report"
 for l in "$l1" "$l2"; do
 	row "flow-perf insert $l M rules/s / floor" "flow-perf.tally.insert.$l" "flow-perf.floor.insert.$l" ">= 0.6"
 done

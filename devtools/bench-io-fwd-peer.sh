@@ -6,7 +6,10 @@
 #   - net_tally0 inline: the device model runs in the burst functions of the
 #     forwarding core (loop wire, 4 x 32 frames of 64 bytes in flight);
 #   - net_tally0,mode=thread: the same with the device on its own thread;
-#   - net_null0: DPDK's null PMD, the peer (no device behind it at all).
+#   - net_null0: DPDK's null PMD, the peer (no device behind it at all);
+#   - net_null0,copy=1: the null PMD copying every frame's 64 bytes from a
+#     buffer of its own on Rx and into it on Tx: what a copy per frame, which
+#     a device must make and net_null does not, costs the same testpmd.
 # Cores (-l 0-1): lcore 0 is testpmd's main lcore, which only waits for
 # commands, lcore 1 is the forwarding core. The device thread is created at
 # probe by the main lcore and inherits its CPU set, so it runs on CPU 0 next
@@ -27,7 +30,7 @@ rounds=${2:-5}
 secs=${3:-3}
 pmd="$PWD/$build/drivers/net/tally/librte_net_tally.so"
 [ -f "$pmd" ] || { echo "no $pmd: build first (devtools/build.sh $build)" >&2; exit 1; }
-names=(inline thread null)
+names=(inline thread null null-copy)
 if [ -n "${OLD_PMD:-}" ]; then names+=(old-inline old-thread); fi
 one() {	# one(name) -> "pps early"
 	local args
@@ -35,6 +38,7 @@ one() {	# one(name) -> "pps early"
 	inline) args=(--pmd "$pmd" --vdev net_tally0) ;;
 	thread) args=(--pmd "$pmd" --vdev net_tally0,mode=thread) ;;
 	null) args=(--vdev net_null0) ;;
+	null-copy) args=(--vdev net_null0,copy=1) ;;
 	old-inline) args=(--pmd "$OLD_PMD" --vdev net_tally0) ;;
 	old-thread) args=(--pmd "$OLD_PMD" --vdev net_tally0,mode=thread) ;;
 	esac

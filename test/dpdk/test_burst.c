@@ -402,7 +402,7 @@ test_tx_reject(void)
 	struct tdt_port_conf pc = { .nb_rxq = 1, .nb_txq = 1, .mtu = 9000,
 				    .scatter = true };
 	struct burst_port bp;
-	struct rte_mbuf *m[2];
+	struct rte_mbuf *m[2], *m4[4], *r4[2];
 	struct rte_eth_stats st;
 	uint64_t bytes;
 	int rc;
@@ -424,6 +424,25 @@ test_tx_reject(void)
 	TEST_ASSERT_U64_EQ(st.oerrors, 2, "");
 	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_rejected"), 2, "");
 	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_q0_errors"), 2, "");
+	tdt_drain(bp.port, 1);
+	/* one-segment frames ahead of a refused one go; the burst stops at it */
+	m4[0] = tdt_mbuf_build(64, 3, 1);
+	m4[1] = tdt_mbuf_build(1514, 4, 1);
+	m4[2] = tdt_mbuf_build(17 * 64, 5, 17);
+	m4[3] = tdt_mbuf_build(64, 6, 1);
+	TEST_ASSERT(m4[0] != NULL && m4[1] != NULL && m4[2] != NULL && m4[3] != NULL, "");
+	TEST_ASSERT_EQ(rte_eth_tx_burst(bp.port, 0, m4, 4), 2, "");
+	rte_pktmbuf_free(m4[2]);
+	rte_pktmbuf_free(m4[3]);
+	TEST_ASSERT_EQ(tdt_rx_all(bp.port, 1, r4, NULL, 2, 2), 2, "");
+	rc = tdt_mbuf_check(r4[0], 64, 3) | tdt_mbuf_check(r4[1], 1514, 4);
+	tdt_free_all(r4, 2);
+	TEST_ASSERT_EQ(rc, 0, "both frames, in order");
+	TEST_ASSERT_EQ(rte_eth_stats_get(bp.port, &st), 0, "");
+	TEST_ASSERT_U64_EQ(st.opackets, 3, "");
+	TEST_ASSERT_U64_EQ(st.obytes, 64 + 64 + 1514, "");
+	TEST_ASSERT_U64_EQ(st.oerrors, 3, "");
+	TEST_ASSERT_U64_EQ(tdt_xstat(bp.port, "tx_rejected"), 3, "");
 	tdt_drain(bp.port, 1);
 	rc = xfer_check(&bp, 4, frame_len, 1, &bytes);
 	bp_close(&bp);

@@ -371,8 +371,10 @@ tally_rx_plain(struct tally_rxq *rxq, uint32_t cons, uint32_t n,
 	key = *(const tally_rxc64_t *)(const void *)&cq[cons & mask].len & TALLY_RX_PT_KEY;
 	for (k = 0; k < n; k++) {
 		idx = (cons + k) & mask;
-		/* the mbuf the second pass writes: asked for a pass ahead */
+		/* the mbuf the second pass writes, and the one whose buffer
+		 * refills the slot: asked for a pass ahead */
 		rte_prefetch0(sw_ring[idx]);
+		rte_prefetch0(nms[k]);
 		w = *(const tally_rxc64_t *)(const void *)&cq[idx].len;
 		lens[k] = (uint16_t)(w >> TALLY_RXC_LEN_SHIFT);
 		/* no bad flag and the first one's key, in one test */
@@ -720,7 +722,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct tally_tx_desc *const ring = txq->ring;
 	struct rte_mbuf **const sw_ring = txq->sw_ring;
 	const uint32_t mask = txq->mask, max_frame = txq->max_frame;
-	uint32_t prod = txq->prod, room;
+	uint32_t prod = txq->prod, room, lim;
 	bool retried = false;
 	uint16_t nb_tx;
 
@@ -737,7 +739,25 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 	tally_tx_reclaim(txq);
 	room = txq->nb_desc - (prod - txq->cons);
-	for (nb_tx = 0; nb_tx < nb_pkts; nb_tx++) {
+	/* the common frames while the ring has room for them all: one segment
+	 * of 1 to max_frame bytes (what tally_tx_frame_ok() accepts of it) */
+	lim = RTE_MIN((uint32_t)nb_pkts, room);
+	for (nb_tx = 0; nb_tx < lim; nb_tx++) {
+		struct rte_mbuf *m = pkts[nb_tx];
+		struct tally_tx_desc *d = &ring[prod & mask];
+
+		if (unlikely(m->nb_segs != 1 || m->pkt_len - 1u >= max_frame ||
+			     m->data_len == 0))
+			break;
+		d->addr = tally_mbuf_data_iova(m);
+		d->len = m->data_len;
+		d->flags = TALLY_TXD_F_EOP;
+		sw_ring[prod & mask] = m;
+		prod++;
+	}
+	room -= nb_tx;
+	/* the rest: chains, and what needs room made or is refused */
+	for (; nb_tx < nb_pkts; nb_tx++) {
 		struct rte_mbuf *m = pkts[nb_tx];
 
 		/* the common frame: one segment of 1 to max_frame bytes, room
