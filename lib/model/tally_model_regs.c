@@ -368,8 +368,7 @@ tally_model_write32_locked(struct tally_model *m, uint32_t off, uint32_t val)
 		m->wr[off / 4] = val;
 		if (acc == TALLY_MODEL_ACC_RW)
 			tally_model_bar_wr(m, off, val);
-		q = tally_model_queue_of(m, off, &r);
-		if (q != NULL)
+		if (q != NULL)	/* the queue found above */
 			tally_model_queue_write(m, q, r, val);
 		else
 			tally_model_global_write(m, off, val);

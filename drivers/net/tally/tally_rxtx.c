@@ -724,7 +724,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	const uint32_t mask = txq->mask, max_frame = txq->max_frame;
 	uint32_t prod = txq->prod, room, lim;
 	bool retried = false;
-	uint16_t nb_tx;
+	uint16_t nb_tx, first;
 
 	/* a device on another CPU: the completions to reclaim and the free
 	 * descriptors to fill come in together (see tally_ring_prefetch());
@@ -739,43 +739,34 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	}
 	tally_tx_reclaim(txq);
 	room = txq->nb_desc - (prod - txq->cons);
-	/* the common frames while the ring has room for them all: one segment
-	 * of 1 to max_frame bytes (what tally_tx_frame_ok() accepts of it) */
-	lim = RTE_MIN((uint32_t)nb_pkts, room);
-	for (nb_tx = 0; nb_tx < lim; nb_tx++) {
-		struct rte_mbuf *m = pkts[nb_tx];
-		struct tally_tx_desc *d = &ring[prod & mask];
+	nb_tx = 0;
+	for (;;) {
+		struct rte_mbuf *m;
 
-		if (unlikely(m->nb_segs != 1 || m->pkt_len - 1u >= max_frame ||
-			     m->data_len == 0))
-			break;
-		d->addr = tally_mbuf_data_iova(m);
-		d->len = m->data_len;
-		d->flags = TALLY_TXD_F_EOP;
-		sw_ring[prod & mask] = m;
-		prod++;
-	}
-	room -= nb_tx;
-	/* the rest: chains, and what needs room made or is refused */
-	for (; nb_tx < nb_pkts; nb_tx++) {
-		struct rte_mbuf *m = pkts[nb_tx];
+		/* the common frames while the ring has room for them: one
+		 * segment of 1 to max_frame bytes (what tally_tx_frame_ok()
+		 * accepts of it) */
+		first = nb_tx;
+		lim = nb_tx + RTE_MIN((uint32_t)(nb_pkts - nb_tx), room);
+		for (; nb_tx < lim; nb_tx++) {
+			struct tally_tx_desc *d = &ring[prod & mask];
 
-		/* the common frame: one segment of 1 to max_frame bytes, room
-		 * for it (what tally_tx_frame_ok() and the room check below
-		 * accept for it) */
-		if (likely(m->nb_segs == 1 && room != 0 && m->pkt_len - 1u < max_frame &&
-			   m->data_len != 0)) {
-			uint32_t idx = prod & mask;
-			struct tally_tx_desc *d = &ring[idx];
-
+			m = pkts[nb_tx];
+			if (unlikely(m->nb_segs != 1 || m->pkt_len - 1u >= max_frame ||
+				     m->data_len == 0))
+				break;
 			d->addr = tally_mbuf_data_iova(m);
 			d->len = m->data_len;
 			d->flags = TALLY_TXD_F_EOP;
-			sw_ring[idx] = m;
+			sw_ring[prod & mask] = m;
 			prod++;
-			room--;
-			continue;
 		}
+		room -= nb_tx - first;
+		if (nb_tx == nb_pkts)
+			break;
+		/* one frame off that path: a chain, a frame refused, or a
+		 * one-segment frame that waits for room */
+		m = pkts[nb_tx];
 		if (unlikely(!tally_tx_frame_ok(txq, m))) {
 			TALLY_TX_LOG(DEBUG, "txq %u: frame rejected (%u segs, %u bytes)",
 				     txq->qid, m->nb_segs, m->pkt_len);
@@ -789,7 +780,6 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (room < m->nb_segs)
 			break;
 		room -= m->nb_segs;
-		/* chains, and one-segment frames that waited for room */
 		for (; m != NULL; m = m->next) {
 			uint32_t idx = prod & mask;
 			struct tally_tx_desc *d = &ring[idx];
@@ -801,6 +791,7 @@ tally_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			prod++;
 		}
 		txq->slow_end = prod;
+		nb_tx++;
 	}
 	if (prod != txq->prod) {
 		txq->prod = prod;
