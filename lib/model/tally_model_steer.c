@@ -234,7 +234,10 @@ steer_table_burst(struct tally_model *m, struct tally_model_cls *c,
 		}
 		if (k > 0) {
 			nl = tally_model_cls_hash(mt, keys, k, slot, w, live);
-			done += steer_probe_of(mt)(mt, idx, live, nl, slot, w, st, i);
+			/* in the matchers after the busy ones, the filter
+			 * usually leaves no frame to probe */
+			if (nl > 0)
+				done += steer_probe_of(mt)(mt, idx, live, nl, slot, w, st, i);
 		}
 		if (done == 0)
 			continue;	/* every frame still pending */
