@@ -590,55 +590,46 @@ tally_model_rx_general(struct tally_model *m, const struct tally_model_rx_in *in
 		tally_model_stat_add(m, TALLY_STAT_RX_STEER_DROP, sdrop);
 }
 
-/*
- * The common burst in one pass: classifying can have no effect, no RSS, no
- * isolation, so every frame goes to the miss queue. Each frame of a valid
- * length that the MAC filter accepts and that fits the next posted
- * descriptor, whose buffer lies in the DMA window, is typed (the parse's
- * short check, else its light parse), copied and completed here, in order.
- * Returns how many were; the general path takes the first one that was not
- * and the rest (it counts whatever drop, miss or fault it meets), so the
- * results are those of the general path for the whole burst.
- */
-static unsigned int
-tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
-		      unsigned int n, const struct tally_model_rx_ctx *cx)
-{
-	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
-	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
-	const volatile struct tally_rx_desc *ring, *d;
-	const uint64_t max_len = cx->max_len;
+/* What tally_model_rx_direct() keeps for one run of frames: in locals, as
+ * the frame copies may alias anything. */
+struct rx_direct_run {
+	const volatile struct tally_rx_desc *ring;
+	uint8_t *cq;
 	struct tally_model_dma_win win;
-	struct tally_model_ccnt_acc cc;
-	struct tally_model_queue *q;
-	uint32_t avail, len, i, head, mask, log2;
+	uint64_t max_len;
+	uint64_t bytes;
+	uint32_t head;
+	uint32_t mask;
+	uint32_t ctrl;
+};
+
+/*
+ * Frames in[0..n) while they take the direct path, into completions of phase
+ * phase_hi (none of them crosses the end of the ring's lap); check_mac is a
+ * constant, so the promiscuous case has no MAC test in its loop. Returns how
+ * many were completed (r->head and r->bytes moved on).
+ */
+static inline __attribute__((always_inline)) uint32_t
+rx_direct_frames(struct tally_model *m, const struct tally_model_rx_in *in, uint32_t n,
+		 struct rx_direct_run *r, uint64_t phase_hi, const bool check_mac)
+{
+	const volatile struct tally_rx_desc *ring = r->ring, *d;
+	const struct tally_model_dma_win win = r->win;
+	const uint64_t max_len = r->max_len;
+	const uint32_t mask = r->mask;
+	uint8_t *const cq = r->cq;
+	uint32_t len, i, head = r->head;
 	uint64_t bytes = 0, hi;
 	const uint8_t *f;
-	uint8_t *cq, *p, ptype, l4t;
+	uint8_t *p, ptype, l4t;
 	uint16_t flags;
 
-	/* the lengths this path takes: ETH_HLEN to max_len, all of them
-	 * inside the window when one is */
-	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en ||
-	    m->cfg.bad_rx != TALLY_BAD_RX_NONE || max_len < TALLY_MODEL_ETH_HLEN ||
-	    !tally_model_dma_window_max(m, max_len, &win))
-		return 0;
-	q = &m->rxq[qi];
-	tally_model_rx_prefetch(q, n);
-	/* in locals: the frame copies may alias anything */
-	head = q->head;
-	mask = q->mask;
-	log2 = q->log2;
-	ring = (const volatile struct tally_rx_desc *)q->ring;
-	cq = q->cq;
-	avail = TALLY_MIN(q->prod - head, mask + 1);
-	n = TALLY_MIN(n, avail);
 	for (i = 0; i < n; i++) {
 		len = in[i].len;
 		f = in[i].frame;
 		/* ETH_HLEN <= len <= max_len in one compare */
 		if ((uint64_t)len - TALLY_MODEL_ETH_HLEN > max_len - TALLY_MODEL_ETH_HLEN ||
-		    in[i].caplen < len || (!promisc && !tally_model_rx_mac_ok(m, f, cx->ctrl)))
+		    in[i].caplen < len || (check_mac && !tally_model_rx_mac_ok(m, f, r->ctrl)))
 			break;	/* counted as a drop by the general path */
 		d = ring + (head & mask);
 		p = tally_model_dma_win_hit_max(m, &win, d->addr, len);
@@ -655,25 +646,81 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 			flags = m->rx_pkts[0].has_vlan ? TALLY_RXC_F_VLAN : 0;
 		}
 		tally_model_copy(p, f, len);
-		hi = tally_model_rx_cqe_hi((uint16_t)len, flags, ptype,
-					   (uint8_t)(((head >> log2) & 1u) ^ 1u));
+		hi = tally_model_rx_cqe_hi((uint16_t)len, flags, ptype, 0) | phase_hi;
 		tally_model_rx_cqe_store(cq + (size_t)(head & mask) * sizeof(struct tally_rx_cqe),
 					 hi);
 		head++;
 		bytes += len;
 	}
+	r->head = head;
+	r->bytes += bytes;
+	return i;
+}
+
+/*
+ * The common burst in one pass: classifying can have no effect, no RSS, no
+ * isolation, so every frame goes to the miss queue. Each frame of a valid
+ * length that the MAC filter accepts and that fits the next posted
+ * descriptor, whose buffer lies in the DMA window, is typed (the parse's
+ * short check, else its light parse), copied and completed here, in order.
+ * Returns how many were; the general path takes the first one that was not
+ * and the rest (it counts whatever drop, miss or fault it meets), so the
+ * results are those of the general path for the whole burst. The burst goes
+ * in at most two runs, one per lap of the ring, each of one phase.
+ */
+static unsigned int
+tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
+		      unsigned int n, const struct tally_model_rx_ctx *cx)
+{
+	const uint32_t qi = tally_model_bar_rd(m, TALLY_REG_STEER_MISS_QUEUE);
+	const bool promisc = (cx->ctrl & TALLY_CTRL_PROMISC) != 0;
+	struct tally_model_ccnt_acc cc;
+	struct tally_model_queue *q;
+	struct rx_direct_run r;
+	uint32_t avail, i = 0, k, run;
+	uint64_t phase_hi;
+
+	/* the lengths this path takes: ETH_HLEN to max_len, all of them
+	 * inside the window when one is */
+	if (qi >= m->cfg.rx_queues || !m->rxq[qi].en ||
+	    m->cfg.bad_rx != TALLY_BAD_RX_NONE || cx->max_len < TALLY_MODEL_ETH_HLEN ||
+	    !tally_model_dma_window_max(m, cx->max_len, &r.win))
+		return 0;
+	q = &m->rxq[qi];
+	tally_model_rx_prefetch(q, n);
+	r.ring = (const volatile struct tally_rx_desc *)q->ring;
+	r.cq = q->cq;
+	r.max_len = cx->max_len;
+	r.bytes = 0;
+	r.head = q->head;
+	r.mask = q->mask;
+	r.ctrl = cx->ctrl;
+	avail = TALLY_MIN(q->prod - r.head, r.mask + 1);
+	n = TALLY_MIN(n, avail);
+	while (i < n) {
+		/* frames to the end of this lap, whose completions carry the
+		 * lap's phase */
+		run = TALLY_MIN(n - i, r.mask + 1 - (r.head & r.mask));
+		phase_hi = tally_model_rx_cqe_hi(0, 0, 0,
+						 (uint8_t)(((r.head >> q->log2) & 1u) ^ 1u));
+		k = promisc ? rx_direct_frames(m, in + i, run, &r, phase_hi, false) :
+			      rx_direct_frames(m, in + i, run, &r, phase_hi, true);
+		i += k;
+		if (k < run)
+			break;
+	}
 	if (i == 0)
 		return 0;
 	tally_model_ccnt_begin(m, q, &cc);
 	cc.ncomp = i;
-	q->head = head;
+	q->head = r.head;
 	tally_model_stat_add(m, TALLY_STAT_RX_WIRE_PKTS, i);
 	tally_model_stat_add(m, TALLY_STAT_RX_PKTS, i);
-	tally_model_stat_add(m, TALLY_STAT_RX_BYTES, bytes);
+	tally_model_stat_add(m, TALLY_STAT_RX_BYTES, r.bytes);
 	tally_model_qstat_add(m, q, TALLY_Q_STAT_PKTS, i);
-	tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, bytes);
+	tally_model_qstat_add(m, q, TALLY_Q_STAT_BYTES, r.bytes);
 	tally_model_ccnt_end(&cc);
-	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), head);
+	tally_model_bar_wr(m, tally_model_q_reg(q, TALLY_Q_HEAD), r.head);
 	return i;
 }
 
