@@ -323,6 +323,25 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
 	return true;
 }
 
+typedef uint32_t __attribute__((may_alias)) tally_model_txd32_t;
+_Static_assert(offsetof(struct tally_tx_desc, flags) ==
+	       offsetof(struct tally_tx_desc, len) + 2, "Tx descriptor layout");
+
+/* A descriptor's length less one when it is a whole frame's (EOP set),
+ * else a value above any frame length (0xffffffff for a zero length):
+ * len and flags in one load. */
+static inline uint32_t
+tally_model_txd_frame_len1(const volatile struct tally_tx_desc *d)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t lf = *(const volatile tally_model_txd32_t *)(const volatile void *)&d->len;
+
+	return ((lf & 0xffffu) - 1) | (~lf & ((uint32_t)TALLY_TXD_F_EOP << 16));
+#else
+	return ((uint32_t)d->len - 1) | ((d->flags & TALLY_TXD_F_EOP) ? 0 : 1u << 16);
+#endif
+}
+
 /*
  * tally_model_tx_fast() for a run of such frames on a wire with tx_burst:
  * the run (up to a burst, ending before the first frame that is not of the
@@ -331,7 +350,7 @@ tally_model_tx_fast(struct tally_model *m, struct tally_model_queue *q,
  * frames sent; *busy when the wire took fewer than the run (the rest stays
  * posted). 0 and not busy: the frame at head is for the general path.
  */
-static inline unsigned int
+static __attribute__((noinline)) unsigned int
 tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 			  uint32_t avail, struct tally_model_tx_acc *acc, bool *busy)
 {
@@ -356,11 +375,14 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	*busy = false;
 	if (!tally_model_dma_window_max(m, max_len, &win))
 		return 0;	/* as a frame for the general path: room unused */
-	for (n = 0; n < max; n++) {
-		d = ring + ((head + n) & mask);
-		dl = d->len;
-		if (!(d->flags & TALLY_TXD_F_EOP) || dl - 1 >= max_len)
+	/* to the end of the ring's lap at most: the descriptors in a row */
+	max = TALLY_MIN(max, mask + 1 - (head & mask));
+	d = ring + (head & mask);
+	for (n = 0; n < max; n++, d++) {
+		dl = tally_model_txd_frame_len1(d);
+		if (dl >= max_len)
 			break;	/* a chain, an empty or an oversized frame */
+		dl++;
 		f[n].frame = tally_model_dma_win_hit_max(m, &win, d->addr, dl);
 		if (f[n].frame == NULL)
 			break;
