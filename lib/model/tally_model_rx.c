@@ -701,8 +701,7 @@ tally_model_rx_direct(struct tally_model *m, const struct tally_model_rx_in *in,
 		/* frames to the end of this lap, whose completions carry the
 		 * lap's phase */
 		run = TALLY_MIN(n - i, r.mask + 1 - (r.head & r.mask));
-		phase_hi = tally_model_rx_cqe_hi(0, 0, 0,
-						 (uint8_t)(((r.head >> q->log2) & 1u) ^ 1u));
+		phase_hi = tally_model_rx_cqe_hi(0, 0, 0, tally_model_phase(q, r.head));
 		k = promisc ? rx_direct_frames(m, in + i, run, &r, phase_hi, false) :
 			      rx_direct_frames(m, in + i, run, &r, phase_hi, true);
 		i += k;

@@ -358,11 +358,10 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 	struct tally_model_dma_win win;
 	struct tally_model_rx_in fb[TALLY_MODEL_BURST], *f = fb, *r;
 	unsigned int n, k, sent, max = TALLY_MIN(avail, (uint32_t)TALLY_MODEL_BURST);
-	const uint32_t head = q->head, mask = q->mask, log2 = q->log2;
-	uint32_t max_len = m->cfg.max_frame, dl, idx;
-	tally_model_cqe64_t *cq = q->cq;
+	const uint32_t head = q->head, mask = q->mask;
+	uint32_t max_len = m->cfg.max_frame, dl;
 	const bool hold = m->tx_ref;
-	uint64_t bytes = 0, w;
+	uint64_t bytes = 0;
 
 	/* held completions: the frames may go to the wire by reference,
 	 * recorded straight into the wire's room for them */
@@ -404,14 +403,8 @@ tally_model_tx_fast_burst(struct tally_model *m, struct tally_model_queue *q,
 		}
 	}
 	/* held: the completions are written when published */
-	for (k = 0; k < sent && !hold; k++) {
-		idx = head + k;
-		/* the whole completion in one store */
-		w = tally_model_tx_cqe_word((uint16_t)f[k].len, TALLY_TXC_OK,
-					    (uint8_t)(((idx >> log2) & 1u) ^ 1u));
-		/* pairs with the driver's acquire load of phase */
-		__atomic_store_n(&cq[idx & mask], w, __ATOMIC_RELEASE);
-	}
+	if (!hold)
+		tally_model_tx_cqe_run(q, head, head + sent, true);
 	q->head = head + sent;
 	acc->pkts += sent;
 	acc->bytes += bytes;
