@@ -115,7 +115,8 @@ row "async insert $b1, 2 queues / 1 queue" "flow-async.insert.$b1.2q" "flow-asyn
 row "io fwd Mpps, device process / in-process" nic.iofwd.nic nic.iofwd.model ">= 0.8"
 row "io fwd Mpps, device process / vhost-user" nic.iofwd.nic nic.iofwd.vhost ">= 1.3"
 row "io fwd Mpps, device process / memif" nic.iofwd.nic nic.iofwd.memif "report"
-row "cls 10k full packets Mpps / ACL avx512x32" cls.tally-full.10000 cls.acl-avx512x32.10000 ">= 1.0"
+row "cls 10k full packets Mpps / ACL ${v[pa.cls.acl-best-alg]:-${v[nohuge.cls.acl-best-alg]:-best}}" \
+	cls.tally-full.10000 cls.acl-best.10000 ">= 1.0"
 row "cls 1k full packets Mpps" cls.tally-full.1000 "" ">= 12"
 row "rte_flow_query random of $(lbl "${fq[1]}") ns / floor" flow-query.tally.random flow-query.floor.random "<= 1.1"
 row "rte_flow_query random, reset=1, ns / floor" flow-query.tally.reset flow-query.floor.reset "report"

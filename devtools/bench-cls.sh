@@ -9,7 +9,10 @@
 #   ts-hash      rte_hash tuple space, one table per mask (cls_peer)
 #   acl-inproc-* librte_acl in cls_peer (bursts of 32, like the others)
 #   acl-*        dpdk-test-acl --alg=scalar|avx2|avx512x32 (its default
-#                --tracestep=256), EAL --force-max-simd-bitwidth=512
+#                --tracestep=256), EAL --force-max-simd-bitwidth=512; an
+#                algorithm this CPU cannot run (avx512x32 without AVX-512)
+#                is left out with a note, and acl-best names the widest one
+#                that ran (avx512x32, else avx2, else scalar)
 # and prints the median and range over the rounds of Mpps and TSC
 # cycles/packet, then the ratios Tally/peer of the medians. Every classifier
 # is checked packet by packet against the reference before it is timed
@@ -17,8 +20,8 @@
 # every timed pass, Tally's and the tuple space's counters rule by rule).
 #
 # The last line, "summary: mem=MODE tally-full.1000=... acl-avx512x32.10000=...
-# ..." (median Mpps per classifier and rule count), is for
-# devtools/bench-all.sh.
+# acl-best.10000=... acl-best-alg=avx512x32" (median Mpps per classifier and
+# rule count, and which algorithm acl-best is), is for devtools/bench-all.sh.
 #
 # Environment: ROUNDS (5), SIZES ("1000 10000"), PACKETS (1000000), ITER
 # (passes per process, 3; a round's value is the median of its passes),
@@ -68,9 +71,27 @@ acl_run() {	# acl_run N ALG ITER VERBOSE
 }
 
 # data files for dpdk-test-acl, and its per-packet results against the reference
+first=1
 for n in $SIZES; do
 	mkdir -p "$work/$n"
 	"$perf/cls_files" "$work/$n" --rules "$n" "${gen[@]}" | sed "s/^/[$n] /"
+	if [ "$first" = 1 ]; then	# the algorithms this CPU has
+		first=0
+		have=""
+		for alg in $ALGS; do
+			if acl_run "$n" "$alg" 1 0 >"$work/probe.out" 2>&1; then
+				have="$have $alg"
+			elif grep -q "failed to setup $alg" "$work/probe.out"; then
+				echo "bench-cls: dpdk-test-acl --alg=$alg is not available on this CPU; left out"
+			else
+				cat "$work/probe.out" >&2
+				exit 1
+			fi
+		done
+		ALGS=${have# }
+		[ -n "$ALGS" ] || { echo "bench-cls: no ACL algorithm runs here" >&2; exit 1; }
+		best=${ALGS##* }
+	fi
 	for alg in $ALGS; do
 		acl_run "$n" "$alg" 1 2 | awk '/^ipv4_5tuple:/ { print $NF }' >"$work/$n/got.txt"
 		if ! cmp -s "$work/$n/got.txt" "$work/$n/expect.txt"; then
@@ -120,7 +141,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "bench-cls: load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$res" "${TALLY_TEST_MEM:-pa}" <<'EOF'
+python3 - "$res" "${TALLY_TEST_MEM:-pa}" "$best" <<'EOF'
 import sys, statistics as st
 from collections import defaultdict
 per = defaultdict(lambda: defaultdict(list))     # (rules, bench) -> round -> [(mpps, cyc)]
@@ -148,6 +169,9 @@ for n in sorted({k[0] for k in order}):
         parts = ["%s %.2f" % (b, med[(n, t)][0] / med[(n, b)][0])
                  for (m, b) in order if m == n and not b.startswith("tally")]
         print("  %d rules, %s / %s" % (n, t, ", ".join(parts)))
-print("summary: mem=%s %s" % (sys.argv[2], " ".join(
-    "%s.%d=%.2f" % (b, n, med[(n, b)][0]) for (n, b) in order)))
+best = sys.argv[3]
+print("summary: mem=%s %s %s acl-best-alg=%s" % (sys.argv[2], " ".join(
+    "%s.%d=%.2f" % (b, n, med[(n, b)][0]) for (n, b) in order), " ".join(
+    "acl-best.%d=%.2f" % (n, med[(n, "acl-" + best)][0])
+    for n in sorted({k[0] for k in order}) if (n, "acl-" + best) in med), best))
 EOF
