@@ -94,7 +94,7 @@ struct floor_slot {
  * cheapest way it knows: slots prefetched FLOOR_PF at a time, a create's
  * slot written FLOOR_DEPTH creates later (no probe: the slot is taken as
  * free), and at every FLOOR_DEL_PF-th destroy the slots of the
- * FLOOR_DEL_PF rules created FLOOR_DEL_PF places after the one it destroys
+ * FLOOR_DEL_PF rules created FLOOR_DEL_AHEAD places after the one it destroys
  * if destroys come in creation order (what flow-perf does). The rule
  * object is the same as without slots (a rule's slot is its source's
  * hash). The yardstick for how much of a gap to the floor one random slot
@@ -138,7 +138,8 @@ floor_slot_of(const struct floor_priv *p, const struct rte_flow *f)
 
 #define FLOOR_PF	16
 #define FLOOR_DEPTH	24
-#define FLOOR_DEL_PF	32
+#define FLOOR_DEL_PF	8
+#define FLOOR_DEL_AHEAD	32
 
 static void
 floor_slot_add(struct floor_priv *p, struct rte_flow *f)
@@ -168,7 +169,7 @@ floor_slot_del(struct floor_priv *p, struct rte_flow *f)
 
 	if (d % FLOOR_DEL_PF == 0)
 		for (k = 0; k < FLOOR_DEL_PF; k++) {
-			next = d + FLOOR_DEL_PF + k;
+			next = d + FLOOR_DEL_AHEAD + k;
 			if (next < p->seq)	/* created */
 				rte_prefetch0(&p->slots[p->seq_slot[next & (p->nseq - 1)]]);
 		}

@@ -404,14 +404,19 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
 }
 
 /*
- * Start fetching the hash slots of the creates pend[from, to) will insert.
- * In an array larger than the TLB reaches, each slot's line costs an
- * address translation, and a prefetch waits for its own before it
+ * Start fetching the hash slots the operations pend[from, to) will touch:
+ * a create's home slot (with the lines its insert writes), a destroy's
+ * entry. In an array larger than the TLB reaches, each slot's line costs
+ * an address translation, and a prefetch waits for its own before it
  * retires: asked for at each enqueue, a translation stalled every one;
- * QUEUE_PF at a time, theirs overlap. The batch's last few are asked for
+ * QUEUE_PF operations at a time, theirs overlap. The group is small: a
+ * create asks for 4 lines, and many more prefetches at once than the
+ * core has misses in flight were lost (on the AMD EPYC of 2026-12-06,
+ * 16 creates at a time inserted 5.4-8.4 M rules/s in async_bench, 4 at a
+ * time 6.8-11.1; doc/benchmarks.md). The batch's last few are asked for
  * when it runs.
  */
-#define QUEUE_PF	16
+#define QUEUE_PF	4
 _Static_assert(TALLY_FQ_BATCH % QUEUE_PF == 0, "a full batch is asked for at enqueue");
 
 static __rte_always_inline void
@@ -424,6 +429,10 @@ queue_prefetch(const struct tally_flow_queue *q, uint32_t from, uint32_t to)
 
 		if (p->op == TALLY_FQ_CREATE_ENC)
 			tally_steer_key_prefetch(p->tb->kp[p->pt_idx]->m, q->bop[i].key.hash);
+		else if (p->op == TALLY_FQ_DESTROY)
+			/* a handle stays mapped; one out of its matcher
+			 * fetches nothing */
+			tally_steer_rule_prefetch(tally_flow_rule(p->flow));
 	}
 }
 
@@ -438,11 +447,6 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	bool fence = false;
 	uint32_t i;
 
-	/* the entries of the batch's destroys: their misses overlap (a
-	 * handle stays mapped; one out of its matcher fetches nothing) */
-	for (i = 0; q->ndestroy != 0 && i < q->npend; i++)
-		if (q->pend[i].op == TALLY_FQ_DESTROY)
-			tally_steer_rule_prefetch(tally_flow_rule(q->pend[i].flow));
 	queue_prefetch(q, q->npend & ~(uint32_t)(QUEUE_PF - 1), q->npend);
 	for (i = 0; i < q->npend; i++) {
 		struct tally_flow_pending *p = &q->pend[i];
@@ -471,7 +475,6 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 		}
 	}
 	q->npend = 0;
-	q->ndestroy = 0;
 	/* a hash array a migration replaced waits for a fence */
 	tally_steer_ctx_reclaim_locked(fc->steer);
 	if (fence) {
@@ -876,7 +879,8 @@ tally_flow_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	p->flow = flow;
 	p->tb = NULL;
 	p->user_data = user_data;
-	q->ndestroy++;
+	if ((q->npend & (QUEUE_PF - 1)) == QUEUE_PF - 1)
+		queue_prefetch(q, q->npend + 1 - QUEUE_PF, q->npend + 1);
 	if (++q->npend == TALLY_FQ_BATCH || oa == NULL || !oa->postpone)
 		queue_flush(fc, q);
 	return 0;

@@ -157,7 +157,6 @@ struct tally_flow_queue {
 	struct tally_flow_pending *pend;	/* [TALLY_FQ_BATCH] */
 	struct tally_steer_bop *bop;	/* [TALLY_FQ_BATCH]: keys and rule values */
 	uint32_t npend;
-	uint32_t ndestroy;		/* destroys among them */
 	uint32_t ncache;
 	struct rte_flow *cache[TALLY_FQ_BATCH];	/* flow objects for creates */
 	uint32_t *cnt;			/* counters allocated at configure */
