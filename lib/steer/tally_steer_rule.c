@@ -306,10 +306,11 @@ steer_rule_prefetch(const struct tally_steer_rule *r)
  * of it: in an array larger than the TLB reaches, each entry's line costs
  * an address translation, and a prefetch waits for its own before it
  * retires. One per delete, each delete stalled on a walk; the walks of a
- * group overlap. The group is small: a handle asks for 2 lines, and many
- * more prefetches at once than the core has misses in flight were lost
- * (on the AMD EPYC of 2026-12-06, 32 at a time deleted 10.9-13.6 M rules/s
- * in flow-perf at 1M rules, 8 at a time 15.6-22.7; doc/benchmarks.md).
+ * group overlap. The group is small: a handle asks for 2 lines, and
+ * larger groups helped less (on an AMD EPYC of 2026-12-06, 32 at a time
+ * deleted 10.9-13.6 M rules/s in flow-perf at 1M rules, 8 at a time
+ * 13.5-23.9; doc/benchmarks.md; more prefetches at once than the core
+ * keeps misses in flight is the likely cause).
  * Deletes in another order only miss the prefetches.
  */
 #define STEER_DELETE_PF	8

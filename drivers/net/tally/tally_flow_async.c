@@ -410,11 +410,11 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
  * an address translation, and a prefetch waits for its own before it
  * retires: asked for at each enqueue, a translation stalled every one;
  * QUEUE_PF operations at a time, theirs overlap. The group is small: a
- * create asks for 4 lines, and many more prefetches at once than the
- * core has misses in flight were lost (on the AMD EPYC of 2026-12-06,
- * 16 creates at a time inserted 5.4-8.4 M rules/s in async_bench, 4 at a
- * time 6.8-11.1; doc/benchmarks.md). The batch's last few are asked for
- * when it runs.
+ * create asks for 4 lines, and larger groups helped less (on an AMD EPYC
+ * of 2026-12-06, 16 creates at a time inserted 5.4-9.3 M rules/s in
+ * async_bench, 4 at a time 6.8-11.1; doc/benchmarks.md; more prefetches
+ * at once than the core keeps misses in flight is the likely cause). The
+ * batch's last few are asked for when it runs.
  */
 #define QUEUE_PF	4
 _Static_assert(TALLY_FQ_BATCH % QUEUE_PF == 0, "a full batch is asked for at enqueue");
