@@ -101,6 +101,12 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	    m->parked)
 		return -EINVAL;
 	ctx = m->tbl->ctx;
+	/* the staged rule due to move goes before this insert reads what
+	 * decides where its rule goes: the move's lines were asked for long
+	 * ago, and it gives the prefetch of this key's lines (when the key
+	 * was hashed) time to arrive */
+	if (m->stage != NULL && steer_stage_wanted(m, act))
+		steer_stage_drain(m, STEER_STAGE_DEPTH - 1);
 	/* a staged rule of the same key (the stage is small and cached) */
 	if (m->stage != NULL && steer_probe(m->stage, k->w, k->hash, &sins) != UINT32_MAX)
 		return -EEXIST;
