@@ -71,12 +71,11 @@ acl_run() {	# acl_run N ALG ITER VERBOSE
 }
 
 # data files for dpdk-test-acl, and its per-packet results against the reference
-first=1
+best=""
 for n in $SIZES; do
 	mkdir -p "$work/$n"
 	"$perf/cls_files" "$work/$n" --rules "$n" "${gen[@]}" | sed "s/^/[$n] /"
-	if [ "$first" = 1 ]; then	# the algorithms this CPU has
-		first=0
+	if [ -z "$best" ]; then	# the algorithms this CPU has (first set only)
 		have=""
 		for alg in $ALGS; do
 			if acl_run "$n" "$alg" 1 0 >"$work/probe.out" 2>&1; then

@@ -436,6 +436,16 @@ queue_prefetch(const struct tally_flow_queue *q, uint32_t from, uint32_t to)
 	}
 }
 
+/* pend[npend] is filled in: count it, asking for its group's lines when it
+ * completes one. True when the batch is full. */
+static __rte_always_inline bool
+queue_enqueued(struct tally_flow_queue *q)
+{
+	if ((q->npend & (QUEUE_PF - 1)) == QUEUE_PF - 1)
+		queue_prefetch(q, q->npend + 1 - QUEUE_PF, q->npend + 1);
+	return ++q->npend == TALLY_FQ_BATCH;
+}
+
 /*
  * Run the queue's enqueued operations in order, with the lock held once for
  * the whole batch; one device fence covers all its destroys (a destroy's
@@ -644,9 +654,7 @@ create_enc(struct rte_eth_dev *dev, struct tally_flow_ctx *fc,
 		key_prog_run(kp, pattern, &b->key);
 	}
 	p->flow = flow;
-	if ((q->npend & (QUEUE_PF - 1)) == QUEUE_PF - 1)
-		queue_prefetch(q, q->npend + 1 - QUEUE_PF, q->npend + 1);
-	if (++q->npend == TALLY_FQ_BATCH)
+	if (queue_enqueued(q))
 		queue_flush(fc, q);
 	return flow;
 }
@@ -879,9 +887,7 @@ tally_flow_async_destroy(struct rte_eth_dev *dev, uint32_t queue,
 	p->flow = flow;
 	p->tb = NULL;
 	p->user_data = user_data;
-	if ((q->npend & (QUEUE_PF - 1)) == QUEUE_PF - 1)
-		queue_prefetch(q, q->npend + 1 - QUEUE_PF, q->npend + 1);
-	if (++q->npend == TALLY_FQ_BATCH || oa == NULL || !oa->postpone)
+	if (queue_enqueued(q) || oa == NULL || !oa->postpone)
 		queue_flush(fc, q);
 	return 0;
 }
