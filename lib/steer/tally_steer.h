@@ -344,6 +344,10 @@ void tally_steer_rule_prefetch(const struct tally_steer_rule *r);
  */
 int tally_steer_rule_reserve_locked(struct tally_steer_ctx *ctx,
 				    struct tally_steer_rule **out);
+/* Map and touch the slab for at least n handles now, so that the first n
+ * rules take no page faults for their handles (handles already touched
+ * count). 0, -ENOSPC, -ENOMEM (what was mapped stays). Takes the lock. */
+int tally_steer_ctx_reserve_handles(struct tally_steer_ctx *ctx, uint32_t n);
 int tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 				      const struct tally_steer_key *k,
 				      const struct tally_steer_action *act,

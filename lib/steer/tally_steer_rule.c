@@ -4,41 +4,51 @@
 
 #define CHUNK_N		(1u << STEER_HANDLE_CHUNK_LOG2)
 
+/* One more slab chunk (its pages untouched): 0, -ENOSPC, -ENOMEM. */
+static int
+steer_handle_chunk_add(struct tally_steer_ctx *ctx)
+{
+	uint8_t *c;
+
+	if ((uint64_t)(ctx->nchunks + 1) * CHUNK_N > UINT32_MAX)
+		return -ENOSPC;
+	if (ctx->nchunks == ctx->chunk_cap) {
+		uint32_t cap = ctx->chunk_cap ? ctx->chunk_cap * 2 : 16;
+		uint8_t **n = tally_zmalloc(cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		if (ctx->nchunks)
+			memcpy(n, ctx->chunk, ctx->nchunks * sizeof(*n));
+		tally_free(ctx->chunk);
+		ctx->host_bytes += (cap - ctx->chunk_cap) * sizeof(*n);
+		ctx->chunk = n;
+		ctx->chunk_cap = cap;
+	}
+	c = tally_hmem_alloc(steer_chunk_size(ctx), true);
+	if (c == NULL)
+		return -ENOMEM;
+	ctx->chunk[ctx->nchunks++] = c;
+	ctx->host_bytes += steer_chunk_size(ctx);
+	return 0;
+}
+
 static int
 steer_handle_alloc(struct tally_steer_ctx *ctx, struct tally_steer_rule **out)
 {
 	struct tally_steer_rule *r;
 	uint32_t idx;
+	int rc;
 
 	if (ctx->free_handle != STEER_HANDLE_NONE) {
 		r = steer_handle(ctx, ctx->free_handle);
 		ctx->free_handle = r->slot;
 	} else {
-		if (ctx->handles == ctx->nchunks * CHUNK_N) {
-			uint8_t *c;
-
-			if ((uint64_t)(ctx->nchunks + 1) * CHUNK_N > UINT32_MAX)
-				return -ENOSPC;
-			if (ctx->nchunks == ctx->chunk_cap) {
-				uint32_t cap = ctx->chunk_cap ? ctx->chunk_cap * 2 : 16;
-				uint8_t **n = tally_zmalloc(cap * sizeof(*n));
-
-				if (n == NULL)
-					return -ENOMEM;
-				if (ctx->nchunks)
-					memcpy(n, ctx->chunk, ctx->nchunks * sizeof(*n));
-				tally_free(ctx->chunk);
-				ctx->host_bytes += (cap - ctx->chunk_cap) * sizeof(*n);
-				ctx->chunk = n;
-				ctx->chunk_cap = cap;
-			}
-			/* pages are touched as handles are first handed out */
-			c = tally_hmem_alloc(steer_chunk_size(ctx), true);
-			if (c == NULL)
-				return -ENOMEM;
-			ctx->chunk[ctx->nchunks++] = c;
-			ctx->host_bytes += steer_chunk_size(ctx);
-		}
+		/* pages are touched as handles are first handed out, unless
+		 * tally_steer_ctx_reserve_handles() touched them before */
+		if (ctx->handles == ctx->nchunks * CHUNK_N &&
+		    (rc = steer_handle_chunk_add(ctx)) != 0)
+			return rc;
 		idx = ctx->handles++;
 		r = steer_handle(ctx, idx);
 		r->idx = idx;
@@ -49,6 +59,24 @@ steer_handle_alloc(struct tally_steer_ctx *ctx, struct tally_steer_rule **out)
 		memset(r + 1, 0, ctx->hstride - sizeof(*r));
 	*out = r;
 	return 0;
+}
+
+int
+tally_steer_ctx_reserve_handles(struct tally_steer_ctx *ctx, uint32_t n)
+{
+	uint32_t first;
+	int rc = 0;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	tally_lock(ctx->lock);
+	first = ctx->nchunks;
+	while ((uint64_t)ctx->nchunks * CHUNK_N < n && rc == 0)
+		rc = steer_handle_chunk_add(ctx);
+	for (; first < ctx->nchunks; first++)
+		tally_hmem_populate(ctx->chunk[first], steer_chunk_size(ctx));
+	tally_unlock(ctx->lock);
+	return rc;
 }
 
 static void

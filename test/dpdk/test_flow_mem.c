@@ -298,6 +298,23 @@ test_window_populated_at_probe(void)
 	return TEST_SUCCESS;
 }
 
+/* The flow objects of as many rules as the counter bank counts (32 bytes
+ * each with their rule handles) are mapped at probe, before any rule, so
+ * creates take no page faults for them. */
+static int
+test_flow_objects_at_probe(void)
+{
+	struct fport fp;
+	uint64_t host;
+
+	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
+	TEST_ASSERT_EQ(dump_count((uint16_t)fp.port, "waiting for a fence), ", &host), 0,
+		       "host bytes in the dump");
+	TEST_ASSERT(host >= 1048576ull * 32, "host bytes %" PRIu64, host);
+	fp_close(&fp);
+	return TEST_SUCCESS;
+}
+
 static int
 test_window_eal(void)
 {
@@ -441,6 +458,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_window_default),
 	TEST_CASE(test_window_freed_released),
 	TEST_CASE(test_window_populated_at_probe),
+	TEST_CASE(test_flow_objects_at_probe),
 	TEST_CASE(test_window_eal),
 	TEST_CASE(test_window_bad_devarg),
 };

@@ -662,6 +662,47 @@ test_rule_priv_handles(void)
 }
 
 /*
+ * Handles mapped and touched ahead (the PMD does it at probe for as many
+ * rules as its counter bank counts): none is handed out by it, handing
+ * them out takes no more memory, and the first handle past the reserved
+ * slab chunks (2^16 handles each) maps a new one.
+ */
+static int
+test_rule_handles_reserved(void)
+{
+	enum { N = 70000, CHUNK = 1 << 16 };
+	struct tally_steer_mem_stats st0, st1, st2;
+	struct tally_steer_rule **r;
+	struct steer_env e;
+	uint32_t i;
+
+	TEST_ASSERT_EQ(env_init_ext(&e, 0, NULL, sizeof(struct priv16)), 0, "");
+	TEST_ASSERT_EQ(tally_steer_ctx_reserve_handles(NULL, 1), -EINVAL, "");
+	tally_steer_ctx_mem(e.ctx, &st0);
+	TEST_ASSERT_EQ(tally_steer_ctx_reserve_handles(e.ctx, N), 0, "");
+	tally_steer_ctx_mem(e.ctx, &st1);
+	TEST_ASSERT(st1.host_bytes >= st0.host_bytes + 2ull * CHUNK * 32, "two chunks mapped");
+	TEST_ASSERT_EQ(tally_steer_rule_slots(e.ctx), 0, "none handed out");
+	TEST_ASSERT_EQ(tally_steer_ctx_reserve_handles(e.ctx, N), 0, "again");
+	tally_steer_ctx_mem(e.ctx, &st2);
+	TEST_ASSERT_U64_EQ(st2.host_bytes, st1.host_bytes, "nothing more");
+	r = calloc(2 * CHUNK + 1, sizeof(*r));
+	TEST_ASSERT(r != NULL, "");
+	for (i = 0; i < 2 * CHUNK; i++)
+		TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &r[i]), 0, "%u", i);
+	tally_steer_ctx_mem(e.ctx, &st2);
+	TEST_ASSERT_U64_EQ(st2.host_bytes, st1.host_bytes, "handed out from the reserved slab");
+	TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(e.ctx, &r[i]), 0, "");
+	tally_steer_ctx_mem(e.ctx, &st2);
+	TEST_ASSERT(st2.host_bytes > st1.host_bytes, "one past it maps a chunk");
+	for (i = 0; i <= 2 * CHUNK; i++)
+		tally_steer_rule_unreserve_locked(e.ctx, r[i]);
+	free(r);
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
+/*
  * Inserts into never-written home slots skip the probe (the written bitmap
  * says no key can be there). Random churn over a pool of keys, through
  * growth, tombstone purges and shrinks: after every step the arrays are
@@ -984,6 +1025,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_written_bitmap_churn),
 	TEST_CASE(test_staged_churn),
 	TEST_CASE(test_staged_inserts),
+	TEST_CASE(test_rule_handles_reserved),
 	TEST_CASE(test_staged_batch),
 	TEST_CASE(test_limits_and_no_partial_state),
 	TEST_CASE(test_matcher_order_in_device_memory),
