@@ -176,7 +176,8 @@ TALLY_STATIC_SIZE(struct tally_steer_htab, 64);
 
 /* ---- hash array entry = rule ----------------------------------------------- */
 enum tally_steer_state {
-	TALLY_STEER_S_EMPTY = 0,	/* never used: ends a probe */
+	TALLY_STEER_S_EMPTY = 0,	/* ends a probe: never used, or freed
+					 * where no probe went on past it */
 	TALLY_STEER_S_VALID = 1,
 	TALLY_STEER_S_TOMB = 2,		/* deleted: probe continues */
 	TALLY_STEER_S_BUSY = 3,		/* being written: probe continues */

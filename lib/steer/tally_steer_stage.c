@@ -31,8 +31,10 @@
  * Every insert into the matcher also probes the stage for a duplicate key.
  * A staged rule's handle names the stage (tally_steer_rule_matcher() gives
  * the large matcher); deleting it is an ordinary delete from the stage.
- * When tombstones fill the stage, one rehash of its few live rules purges
- * them, so a stage never migrates between operations. Batch inserts
+ * A moved rule's slot turns EMPTY where no probe goes on past it
+ * (steer_stage_vacate()); when tombstones fill the stage anyway, one
+ * rehash of its few live rules purges them, so a stage never migrates
+ * between operations. Batch inserts
  * drain the stage first (their duplicate check looks at the large array
  * only). The stage goes with its matcher.
  *
@@ -81,6 +83,39 @@ steer_stage_create(struct tally_steer_matcher *m)
 	return 0;
 }
 
+/*
+ * Take slot s of stage st out of use, its rule moved on. A stage holds a
+ * few dozen rules in 2^STEER_STAGE_LOG2 slots, so the next slot is nearly
+ * always EMPTY: then no probe goes on past s, and s turns EMPTY instead of
+ * a tombstone, and so do the tombstones right before it. As tombstones,
+ * moved rules filled the stage every few hundred inserts, and each time
+ * a rehash built a new array and retired the old one after a fence.
+ */
+static void
+steer_stage_vacate(struct tally_steer_matcher *st, uint32_t s)
+{
+	uint32_t mask = (1u << st->log2) - 1;
+	struct tally_steer_entry *e;
+
+	if (steer_state(steer_entry(st, (s + 1) & mask)->ctrl) != TALLY_STEER_S_EMPTY) {
+		steer_entry_unpublish(st, s);
+		return;
+	}
+	e = steer_entry(st, s);
+	/* pairs with the device's acquire load of ctrl */
+	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_EMPTY),
+			 __ATOMIC_RELEASE);
+	st->used--;
+	for (s = (s - 1) & mask;; s = (s - 1) & mask) {
+		e = steer_entry(st, s);
+		if (steer_state(e->ctrl) != TALLY_STEER_S_TOMB)
+			break;	/* at the latest the slot just emptied */
+		__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_EMPTY),
+				 __ATOMIC_RELEASE);
+		st->tombs--;
+	}
+}
+
 /* Move the oldest queued rule, if still staged, into m. */
 static void
 steer_stage_move_oldest(struct tally_steer_matcher *m)
@@ -117,7 +152,7 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 		r->slot = slot;
 		return;
 	}
-	steer_entry_unpublish(st, slot & ~STEER_SLOT_PAR);
+	steer_stage_vacate(st, slot & ~STEER_SLOT_PAR);
 }
 
 /*

@@ -885,6 +885,62 @@ test_staged_inserts(void)
 	return TEST_SUCCESS;
 }
 
+/*
+ * A moved rule's stage slot turns EMPTY where no probe goes on past it:
+ * thousands of staged inserts keep the stage's array (tombstones used to
+ * fill it every few hundred inserts, and a rehash replaced it each time),
+ * staged deletes included, and the device finds every rule.
+ */
+static int
+test_staged_slots_emptied(void)
+{
+	enum { N = 3000 };
+	struct steer_env e;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_steer_rule **r, *x;
+	struct tally_match_key k;
+	struct tally_steer_action a = act_queue(2);
+	uint64_t htab;
+	uint32_t i;
+
+	if (staged_env(&e, &t, &m) != TEST_SUCCESS)
+		return TEST_FAILED;
+	r = calloc(N, sizeof(*r));
+	TEST_ASSERT(r != NULL, "");
+	key_n(&k, 0);
+	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[0]), 0, "");
+	htab = dev_desc_at(&e, 0, 0)->htab;
+	for (i = 1; i < N; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
+		if (i % 7 == 0) {
+			/* deleted while staged: a tombstone the moves clear */
+			TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+			r[i] = NULL;
+		}
+		if (i % 101 == 0)
+			TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "after %u", i);
+	}
+	TEST_ASSERT_U64_EQ(dev_desc_at(&e, 0, 0)->htab, htab, "the stage kept its array");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	for (i = 0; i < N; i++) {
+		key_n(&k, i);
+		TEST_ASSERT_EQ(dev_find_any(&e, 0, &k) != NULL, r[i] != NULL, "device view of %u", i);
+		if (r[i] != NULL) {
+			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "%u", i);
+			TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
+		}
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
+	free(r);
+	TEST_ASSERT_EQ(tally_steer_matcher_destroy(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_destroy(t), 0, "");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 /* A batch insert drains the stage first and refuses a staged key. */
 static int
 test_staged_batch(void)
@@ -1025,6 +1081,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_written_bitmap_churn),
 	TEST_CASE(test_staged_churn),
 	TEST_CASE(test_staged_inserts),
+	TEST_CASE(test_staged_slots_emptied),
 	TEST_CASE(test_rule_handles_reserved),
 	TEST_CASE(test_staged_batch),
 	TEST_CASE(test_limits_and_no_partial_state),
