@@ -468,13 +468,16 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
  * STEER_PF_SLOT its slot and the next one (entries are not line aligned,
  * and a probe often goes on to the next slot: two lines at most; an
  * entry's driver word is in them); with STEER_PF_DECIDE what an insert reads to decide
- * whether the rule is staged, the home slot's written bit and filter byte.
+ * whether the rule is staged, the home slot's written bit (STEER_PF_WRITTEN)
+ * and filter byte (STEER_PF_FILTER).
  * No lock: the array may be replaced meanwhile; a prefetch of a stale
  * address is harmless (it never faults).
  */
-#define STEER_PF_SLOT	1u
-#define STEER_PF_DECIDE	2u
-#define STEER_PF_ALL	(STEER_PF_SLOT | STEER_PF_DECIDE)
+#define STEER_PF_SLOT		1u
+#define STEER_PF_WRITTEN	2u
+#define STEER_PF_FILTER		4u
+#define STEER_PF_DECIDE		(STEER_PF_WRITTEN | STEER_PF_FILTER)
+#define STEER_PF_ALL		(STEER_PF_SLOT | STEER_PF_DECIDE)
 
 static inline __attribute__((always_inline)) void
 steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int what)
@@ -490,11 +493,11 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 		__builtin_prefetch(e, 1, 3);
 		__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
 	}
-	if (what & STEER_PF_DECIDE) {
+	if (what & STEER_PF_WRITTEN)
 		__builtin_prefetch(&written[slot >> 6], 0, 3);
+	if (what & STEER_PF_FILTER)
 		__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
 				   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
-	}
 }
 
 /*

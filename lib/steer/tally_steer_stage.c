@@ -157,7 +157,9 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 
 /*
  * Every STEER_STAGE_PF staged rules, ask for the lines of m's array that
- * their moves will write (steer_prefetch_key() left them), all at once.
+ * their moves will write (steer_prefetch_key() left them), and the words
+ * of the written bitmap the moves test first (read when each rule was
+ * staged, but gone from the cache since), all at once.
  * In an array larger than the TLB reaches, each line costs an address
  * translation, and a prefetch waits for its own before it retires: one at
  * a time, a translation stalled each insert; a few together overlap. The
@@ -174,7 +176,8 @@ steer_stage_prefetch(struct tally_steer_matcher *m)
 		return;
 	tail = m->sq_head + m->sq_len;
 	for (i = 1; i <= m->sq_nopf && i <= m->sq_len; i++)
-		steer_prefetch(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)], STEER_PF_SLOT);
+		steer_prefetch(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)],
+			       STEER_PF_SLOT | STEER_PF_WRITTEN);
 	m->sq_nopf = 0;
 }
 
