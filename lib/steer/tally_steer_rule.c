@@ -46,9 +46,11 @@ steer_handle_alloc(struct tally_steer_ctx *ctx, struct tally_steer_rule **out)
 	} else {
 		/* pages are touched as handles are first handed out, unless
 		 * tally_steer_ctx_reserve_handles() touched them before */
-		if (ctx->handles == ctx->nchunks * CHUNK_N &&
-		    (rc = steer_handle_chunk_add(ctx)) != 0)
-			return rc;
+		if (ctx->handles == ctx->nchunks * CHUNK_N) {
+			rc = steer_handle_chunk_add(ctx);
+			if (rc != 0)
+				return rc;
+		}
 		idx = ctx->handles++;
 		r = steer_handle(ctx, idx);
 		r->idx = idx;
