@@ -101,17 +101,15 @@ steer_stage_vacate(struct tally_steer_matcher *st, uint32_t s)
 		steer_entry_unpublish(st, s);
 		return;
 	}
-	e = steer_entry(st, s);
-	/* pairs with the device's acquire load of ctrl */
-	__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_EMPTY),
-			 __ATOMIC_RELEASE);
 	st->used--;
-	for (s = (s - 1) & mask;; s = (s - 1) & mask) {
+	for (;;) {
 		e = steer_entry(st, s);
-		if (steer_state(e->ctrl) != TALLY_STEER_S_TOMB)
-			break;	/* at the latest the slot just emptied */
+		/* pairs with the device's acquire load of ctrl */
 		__atomic_store_n(&e->ctrl, steer_ctrl_next(e->ctrl, TALLY_STEER_S_EMPTY),
 				 __ATOMIC_RELEASE);
+		s = (s - 1) & mask;
+		if (steer_state(steer_entry(st, s)->ctrl) != TALLY_STEER_S_TOMB)
+			break;	/* at the latest the slot emptied first */
 		st->tombs--;
 	}
 }
