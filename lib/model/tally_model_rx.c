@@ -369,7 +369,7 @@ tally_model_rx_prefetch(const struct tally_model_queue *q, uint32_t n)
 	n = TALLY_MIN(n, TALLY_MIN(avail, q->mask + 1));
 	for (k = 0; k < n; k += 4) {
 		__builtin_prefetch(&ring[(q->head + k) & q->mask]);
-		__builtin_prefetch(&cq[(q->head + k) & q->mask], 1);
+		tally_prefetch_w(&cq[(q->head + k) & q->mask]);
 	}
 }
 

@@ -424,7 +424,7 @@ tally_model_tx_prefetch(const struct tally_model_queue *q)
 	for (k = 0; k < n; k += 4) {
 		__builtin_prefetch(&ring[(q->head + k) & q->mask]);
 		if ((k & 7) == 0)
-			__builtin_prefetch(&cq[(q->head + k) & q->mask], 1);
+			tally_prefetch_w(&cq[(q->head + k) & q->mask]);
 	}
 }
 

@@ -490,14 +490,14 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 
 	if (what & STEER_PF_SLOT) {
 		e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
-		__builtin_prefetch(e, 1, 3);
-		__builtin_prefetch(e + 2 * m->stride - 1, 1, 3);
+		tally_prefetch_w(e);
+		tally_prefetch_w(e + 2 * m->stride - 1);
 	}
 	if (what & STEER_PF_WRITTEN)
-		__builtin_prefetch(&written[slot >> 6], 0, 3);
+		tally_prefetch_w(&written[slot >> 6]);
 	if (what & STEER_PF_FILTER)
-		__builtin_prefetch(tally_steer_filter(ent, log2, m->stride) +
-				   (tally_steer_filter_bit(h, log2) >> 3), 1, 3);
+		tally_prefetch_w(tally_steer_filter(ent, log2, m->stride) +
+				 (tally_steer_filter_bit(h, log2) >> 3));
 }
 
 /*

@@ -328,12 +328,12 @@ steer_rule_prefetch(const struct tally_steer_rule *r)
 		return;
 	e = (const uint8_t *)steer_entry_at(__atomic_load_n(&m->ent, __ATOMIC_RELAXED),
 					    m->stride, r->slot & ~STEER_SLOT_PAR);
-	/* the entry's header (what a delete reads) may end on the next line.
-	 * Locality 3 (prefetcht0), not 0: prefetchnta fills only L1 on
-	 * Intel Xeons, and a line fetched 32 deletes ahead was often evicted
-	 * before its delete read it (a full miss each). */
-	__builtin_prefetch(e, 1, 3);
-	__builtin_prefetch(e + sizeof(struct tally_steer_entry) - 1, 1, 3);
+	/* the entry's header (what a delete reads and writes) may end on the
+	 * next line. Fetched for a write, to all cache levels: prefetchnta
+	 * fills only L1 on Intel Xeons, and a line fetched 32 deletes ahead
+	 * was often evicted before its delete read it (a full miss each). */
+	tally_prefetch_w(e);
+	tally_prefetch_w(e + sizeof(struct tally_steer_entry) - 1);
 }
 
 /*

@@ -34,6 +34,7 @@
 
 #include "tally_hal_io.h"
 #include "tally_logs.h"
+#include "tally_plat.h"
 #include "tally_rxtx.h"
 
 static inline uint32_t
@@ -292,13 +293,13 @@ tally_ring_prefetch(const void *base, uint32_t first, uint32_t n, uint32_t mask,
 		return;
 	for (k = 0; k < n; k += per) {
 		if (wr)
-			rte_prefetch0_write(b + ((first + k) & mask) * esz);
+			tally_prefetch_w(b + ((first + k) & mask) * esz);
 		else
 			rte_prefetch0(b + ((first + k) & mask) * esz);
 	}
 	/* the last line, when first does not start one */
 	if (wr)
-		rte_prefetch0_write(b + ((first + n - 1) & mask) * esz);
+		tally_prefetch_w(b + ((first + n - 1) & mask) * esz);
 	else
 		rte_prefetch0(b + ((first + n - 1) & mask) * esz);
 }
