@@ -5,8 +5,27 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "tally_lock.h"
 #include "tally_plat.h"
+
+int tally_plat_prefetchw;
+
+/* The CPU features the inline helpers of tally_plat.h test, read once
+ * before main() or when the library is loaded. */
+__attribute__((constructor)) static void
+plat_cpu_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & bit_PRFCHW))
+		tally_plat_prefetchw = 1;
+#endif
+}
 
 static tally_log_sink_t log_sink;
 static enum tally_log_level log_level = TALLY_LOG_WARNING;

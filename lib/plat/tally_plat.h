@@ -61,6 +61,9 @@ tally_cpu_relax(void)
 #endif
 }
 
+/* Whether the CPU has prefetchw (CPUID PRFCHW): read at load, 0 before. */
+extern int tally_plat_prefetchw;
+
 /*
  * Start fetching the line at p to write it: the line arrives owned, so the
  * store needs no second request to take it from another core's cache. x86
@@ -74,7 +77,7 @@ static inline void
 tally_prefetch_w(const void *p)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__PRFCHW__)
-	if (__builtin_cpu_supports("prfchw")) {
+	if (tally_plat_prefetchw) {
 		__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
 		return;
 	}
