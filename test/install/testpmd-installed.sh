@@ -40,7 +40,7 @@ inside() {
 		done
 		sleep 2
 		printf 'stop\nflow query 0 0 count\nquit\n'
-	} | timeout 60 dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci \
+	} | timeout 60 stdbuf -oL -eL dpdk-testpmd -l 0-1 "${mem[@]}" --no-pci \
 		--file-prefix="tally-installed-$$" --log-level=lib.eal:debug \
 		--vdev "net_tally0,wire=pcap,rx_pcap=$src/test/data/demo.pcap" \
 		-- -i --total-num-mbufs=4096 --no-flush-rx 2>&1 || true
@@ -70,13 +70,19 @@ meson install -C "$build" --destdir "$stage" --no-rebuild >"$build/testpmd-insta
 	{ cat "$build/testpmd-installed.log"; exit 1; }
 out=$(unshare --mount --propagation private "$0" --inside "$stage" "$src" 2>&1) ||
 	{ echo "FAIL: setting up the plugin directory"; echo "$out"; exit 1; }
-fail=0
+# testpmd's stdout is line-buffered (stdbuf): fully buffered into a pipe,
+# it is written in 4 KiB blocks that can split a line, and EAL's messages
+# (on stderr, unbuffered) then land inside it
+fail=0 verdict=
 for re in 'EAL: open shared lib /usr/lib/.*/dpdk/pmds-[0-9.]+/librte_net_tally\.so' \
 	'Driver name: net_tally$' 'Flow rule #0 created' 'hits: 16$' 'bytes: 4912$'; do
 	if echo "$out" | grep -qE -- "$re"; then
-		echo "ok: /$re/"
+		verdict+="ok: /$re/"$'\n'
 	else
-		echo "FAIL: no line matching /$re/"; fail=1
+		verdict+="FAIL: no line matching /$re/"$'\n'; fail=1
 	fi
 done
-[ $fail -eq 0 ] || { echo "---- testpmd output ----"; echo "$out"; exit 1; }
+# the verdicts last: meson's log of a failure keeps only the last lines
+[ $fail -eq 0 ] || { echo "---- testpmd output ----"; echo "$out"; }
+printf '%s' "$verdict"
+exit $fail
