@@ -77,7 +77,7 @@ test_dev_info(void)
 	TEST_ASSERT((info.flow_type_rss_offloads & RTE_ETH_RSS_IP) == RTE_ETH_RSS_IP, "");
 	TEST_ASSERT(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER, "");
 	TEST_ASSERT(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "");
-	TEST_ASSERT_EQ(info.default_rxportconf.ring_size, 1024, "");
+	TEST_ASSERT_EQ(info.default_rxportconf.ring_size, 256, "");
 	TEST_ASSERT(info.dev_capa & RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP, "");
 	TEST_ASSERT_EQ(rte_eth_macaddr_get(port, &mac), 0, "");
 	TEST_ASSERT(memcmp(mac.addr_bytes, "\x02\x11\x22\x33\x44\x55", 6) == 0, "mac");

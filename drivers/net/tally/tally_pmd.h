@@ -42,7 +42,16 @@ struct tally_flow_ctx;
 #define TALLY_PMD_MAX_QUEUES		8	/* per direction */
 #define TALLY_PMD_MIN_DESC		16
 #define TALLY_PMD_MAX_DESC		32768
-#define TALLY_PMD_DEFAULT_DESC		1024
+/*
+ * The ring size rte_eth_dev_info_get() reports as preferred (what testpmd
+ * and most applications set up). The device takes frames into the posted
+ * buffers in ring order, so a ring of N descriptors cycles about N mbufs
+ * per direction: with 4 KiB pages (--no-huge) every one is a page of its
+ * own, and past the TLB's reach each frame pays an address translation.
+ * 256 keep 8 bursts posted; io forwarding with --no-huge ran 1.9x faster
+ * than with 1024 (doc/benchmarks.md), hugepages the same.
+ */
+#define TALLY_PMD_DEFAULT_DESC		256
 #define TALLY_PMD_BURST			32
 #define TALLY_PMD_MIN_RX_BUF		64
 #define TALLY_PMD_RING_ALIGN		4096
