@@ -74,6 +74,10 @@ struct steer_htab_sw {
 	uint32_t tombs;			/* TOMB entries */
 };
 
+/* A cache line: struct tally_steer_matcher keeps its hot counters on
+ * lines of their own. */
+#define STEER_LINE	64
+
 struct tally_steer_matcher {
 	struct tally_steer_table *tbl;
 	void *udata;			/* the caller's (set_udata) */
@@ -90,10 +94,22 @@ struct tally_steer_matcher {
 	uint32_t log2;			/* likewise */
 	uint32_t min_log2;		/* never shrink below (reserve) */
 	uint32_t stride;
-	uint32_t used;			/* VALID entries */
-	uint32_t tombs;			/* TOMB entries */
 	uint64_t *written;		/* written bitmap (host; read like ent) */
 	uint32_t par;			/* parity of handle slots in this array */
+	/* Staging: a matcher with a stage has stage != NULL; a stage (never
+	 * seen by the callers) has twin != NULL, the matcher it feeds. */
+	struct tally_steer_matcher *stage;
+	struct tally_steer_matcher *twin;
+	/*
+	 * What every insert and delete writes, on lines of its own: a flow
+	 * queue reads the fields above without the lock for each rule it
+	 * enqueues (steer_prefetch()) while another queue's batch inserts,
+	 * and sharing a line with these counters would hand that line
+	 * between the CPUs once per rule (doc/benchmarks.md, async insert
+	 * on two queues).
+	 */
+	uint32_t used __attribute__((aligned(STEER_LINE)));	/* VALID entries */
+	uint32_t tombs;			/* TOMB entries */
 	/*
 	 * Incremental migration (growth, tombstone purge, shrink): while
 	 * `migrating`, the published array above stays authoritative and
@@ -106,10 +122,6 @@ struct tally_steer_matcher {
 	uint32_t mig_cursor;
 	uint32_t mig_step;
 	struct steer_htab_sw mig;
-	/* Staging: a matcher with a stage has stage != NULL; a stage (never
-	 * seen by the callers) has twin != NULL, the matcher it feeds. */
-	struct tally_steer_matcher *stage;
-	struct tally_steer_matcher *twin;
 	uint32_t sq_head, sq_len;	/* staged handles, oldest first */
 	uint32_t sq_nopf;		/* the newest sq_nopf staged: lines not asked for */
 	uint32_t sq[STEER_STAGE_QUEUE];

@@ -77,7 +77,7 @@ tally_steer_matcher_create_locked(struct tally_steer_table *tbl, uint32_t priori
 
 	if (mask == NULL || out == NULL)
 		return -EINVAL;
-	m = tally_zmalloc(sizeof(*m));
+	m = tally_zmalloc_aligned(sizeof(*m), STEER_LINE);
 	if (m == NULL)
 		return -ENOMEM;
 	m->tbl = tbl;

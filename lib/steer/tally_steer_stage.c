@@ -55,7 +55,7 @@ steer_stage_create(struct tally_steer_matcher *m)
 		return -ENOMEM;
 	for (pos = 0; pos < tbl->nm && tbl->m[pos] != m; pos++)
 		;
-	st = tally_zmalloc(sizeof(*st));
+	st = tally_zmalloc_aligned(sizeof(*st), STEER_LINE);
 	if (st == NULL)
 		return -ENOMEM;
 	st->tbl = tbl;
