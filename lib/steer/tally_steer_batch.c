@@ -36,6 +36,16 @@ tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash)
 	steer_prefetch(m, hash, STEER_PF_ALL);
 }
 
+void
+tally_steer_batch_prefetch_locked(struct tally_steer_matcher *m)
+{
+	struct tally_steer_ctx *ctx = m->tbl->ctx;
+
+	tally_prefetch_w(&m->used);
+	__builtin_prefetch(&ctx->dq_len);
+	tally_prefetch_w(&ctx->nrules);
+}
+
 int
 tally_steer_action_encode(const struct tally_steer_action *act,
 			  struct tally_steer_act_enc *enc)

@@ -46,6 +46,11 @@ void tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_ke
  * creation), then the prefetch of the slot of that hash. */
 uint32_t tally_steer_matcher_seed(const struct tally_steer_matcher *m);
 void tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash);
+/* Start fetching the matcher's and the context's lines that every insert
+ * into m writes or reads under the lock (lock held): the first thing a
+ * batch does after taking the lock, so that those another CPU wrote last
+ * come over together rather than one after the other. */
+void tally_steer_batch_prefetch_locked(struct tally_steer_matcher *m);
 
 /* An action encoded for many rules: the device's action word without the
  * counter index, and what each rule brings. */

@@ -495,12 +495,37 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 	queue_refill(fc, q);
 }
 
+/*
+ * With the lock just taken: start fetching the lines the batch writes that
+ * every queue's batch writes (the counts of the table, the port and the
+ * matcher, the spare flow objects, the steering context). Another CPU's
+ * batch wrote them last; asked for together, their transfers overlap
+ * instead of each stalling the batch in turn.
+ */
+static __rte_always_inline void
+queue_lines_prefetch(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
+{
+	const struct tally_flow_pending *p = &q->pend[0];
+	struct tally_flow_tmpl *t = fc->tmpl;
+
+	tally_prefetch_w(&fc->nb_flows);
+	tally_prefetch_w(&t->nspare);
+	if (q->npend > 0 && p->op == TALLY_FQ_CREATE_ENC) {
+		struct tally_flow_matcher *fm = p->tb->fm[p->pt_idx];
+
+		tally_prefetch_w(p->tb->nb_rules);
+		tally_prefetch_w(&fm->refs);
+		tally_steer_batch_prefetch_locked(fm->m);
+	}
+}
+
 static void
 queue_flush(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 {
 	/* another queue's batch holds the lock for some microseconds: the
 	 * engine lock spins on a plain load, then yields (tally_lock.h) */
 	tally_lock(&fc->lock);
+	queue_lines_prefetch(fc, q);
 	queue_flush_locked(fc, q);
 	tally_unlock(&fc->lock);
 }
