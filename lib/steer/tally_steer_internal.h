@@ -30,9 +30,9 @@
  * staged after an insert (later ones are moved on), the queue's size. */
 #define STEER_STAGE_MIN_LOG2	20
 #define STEER_STAGE_LOG2	10
-#define STEER_STAGE_DEPTH	24
+#define STEER_STAGE_DEPTH	12
 #define STEER_STAGE_QUEUE	32	/* power of two */
-#define STEER_STAGE_PF		16	/* staged rules whose lines are asked for at once */
+#define STEER_STAGE_PF		6	/* staged rules whose lines are asked for at once */
 _Static_assert(STEER_STAGE_PF <= STEER_STAGE_DEPTH, "a staged rule is asked for before it moves");
 /* A rule handle's slot: bit 31 tells which array it indexes (the array of
  * parity m->par is the published one; the other is the migration target). */

@@ -160,7 +160,10 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
  * staged, but gone from the cache since), all at once.
  * In an array larger than the TLB reaches, each line costs an address
  * translation, and a prefetch waits for its own before it retires: one at
- * a time, a translation stalled each insert; a few together overlap. The
+ * a time, a translation stalled each insert; a few together overlap. Too
+ * many together (16 rules, some 48 lines) wait instead for the core's
+ * room for outstanding misses, and the insert that asks stalls on them
+ * (doc/benchmarks.md, Intel family 6 model 167). The
  * oldest of them moves first, STEER_STAGE_DEPTH - STEER_STAGE_PF + 1
  * inserts later, when its lines have arrived. A rule deleted or an array
  * replaced meanwhile makes a prefetch useless, never wrong.

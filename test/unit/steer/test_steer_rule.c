@@ -804,7 +804,7 @@ staged_env(struct steer_env *e, struct tally_steer_table **t,
 /*
  * Staged inserts: visible to the device at once (in the stage, the first
  * matcher of the table), moved on into the hash array STEER_STAGE_DEPTH
- * (24) inserts later, duplicates refused in both, deletes of staged rules,
+ * (12) inserts later, duplicates refused in both, deletes of staged rules,
  * the matcher busy while it stages rules, drained on demand.
  */
 static int
@@ -842,7 +842,11 @@ test_staged_inserts(void)
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[i]), 0, "%u", i);
 		TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "after %u", i);
 	}
-	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 24, "STEER_STAGE_DEPTH left staged");
+	/* every insert first moves rules on until STEER_STAGE_DEPTH - 1 are
+	 * left; a staged one then makes it STEER_STAGE_DEPTH again, one whose
+	 * key may be in the array (home slot written) goes there directly */
+	TEST_ASSERT(tally_steer_matcher_staged(m) == 12 || tally_steer_matcher_staged(m) == 11,
+		    "STEER_STAGE_DEPTH left staged: %u", tally_steer_matcher_staged(m));
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), N, "");
 	for (i = 0; i < N; i++) {
 		key_n(&k, i);
