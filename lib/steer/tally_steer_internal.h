@@ -477,9 +477,12 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 
 /*
  * Start fetching what inserting a key of hash h touches: with
- * STEER_PF_SLOT its slot and the next one (entries are not line aligned,
- * and a probe often goes on to the next slot: two lines at most; an
- * entry's driver word is in them); with STEER_PF_DECIDE what an insert reads to decide
+ * STEER_PF_SLOT its home slot (entries are not line aligned: two lines at
+ * most; the entry's driver word is in them). The next slot, where a probe
+ * past an occupied home slot goes, is not asked for: most inserts do not
+ * need it, and every line asked for takes room the core has for
+ * outstanding misses (one queue inserted 7-10 % faster without it,
+ * doc/benchmarks.md); with STEER_PF_DECIDE what an insert reads to decide
  * whether the rule is staged, the home slot's written bit (STEER_PF_WRITTEN)
  * and filter byte (STEER_PF_FILTER).
  * No lock: the array may be replaced meanwhile; a prefetch of a stale
@@ -503,7 +506,7 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 	if (what & STEER_PF_SLOT) {
 		e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
 		tally_prefetch_w(e);
-		tally_prefetch_w(e + 2 * m->stride - 1);
+		tally_prefetch_w(e + m->stride - 1);
 	}
 	if (what & STEER_PF_WRITTEN)
 		tally_prefetch_w(&written[slot >> 6]);
