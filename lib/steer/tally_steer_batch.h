@@ -43,9 +43,11 @@ uint32_t tally_steer_matcher_words(const struct tally_steer_matcher *m, uint8_t 
 void tally_steer_key_finish(struct tally_steer_matcher *m, struct tally_steer_key *k);
 /* The same in two steps, for a caller that hashes the words itself:
  * tally_steer_hash(k->w, nwords, seed) with the matcher's seed (fixed at its
- * creation), then the prefetch of the slot of that hash. */
+ * creation), then the prefetch of the slot of that hash (with `next`, the
+ * next slot's line too: for inserts that others wait for, see
+ * steer_prefetch()). */
 uint32_t tally_steer_matcher_seed(const struct tally_steer_matcher *m);
-void tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash);
+void tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash, bool next);
 /* Start fetching the matcher's and the context's lines that every insert
  * into m writes or reads under the lock (lock held): the first thing a
  * batch does after taking the lock, so that those another CPU wrote last

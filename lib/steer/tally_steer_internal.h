@@ -478,11 +478,12 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 /*
  * Start fetching what inserting a key of hash h touches: with
  * STEER_PF_SLOT its home slot (entries are not line aligned: two lines at
- * most; the entry's driver word is in them). The next slot, where a probe
- * past an occupied home slot goes, is not asked for: most inserts do not
- * need it, and every line asked for takes room the core has for
- * outstanding misses (one queue inserted 7-10 % faster without it,
- * doc/benchmarks.md); with STEER_PF_DECIDE what an insert reads to decide
+ * most; the entry's driver word is in them), and with STEER_PF_NEXT as
+ * well the next slot, where a probe past a taken home slot goes. Most
+ * inserts never need the next slot, and each line asked for takes room
+ * the core has for outstanding misses: a single flow queue inserts faster
+ * without it; with several, the insert that waits for it under the lock
+ * holds up the other queues (doc/benchmarks.md); with STEER_PF_DECIDE what an insert reads to decide
  * whether the rule is staged, the home slot's written bit (STEER_PF_WRITTEN)
  * and filter byte (STEER_PF_FILTER).
  * No lock: the array may be replaced meanwhile; a prefetch of a stale
@@ -493,6 +494,7 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
 #define STEER_PF_FILTER		4u
 #define STEER_PF_DECIDE		(STEER_PF_WRITTEN | STEER_PF_FILTER)
 #define STEER_PF_ALL		(STEER_PF_SLOT | STEER_PF_DECIDE)
+#define STEER_PF_NEXT		8u
 
 static inline __attribute__((always_inline)) void
 steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int what)
@@ -506,7 +508,7 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 	if (what & STEER_PF_SLOT) {
 		e = (const uint8_t *)steer_entry_at(ent, m->stride, slot);
 		tally_prefetch_w(e);
-		tally_prefetch_w(e + m->stride - 1);
+		tally_prefetch_w(e + ((what & STEER_PF_NEXT) ? 2 : 1) * m->stride - 1);
 	}
 	if (what & STEER_PF_WRITTEN)
 		tally_prefetch_w(&written[slot >> 6]);

@@ -227,6 +227,7 @@ tally_flow_configure(struct rte_eth_dev *dev, const struct rte_flow_port_attr *p
 	for (i = 0; t->q != NULL && i < nb_queue; i++) {
 		q = &t->q[i];
 		q->size = qa[i]->size;
+		q->pf_next = nb_queue > 1;
 		q->res = rte_zmalloc("tally_fq_res", q->size * sizeof(*q->res), 0);
 		q->pend = rte_zmalloc("tally_fq_pend", TALLY_FQ_BATCH * sizeof(*q->pend),
 				      RTE_CACHE_LINE_SIZE);
@@ -414,7 +415,11 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
  * of 2026-12-06, 16 creates at a time inserted 5.4-9.3 M rules/s in
  * async_bench, 4 at a time 6.8-11.1; doc/benchmarks.md; more prefetches
  * at once than the core keeps misses in flight is the likely cause). The
- * batch's last few are asked for when it runs.
+ * batch's last few are asked for when it runs. With more than one queue a
+ * create asks for the next hash slot's line too (q->pf_next): an insert
+ * that has to wait for it under the engine lock holds up the other queues
+ * (async_bench at 1M rules, 9 rounds: one queue 18.77 M rules/s without
+ * it, 16.55 with it; two queues 24.38 without, 27.01 with).
  */
 #define QUEUE_PF	4
 _Static_assert(TALLY_FQ_BATCH % QUEUE_PF == 0, "a full batch is asked for at enqueue");
@@ -428,7 +433,8 @@ queue_prefetch(const struct tally_flow_queue *q, uint32_t from, uint32_t to)
 		const struct tally_flow_pending *p = &q->pend[i];
 
 		if (p->op == TALLY_FQ_CREATE_ENC)
-			tally_steer_key_prefetch(p->tb->kp[p->pt_idx]->m, q->bop[i].key.hash);
+			tally_steer_key_prefetch(p->tb->kp[p->pt_idx]->m, q->bop[i].key.hash,
+						 q->pf_next);
 		else if (p->op == TALLY_FQ_DESTROY)
 			/* a handle stays mapped; one out of its matcher
 			 * fetches nothing */

@@ -168,6 +168,8 @@ struct tally_flow_queue {
 	uint32_t wr;			/* tail % size */
 	uint32_t fence_ticket;		/* the latest destroy's fence */
 	bool fence_pending;
+	bool pf_next;			/* other queues: a create's prefetch takes
+					 * the next hash slot too (queue_prefetch()) */
 	struct rte_flow_op_result *res;
 	struct rte_flow failed;		/* handle of rejected creates: never live */
 } __rte_cache_aligned;	/* each queue's thread writes its own: no line in common */
