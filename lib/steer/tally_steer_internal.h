@@ -483,7 +483,8 @@ steer_filter_set_fresh(void *ent, uint32_t log2, uint32_t stride, uint32_t h)
  * inserts never need the next slot, and each line asked for takes room
  * the core has for outstanding misses: a single flow queue inserts faster
  * without it; with several, the insert that waits for it under the lock
- * holds up the other queues (doc/benchmarks.md); with STEER_PF_DECIDE what an insert reads to decide
+ * holds up the other queues (doc/benchmarks.md). Synchronous inserts ask
+ * for it (no gain measured without it); with STEER_PF_DECIDE what an insert reads to decide
  * whether the rule is staged, the home slot's written bit (STEER_PF_WRITTEN)
  * and filter byte (STEER_PF_FILTER).
  * No lock: the array may be replaced meanwhile; a prefetch of a stale
@@ -529,7 +530,7 @@ steer_prefetch(const struct tally_steer_matcher *m, uint32_t h, unsigned int wha
 static inline void
 steer_prefetch_key(const struct tally_steer_matcher *m, uint32_t h)
 {
-	steer_prefetch(m, h, steer_stage_sized(m) ? STEER_PF_DECIDE : STEER_PF_ALL);
+	steer_prefetch(m, h, steer_stage_sized(m) ? STEER_PF_DECIDE : STEER_PF_ALL | STEER_PF_NEXT);
 }
 
 static inline uint32_t

@@ -178,7 +178,7 @@ steer_stage_prefetch(struct tally_steer_matcher *m)
 	tail = m->sq_head + m->sq_len;
 	for (i = 1; i <= m->sq_nopf && i <= m->sq_len; i++)
 		steer_prefetch(m, m->sqh[(tail - i) & (STEER_STAGE_QUEUE - 1)],
-			       STEER_PF_SLOT | STEER_PF_WRITTEN);
+			       STEER_PF_SLOT | STEER_PF_NEXT | STEER_PF_WRITTEN);
 	m->sq_nopf = 0;
 }
 
