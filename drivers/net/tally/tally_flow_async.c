@@ -504,7 +504,8 @@ queue_flush_locked(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 /*
  * With the lock just taken: start fetching the lines the batch writes that
  * every queue's batch writes (the counts of the table, the port and the
- * matcher, the spare flow objects, the steering context). Another CPU's
+ * matcher, the spare flow objects, the steering context), and the spare
+ * objects the refill takes. Another CPU's
  * batch wrote them last; asked for together, their transfers overlap
  * instead of each stalling the batch in turn.
  */
@@ -522,6 +523,17 @@ queue_lines_prefetch(struct tally_flow_ctx *fc, struct tally_flow_queue *q)
 		tally_prefetch_w(p->tb->nb_rules);
 		tally_prefetch_w(&fm->refs);
 		tally_steer_batch_prefetch_locked(fm->m);
+	}
+	/* the top of the spare objects' stack, which queue_refill() takes
+	 * at the end of the batch: lines no CPU has read since the table was
+	 * made (the load of nspare waits for its line, with the others
+	 * already on their way) */
+	if (t->nspare > 0) {
+		const uint32_t top = t->nspare - 1, per = RTE_CACHE_LINE_SIZE / sizeof(t->spare[0]);
+		uint32_t k, n = RTE_MIN(t->nspare, (uint32_t)TALLY_FQ_BATCH - q->ncache + per);
+
+		for (k = 0; k < n; k += per)
+			rte_prefetch0(&t->spare[top - k]);
 	}
 }
 
