@@ -33,10 +33,7 @@ tally_steer_matcher_seed(const struct tally_steer_matcher *m)
 void
 tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash, bool next)
 {
-	if (next)
-		steer_prefetch(m, hash, STEER_PF_ALL | STEER_PF_NEXT);
-	else
-		steer_prefetch(m, hash, STEER_PF_ALL);
+	steer_prefetch(m, hash, STEER_PF_ALL | (next ? STEER_PF_NEXT : 0));
 }
 
 void
