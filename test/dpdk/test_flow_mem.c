@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Where the steering engine keeps its large arrays (tally_flow_mem.c, devarg
- * steer_mem): with the in-process device on an EAL without huge pages, a
- * pre-sized hash array lives in the port's host window, which the device
- * reads through a translation of its own; steer_mem=eal keeps it in DPDK
- * memory. Either way rules classify real frames with exact counters, rules
+ * steer_mem): with the in-process device, a pre-sized hash array lives in
+ * the port's host window (2 MiB hugetlbfs pages when EAL has huge pages,
+ * transparent huge pages without), which the device reads through a
+ * translation of its own; steer_mem=eal keeps it in DPDK memory. Either way rules classify real frames with exact counters, rules
  * of a flushed round never match again, a freed array's memory goes back to
  * the kernel (so it reads zero when reused: the engine relies on zeroed
  * arrays, EMPTY entries and a clear filter), and a bad steer_mem value fails
  * the probe. Against the device process
  * (nic suite) there is no window: the device cannot see host-private
- * memory; with huge pages neither (the tests of the window skip). In every
+ * memory (the tests of the window skip). In every
  * mode the port's first matcher is pre-sized for its counter bank.
  */
 #include <stdio.h>
@@ -190,12 +190,34 @@ nic_mode(void)
 	return tdt_nic_path() != NULL;
 }
 
-/* Does the port have a host window? Only the in-process device on an EAL
- * without huge pages (with them, every array is DPDK memory). */
+/* Does the port have a host window? Only with the in-process device. */
 static bool
 windowed(void)
 {
-	return !nic_mode() && !rte_eal_has_hugepages();
+	return !nic_mode();
+}
+
+/* Does the port's dump say the window is of these pages? */
+static bool
+window_pages(uint16_t port, const char *kind)
+{
+	char *buf = NULL, want[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	if (f == NULL)
+		return false;
+	if (rte_pmd_tally_dump(port, f) != 0) {
+		fclose(f);
+		free(buf);
+		return false;
+	}
+	fclose(f);
+	snprintf(want, sizeof(want), "populated at probe, %s pages\n", kind);
+	found = strstr(buf, want) != NULL;
+	free(buf);
+	return found;
 }
 
 /* Default: the window, reused after a flush (the second round's rules must
@@ -280,6 +302,10 @@ test_window_populated_at_probe(void)
 	window_get_all((uint16_t)fp.port, &base, &used, &populated);
 	TEST_ASSERT(base != 0, "window address");
 	TEST_ASSERT_EQ(used, 0, "no block taken yet");
+	/* with huge pages, the same pages as EAL's (DPDK's heap cannot hold
+	 * them from probe on) */
+	TEST_ASSERT(window_pages((uint16_t)fp.port, rte_eal_has_hugepages() ?
+				 "hugetlbfs" : "transparent huge"), "the window's pages");
 	/* 2^21 entries of 20 bytes and their filter, in 2 MiB units */
 	TEST_ASSERT(populated >= (40ll << 20) && populated % (2 << 20) == 0 &&
 		    populated <= (long long)sizeof(vec) * 4096, "populated %lld", populated);

@@ -118,6 +118,9 @@ void tally_flow_fini(struct tally_adapter *ad);
  * the port keeps them in DPDK memory. */
 bool tally_flow_mem_window(const struct tally_flow_ctx *fc, uint64_t *iova,
 			   uint64_t *len);
+/* The window is of 2 MiB hugetlbfs pages (EAL with huge pages), not
+ * transparent huge pages. */
+bool tally_flow_mem_window_hugetlb(const struct tally_flow_ctx *fc);
 /* Bytes of the window in use now (0 without one). */
 size_t tally_flow_mem_window_used(const struct tally_flow_ctx *fc);
 /* Bytes at the window's start populated at probe for the first matcher. */

@@ -93,9 +93,10 @@ rte_pmd_tally_dump(uint16_t port_id, FILE *f)
 		ds.unmaps, ds.map_errors);
 	if (tally_flow_mem_window(ad->flow, &wiova, &wlen))
 		fprintf(f, "  steering memory: host window 0x%" PRIx64 "+0x%" PRIx64
-			", %zu bytes in use, %zu populated at probe\n", wiova, wlen,
+			", %zu bytes in use, %zu populated at probe, %s pages\n", wiova, wlen,
 			tally_flow_mem_window_used(ad->flow),
-			tally_flow_mem_window_populated(ad->flow));
+			tally_flow_mem_window_populated(ad->flow),
+			tally_flow_mem_window_hugetlb(ad->flow) ? "hugetlbfs" : "transparent huge");
 	else
 		fprintf(f, "  steering memory: DPDK\n");
 	fprintf(f, "  ctrl 0x%08x status 0x%08x mtu %u rss_hf 0x%x\n",
