@@ -99,11 +99,14 @@ tally_flow_init(struct tally_adapter *ad)
 	/* the port's first matcher will be sized from the counter bank
 	 * (matcher_presize()): the window memory its array takes is
 	 * populated now, at probe, as EAL populates its huge pages at start,
-	 * not by the first create (for a one-word key; a longer one
-	 * populates the rest then); so are the flow objects of as many
-	 * rules, which creates would otherwise fault in a page at a time */
-	if (tally_flow_presize_fits(fc, 1)) {
-		tally_flow_mem_populate(fc, tally_steer_reserve_bytes(fc->cnt->num, 1));
+	 * not by the first create (for a two-word key, what a rule on one
+	 * header field takes: the field's word and the word of the frame's
+	 * layers; a longer key populates the rest then); so are the flow
+	 * objects of as many rules, which creates would otherwise fault in
+	 * a page at a time */
+	if (tally_flow_presize_fits(fc, TALLY_FLOW_PRESIZE_WORDS)) {
+		tally_flow_mem_populate(fc, tally_steer_reserve_bytes(fc->cnt->num,
+								      TALLY_FLOW_PRESIZE_WORDS));
 		(void)tally_steer_ctx_reserve_handles(fc->steer, fc->cnt->num);
 	}
 	tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_STEER, 0);

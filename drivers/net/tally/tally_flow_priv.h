@@ -218,6 +218,11 @@ struct tally_flow_ctx {
 
 /* ---- tally_flow_mem.c: device-visible memory for lib/steer --------------- */
 
+/* Key words of the first matcher's array that probe populates the window
+ * for (tally_flow_init()): a rule on one header field, such as
+ * eth / ipv4 src is A, has two. */
+#define TALLY_FLOW_PRESIZE_WORDS	2
+
 struct tally_adapter;
 
 /* The memory provider of the port (fc->mem); 0 or -ENOMEM. */
