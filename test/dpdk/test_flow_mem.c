@@ -149,8 +149,15 @@ hits(const struct fport *fp, struct rte_flow *f, uint64_t *n)
  * half lands on queue 1 and counts exactly 3 per rule, the other half
  * misses (queue 0). Then the rules are flushed (flush) or stay.
  */
+/* What round_trip() expects of the window once its rules are in. */
+enum win_expect {
+	WIN_NONE,	/* the port has none */
+	WIN_PRESIZED,	/* the pre-sized array is in it */
+	WIN_ANY,	/* one, whether or not the array is pre-sized */
+};
+
 static int
-round_trip(struct fport *fp, uint32_t base, bool window, bool flush)
+round_trip(struct fport *fp, uint32_t base, enum win_expect window, bool flush)
 {
 	static struct rte_flow *f[NB_RULES];
 	struct rte_flow_error e;
@@ -164,9 +171,11 @@ round_trip(struct fport *fp, uint32_t base, bool window, bool flush)
 		TEST_ASSERT(f[i] != NULL, "rule %u: %s", i, e.message ? e.message : "");
 	}
 	used = window_used((uint16_t)fp->port);
-	if (window)
+	if (window == WIN_PRESIZED)
 		/* the pre-sized array: 2^21 slots of >= 20 bytes */
 		TEST_ASSERT(used >= (40ll << 20), "window in use %lld bytes", used);
+	else if (window == WIN_ANY)
+		TEST_ASSERT(used >= 0, "window expected, got %lld", used);
 	else
 		TEST_ASSERT_EQ(used, -1, "no window expected");
 	rs_init(&rs);
@@ -220,20 +229,34 @@ window_pages(uint16_t port, const char *kind)
 	return found;
 }
 
+/* What a port expects of its first array: pre-sized in the window, or no
+ * window at all. */
+static enum win_expect
+first_round(void)
+{
+	return windowed() ? WIN_PRESIZED : WIN_NONE;
+}
+
 /* Default: the window, reused after a flush (the second round's rules must
- * not see the first round's entries), and empty again at the end. */
+ * not see the first round's entries), and empty again at the end. After a
+ * flush the next first matcher is pre-sized only if DPDK's heap has room as
+ * it is (tally_flow_presize_fits()): without huge pages the tests' -m heap
+ * has; with them the heap grows on demand, so whether it does depends on
+ * what the process allocated before. */
 static int
 test_window_default(void)
 {
+	enum win_expect later = !windowed() ? WIN_NONE :
+				rte_eal_has_hugepages() ? WIN_ANY : WIN_PRESIZED;
 	struct fport fp;
 	long long used;
 
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 1000, windowed(), true), TEST_SUCCESS, "round 1");
+	TEST_ASSERT_EQ(round_trip(&fp, 1000, first_round(), true), TEST_SUCCESS, "round 1");
 	/* every round's missing half is the previous round's rules */
-	TEST_ASSERT_EQ(round_trip(&fp, 1000 + NB_RULES, windowed(), true), TEST_SUCCESS,
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + NB_RULES, later, true), TEST_SUCCESS,
 		       "round 2");
-	TEST_ASSERT_EQ(round_trip(&fp, 1000 + 2 * NB_RULES, windowed(), true), TEST_SUCCESS,
+	TEST_ASSERT_EQ(round_trip(&fp, 1000 + 2 * NB_RULES, later, true), TEST_SUCCESS,
 		       "round 3");
 	used = window_used((uint16_t)fp.port);
 	if (windowed())
@@ -259,7 +282,7 @@ test_window_freed_released(void)
 	if (!windowed())
 		return TEST_SKIPPED;
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS, 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 5000, true, false), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 5000, WIN_PRESIZED, false), TEST_SUCCESS, "round");
 	window_get((uint16_t)fp.port, &base, &used);
 	TEST_ASSERT(base != 0, "window address");
 	/* first fit: the pre-sized array was the window's first block, and
@@ -315,7 +338,7 @@ test_window_populated_at_probe(void)
 	for (i = 0; i < n; i++)
 		resident += vec[i] & 1;
 	TEST_ASSERT_EQ(resident, n, "resident before any rule");
-	TEST_ASSERT_EQ(round_trip(&fp, 7000, true, false), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 7000, WIN_PRESIZED, false), TEST_SUCCESS, "round");
 	TEST_ASSERT(window_used((uint16_t)fp.port) >= populated - (2 << 20), "the array took it");
 	fp_close(&fp);
 	TEST_ASSERT_EQ(fp_open(&fp, "counters=1024", 2), 0, "port");
@@ -350,10 +373,10 @@ test_window_eal(void)
 	if (nic_mode())
 		return TEST_SKIPPED;	/* steer_mem belongs to the PMD, not tally-nic */
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=eal", 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 3000, false, true), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, WIN_NONE, true), TEST_SUCCESS, "round");
 	fp_close(&fp);
 	TEST_ASSERT_EQ(fp_open(&fp, MEM_COUNTERS ",steer_mem=auto", 2), 0, "port");
-	TEST_ASSERT_EQ(round_trip(&fp, 3000, windowed(), true), TEST_SUCCESS, "round");
+	TEST_ASSERT_EQ(round_trip(&fp, 3000, first_round(), true), TEST_SUCCESS, "round");
 	fp_close(&fp);
 	return TEST_SUCCESS;
 }

@@ -55,9 +55,10 @@ tally_flow_steer_error(int ret, struct rte_flow_error *error, const void *cause,
  * probe it holds little. Later ones take the heap as it is: EAL gives the
  * pages of a freed array back, and a port whose matchers come and go one
  * rule at a time must not make EAL fetch and clear that much every time.
- * A port whose window is of hugetlbfs pages (tally_flow_mem.c) takes every
- * array from them, so the free huge pages count every time (the parked
- * matcher keeps its array while its rules come and go). */
+ * The same holds for a window of hugetlbfs pages (tally_flow_mem.c): a
+ * freed block's pages go back to the pool, and a port whose rules change
+ * shape again and again (verbs-fuzz: thousands of shapes) would populate
+ * and clear a bank-sized array for each one. */
 bool
 tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 {
@@ -68,8 +69,7 @@ tally_flow_presize_fits(struct tally_flow_ctx *fc, uint32_t nwords)
 	socket = socket < 0 ? 0 : socket;
 	return need != 0 && rte_malloc_get_socket_stats(socket, &st) == 0 &&
 	       need <= (st.heap_freesz_bytes +
-			(fc->presized_once && !tally_flow_mem_window_hugetlb(fc) ?
-			 0 : tally_dma_growable(socket))) / 4;
+			(fc->presized_once ? 0 : tally_dma_growable(socket))) / 4;
 }
 
 /*
