@@ -4,7 +4,8 @@
  * steer_mem): with the in-process device, a pre-sized hash array lives in
  * the port's host window (2 MiB hugetlbfs pages when EAL has huge pages,
  * transparent huge pages without), which the device reads through a
- * translation of its own; steer_mem=eal keeps it in DPDK memory. Either way rules classify real frames with exact counters, rules
+ * translation of its own; steer_mem=eal keeps it in DPDK memory. Either
+ * way rules classify real frames with exact counters, rules
  * of a flushed round never match again, a freed array's memory goes back to
  * the kernel (so it reads zero when reused: the engine relies on zeroed
  * arrays, EMPTY entries and a clear filter), and a bad steer_mem value fails
@@ -26,24 +27,35 @@
 /* From the port's dump: the window's address, its "in use" bytes and the
  * bytes populated at probe; *used = -1 without a window, -2 when the dump
  * cannot be read. */
+/* The port's rte_pmd_tally_dump() text (free() it), or NULL. */
+static char *
+pmd_dump(uint16_t port)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	if (rte_pmd_tally_dump(port, f) != 0) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 static void
 window_get_all(uint16_t port, uintptr_t *base, long long *used, long long *populated)
 {
-	char *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf = pmd_dump(port), *p;
 
 	*base = 0;
 	*used = -2;
 	*populated = -2;
-	if (f == NULL)
+	if (buf == NULL)
 		return;
-	if (rte_pmd_tally_dump(port, f) != 0) {
-		fclose(f);
-		free(buf);
-		return;
-	}
-	fclose(f);
 	p = strstr(buf, "steering memory: ");
 	if (p != NULL && strncmp(p + 17, "DPDK", 4) == 0) {
 		*used = -1;
@@ -143,12 +155,6 @@ hits(const struct fport *fp, struct rte_flow *f, uint64_t *n)
 
 #define NB_RULES	64
 
-/*
- * NB_RULES rules (sources base..base+NB_RULES-1) on a pre-sized matcher,
- * frames from sources base-NB_RULES..base+NB_RULES-1 (3 of each): the ruled
- * half lands on queue 1 and counts exactly 3 per rule, the other half
- * misses (queue 0). Then the rules are flushed (flush) or stay.
- */
 /* What round_trip() expects of the window once its rules are in. */
 enum win_expect {
 	WIN_NONE,	/* the port has none */
@@ -156,6 +162,12 @@ enum win_expect {
 	WIN_ANY,	/* one, whether or not the array is pre-sized */
 };
 
+/*
+ * NB_RULES rules (sources base..base+NB_RULES-1) on a pre-sized matcher,
+ * frames from sources base-NB_RULES..base+NB_RULES-1 (3 of each): the ruled
+ * half lands on queue 1 and counts exactly 3 per rule, the other half
+ * misses (queue 0). Then the rules are flushed (flush) or stay.
+ */
 static int
 round_trip(struct fport *fp, uint32_t base, enum win_expect window, bool flush)
 {
@@ -210,19 +222,11 @@ windowed(void)
 static bool
 window_pages(uint16_t port, const char *kind)
 {
-	char *buf = NULL, want[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf = pmd_dump(port), want[64];
 	bool found;
 
-	if (f == NULL)
+	if (buf == NULL)
 		return false;
-	if (rte_pmd_tally_dump(port, f) != 0) {
-		fclose(f);
-		free(buf);
-		return false;
-	}
-	fclose(f);
 	snprintf(want, sizeof(want), "populated at probe, %s pages\n", kind);
 	found = strstr(buf, want) != NULL;
 	free(buf);
