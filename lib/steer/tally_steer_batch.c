@@ -33,7 +33,8 @@ tally_steer_matcher_seed(const struct tally_steer_matcher *m)
 void
 tally_steer_key_prefetch(struct tally_steer_matcher *m, uint32_t hash, bool next)
 {
-	steer_prefetch(m, hash, STEER_PF_ALL | (next ? STEER_PF_NEXT : 0));
+	/* a batch insert neither reads nor writes the written bitmap */
+	steer_prefetch(m, hash, STEER_PF_SLOT | STEER_PF_FILTER | (next ? STEER_PF_NEXT : 0));
 }
 
 void
@@ -133,7 +134,7 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 			}
 			act_w |= TALLY_FIELD_PREP(TALLY_STEER_ACT_CNT_M, op->counter);
 		}
-		steer_place(m, ins, false, &op->key, act_w, op->mark, fate_w, op->r);
+		steer_place_batch(m, ins, &op->key, act_w, op->mark, fate_w, op->r);
 		op->rc = 0;
 		done++;
 	}

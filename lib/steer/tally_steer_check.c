@@ -9,7 +9,7 @@
 
 static int
 steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
-		  const uint64_t *written, uint32_t log2, uint32_t par,
+		  const uint64_t *written, bool exact, uint32_t log2, uint32_t par,
 		  uint32_t used, uint32_t tombs)
 {
 	const struct tally_steer_ctx *ctx = m->tbl->ctx;
@@ -20,7 +20,7 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 		const struct tally_steer_rule *r;
 		uint32_t st = steer_state(e->ctrl), owner;
 
-		if (!steer_written_test(written, s)) {
+		if (exact && !steer_written_test(written, s)) {
 			/* a rule placed without its bit, or a filter bit of a
 			 * key whose home never held a rule */
 			if (e->ctrl != 0 || tally_steer_filter(ent, log2, m->stride)[s] != 0)
@@ -51,9 +51,10 @@ tally_steer_matcher_check_locked(const struct tally_steer_matcher *m)
 
 	if (m == NULL)
 		return -EINVAL;
-	rc = steer_check_array(m, m->ent, m->written, m->log2, m->par, m->used, m->tombs);
+	rc = steer_check_array(m, m->ent, m->written, m->written_exact, m->log2, m->par,
+			       m->used, m->tombs);
 	if (rc == 0 && m->migrating)
-		rc = steer_check_array(m, m->mig.ent, m->mig.written, m->mig.log2,
+		rc = steer_check_array(m, m->mig.ent, m->mig.written, true, m->mig.log2,
 				       m->par ^ STEER_SLOT_PAR, m->mig.used, m->mig.tombs);
 	/* the stage, and every rule it holds queued for a move */
 	if (rc == 0 && m->stage != NULL)

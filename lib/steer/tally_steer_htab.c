@@ -87,6 +87,7 @@ steer_htab_rehash(struct tally_steer_matcher *m, uint32_t log2)
 	ctx->host_bytes += steer_written_size(log2) - steer_written_size(m->log2);
 	steer_written_free(m->written, m->log2);
 	__atomic_store_n(&m->written, nwritten, __ATOMIC_RELAXED);
+	m->written_exact = true;	/* a bit for every entry just placed */
 	m->htab = nmem;
 	__atomic_store_n(&m->ent, nent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, log2, __ATOMIC_RELAXED);

@@ -95,6 +95,10 @@ struct tally_steer_matcher {
 	uint32_t min_log2;		/* never shrink below (reserve) */
 	uint32_t stride;
 	uint64_t *written;		/* written bitmap (host; read like ent) */
+	/* the bitmap has the bit of every entry ever written, so a clear bit
+	 * proves an EMPTY entry: false once a batch inserted without it
+	 * (steer_place_batch()), true again with a rebuilt or migrated array */
+	bool written_exact;
 	uint32_t par;			/* parity of handle slots in this array */
 	/* Staging: a matcher with a stage has stage != NULL; a stage (never
 	 * seen by the callers) has twin != NULL, the matcher it feeds. */
@@ -181,11 +185,20 @@ struct tally_steer_ctx {
 
 /*
  * A hash array's host side (one tally_hmem block): the written bitmap, 1
- * bit per entry, set when a rule is first placed in the entry and never
- * cleared (a deleted rule leaves a TOMB). Invariant: a clear bit means the
- * entry is EMPTY with ctrl 0. Then no key whose home is that entry is in
- * the array (linear probing would have placed it there), so an insert at
- * that home needs to read neither the entry nor its neighbours.
+ * bit per entry, set when a single insert first places a rule in the entry
+ * and never cleared (a deleted rule leaves a TOMB). Invariant, while the
+ * matcher's written_exact holds: a clear bit means the entry is EMPTY with
+ * ctrl 0. Then no key whose home is that entry is in the array (linear
+ * probing would have placed it there), so a single insert at that home
+ * needs to read neither the entry nor its neighbours (steer_home_fresh()).
+ *
+ * Batch inserts leave the bitmap alone (steer_place_batch()): they probe
+ * the entries they prefetched anyway, and with two flow queues the
+ * bitmap's lines, 512 entries each, went from one CPU to the other on
+ * most inserts (doc/benchmarks.md, async insertion on two queues). A
+ * matcher a batch inserted into has written_exact false, and its single
+ * inserts probe, until a rebuilt or migrated array brings a complete
+ * bitmap.
  *
  * Which rule handle an entry holds is in the entry itself, in the driver
  * word after its key (TALLY_STEER_HTAB_F_DRIVER): an insert writes the
@@ -208,6 +221,14 @@ static inline void
 steer_written_set(uint64_t *written, uint32_t s)
 {
 	written[s >> 6] |= 1ull << (s & 63);
+}
+
+/* May a single insert take slot s, the home of its key, as never written
+ * (the key not in the array, the entry and its filter byte zero)? */
+static inline bool
+steer_home_fresh(const struct tally_steer_matcher *m, uint32_t s)
+{
+	return m->written_exact && !steer_written_test(m->written, s);
 }
 
 static inline void
@@ -683,9 +704,9 @@ steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32
  * or TOMB). The caller counts the rule in ctx->nrules.
  */
 static inline __attribute__((always_inline)) void
-steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
-	    const struct tally_steer_key *k, uint32_t act_w, uint32_t mark, uint32_t fate_w,
-	    struct tally_steer_rule *r)
+steer_place_entry(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
+		  const struct tally_steer_key *k, uint32_t act_w, uint32_t mark,
+		  uint32_t fate_w, struct tally_steer_rule *r)
 {
 	struct tally_steer_entry *e = steer_entry(m, ins);
 
@@ -699,10 +720,30 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 		steer_entry_publish(e, k->w, m->nwords, act_w, mark, fate_w);
 	}
 	steer_entry_set_owner(e, m->nwords, r->idx);
-	steer_written_set(m->written, ins);
 	m->used++;
 	r->m = m;
 	r->slot = ins | m->par;
+}
+
+static inline __attribute__((always_inline)) void
+steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
+	    const struct tally_steer_key *k, uint32_t act_w, uint32_t mark, uint32_t fate_w,
+	    struct tally_steer_rule *r)
+{
+	steer_place_entry(m, ins, fresh, k, act_w, mark, fate_w, r);
+	steer_written_set(m->written, ins);
+}
+
+/* steer_place() for a batch insert, into the slot its probe gave: without
+ * the written bit (see steer_written_size()). */
+static inline __attribute__((always_inline)) void
+steer_place_batch(struct tally_steer_matcher *m, uint32_t ins,
+		  const struct tally_steer_key *k, uint32_t act_w, uint32_t mark,
+		  uint32_t fate_w, struct tally_steer_rule *r)
+{
+	if (m->written_exact)
+		m->written_exact = false;
+	steer_place_entry(m, ins, false, k, act_w, mark, fate_w, r);
 }
 
 /*

@@ -50,6 +50,7 @@ steer_matcher_setup(struct tally_steer_matcher *m, uint32_t log2)
 		return rc;
 	}
 	m->log2 = log2;
+	m->written_exact = true;
 	m->ent = (uint8_t *)m->htab.va + sizeof(struct tally_steer_htab);
 	d = m->desc.va;
 	d->magic = TALLY_STEER_MATCHER_MAGIC;

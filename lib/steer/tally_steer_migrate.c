@@ -71,6 +71,9 @@ steer_mig_publish(struct tally_steer_matcher *m)
 	ctx->host_bytes -= steer_written_size(m->log2);
 	steer_written_free(m->written, m->log2);
 	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
+	/* every entry of the new array came with its bit (no batch inserts
+	 * while migrating: steer_room()) */
+	m->written_exact = true;
 	m->htab = t->mem;
 	__atomic_store_n(&m->ent, t->ent, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->log2, t->log2, __ATOMIC_RELAXED);

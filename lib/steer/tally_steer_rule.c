@@ -145,7 +145,7 @@ tally_steer_rule_insert_at_locked(struct tally_steer_matcher *m,
 	 * filter byte (see steer_written_size()), so both are only written
 	 * and their cache misses do not stall the insert */
 	ins = k->hash & ((1u << m->log2) - 1);
-	fresh = !steer_written_test(m->written, ins) && steer_room(m, 1);
+	fresh = steer_home_fresh(m, ins) && steer_room(m, 1);
 	/* staged when the key cannot be in the array: its home slot was
 	 * never written, or its filter bit is clear */
 	if (steer_stage_wanted(m, act) &&

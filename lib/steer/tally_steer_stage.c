@@ -138,7 +138,7 @@ steer_stage_move_oldest(struct tally_steer_matcher *m)
 	memcpy(k.w, e->key, (size_t)m->nwords * 4);
 	k.hash = tally_steer_hash(k.w, m->nwords, m->seed);
 	ins = k.hash & ((1u << m->log2) - 1);
-	fresh = !steer_written_test(m->written, ins) && steer_room(m, 1);
+	fresh = steer_home_fresh(m, ins) && steer_room(m, 1);
 	if (!fresh && steer_probe(m, k.w, k.hash, &ins) != UINT32_MAX) {
 		TALLY_LOG(ERR, "staged rule %u also in its matcher", idx);
 		return;

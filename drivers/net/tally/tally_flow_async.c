@@ -411,7 +411,9 @@ run_enc(struct tally_flow_ctx *fc, struct tally_flow_queue *q, uint32_t i)
  * an address translation, and a prefetch waits for its own before it
  * retires: asked for at each enqueue, a translation stalled every one;
  * QUEUE_PF operations at a time, theirs overlap. The group is small: a
- * create asks for 4 lines, and larger groups helped less (on an AMD EPYC
+ * create asks for up to 3 lines (the slot's one or two and its filter
+ * byte's; 4 before batches left the written bitmap alone), and larger
+ * groups helped less (on an AMD EPYC
  * of 2026-12-06, 16 creates at a time inserted 5.4-9.3 M rules/s in
  * async_bench, 4 at a time 6.8-11.1; doc/benchmarks.md; more prefetches
  * at once than the core keeps misses in flight is the likely cause). The

@@ -295,6 +295,117 @@ test_batch_equals_single(void)
 	return TEST_SUCCESS;
 }
 
+/* The entry the device finds for k in any matcher of table 0 (a stage
+ * comes before its matcher), or NULL. */
+static const struct tally_steer_entry *
+dev_find_any(struct steer_env *env, const struct tally_match_key *k)
+{
+	const struct tally_steer_root *root =
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(env->ctx);
+	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
+	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[0].mlist;
+	const struct tally_steer_entry *e = NULL;
+	uint32_t i;
+
+	for (i = 0; i < ml->num && e == NULL; i++)
+		e = steer_dev_find((const void *)(uintptr_t)ml->matcher[i], k);
+	return e;
+}
+
+/*
+ * Single inserts into a matcher that batches filled: a batch leaves the
+ * written bitmap alone, so a single insert must not take a home slot as
+ * never written from its bit (it would skip the duplicate check, or write
+ * over a batch's rule). With a stage (stage_min_log2 12, the matcher's
+ * size) and without one.
+ */
+static int
+one_single_after_batch(uint32_t stage_min_log2)
+{
+	struct tally_steer_config sc = { .max_tables = 4, .max_rss = 4, .nb_queues = NB_QUEUES,
+					 .stage_min_log2 = stage_min_log2 };
+	const struct tally_steer_action *base = &encs[3];	/* mark + queue */
+	static struct tally_steer_bop ops[64];
+	static struct tally_steer_rule *rules[3000];
+	struct tally_steer_act_enc enc;
+	struct tally_steer_table *t;
+	struct tally_steer_matcher *m;
+	struct tally_match_key mk, k;
+	struct steer_env env;
+	uint32_t i, j, n, v;
+
+	TEST_ASSERT_EQ(steer_env_init(&env, 16, &sc, NULL), 0, "");
+	TEST_ASSERT_EQ(tally_steer_table_create(env.ctx, 0, &t), 0, "");
+	key_mask_5tuple(&mk);
+	TEST_ASSERT_EQ(tally_steer_matcher_create(t, 0, &mk, &m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 2048), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_log2(m), 12, "");
+	TEST_ASSERT_EQ(tally_steer_action_encode(base, &enc), 0, "");
+	/* keys 0..999 by batches: about one home slot in four taken */
+	for (v = 0; v < 1000; v += n) {
+		n = 1000 - v < 64 ? 1000 - v : 64;
+		for (i = 0; i < n; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			key_of(&k, v + i);
+			tally_steer_rule_key(m, &k, &ops[i].key);
+			ops[i].queue = 1;
+			ops[i].mark = v + i + 1;
+			TEST_ASSERT_EQ(tally_steer_rule_reserve_locked(env.ctx, &ops[i].r), 0, "");
+		}
+		TEST_ASSERT_EQ(tally_steer_rule_insert_batch_locked(m, &enc, ops, n), n,
+			       "keys %u..%u", v, v + n - 1);
+		for (i = 0; i < n; i++)
+			rules[v + i] = ops[i].r;
+	}
+	/* each again, one by one: duplicates, whatever their home slot's bit */
+	for (v = 0; v < 1000; v++) {
+		struct tally_steer_action a = *base;
+		struct tally_steer_rule *r;
+
+		key_of(&k, v);
+		a.arg = 2;
+		a.mark = 5000 + v;
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r), -EEXIST, "key %u", v);
+	}
+	/* new keys, one by one: many share a home slot with a batch's rule */
+	for (v = 1000; v < 3000; v++) {
+		struct tally_steer_action a = *base;
+
+		key_of(&k, v);
+		a.arg = 2;
+		a.mark = v + 1;
+		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &rules[v]), 0, "key %u", v);
+	}
+	TEST_ASSERT_EQ(tally_steer_matcher_drain_locked(m), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), 3000, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "consistent");
+	for (v = 0; v < 3000; v++) {
+		const struct tally_steer_entry *e;
+
+		key_of(&k, v);
+		e = dev_find_any(&env, &k);
+		TEST_ASSERT(e != NULL, "key %u: the device sees it", v);
+		TEST_ASSERT_EQ(e->mark, v + 1, "key %u: its own rule", v);
+		TEST_ASSERT_EQ(e->fate, v < 1000 ? 1u : 2u, "key %u", v);
+	}
+	/* a rebuilt array has every bit again: singles take fresh slots */
+	TEST_ASSERT_EQ(tally_steer_matcher_reserve(m, 4096), 0, "");
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "rebuilt");
+	for (j = 0; j < 3000; j++)
+		TEST_ASSERT_EQ(tally_steer_rule_delete(rules[j]), 0, "rule %u", j);
+	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "emptied");
+	steer_env_fini(&env);
+	return TEST_SUCCESS;
+}
+
+static int
+test_single_after_batch(void)
+{
+	TEST_ASSERT_EQ(one_single_after_batch(12), TEST_SUCCESS, "with a stage");
+	TEST_ASSERT_EQ(one_single_after_batch(31), TEST_SUCCESS, "without a stage");
+	return TEST_SUCCESS;
+}
+
 static int
 test_encode(void)
 {
@@ -328,6 +439,7 @@ test_encode(void)
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_encode),
 	TEST_CASE(test_batch_equals_single),
+	TEST_CASE(test_single_after_batch),
 };
 
 TEST_MAIN("steer-batch", cases)
