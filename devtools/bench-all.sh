@@ -7,7 +7,8 @@
 # against the in-process model, vhost-user and memif (bench-nic.sh), the
 # floor with one random hash slot per rule, synchronous and async
 # ("floor+slot": what that slot alone costs on this machine, the bound
-# under the insert and delete figures), and rte_flow_query on random rules
+# under the insert and delete figures), two ports of one flow queue each
+# (what two CPUs allow the two-queue figure), and rte_flow_query on random rules
 # against the floor PMD (bench-flow-query.sh). The whole set runs twice:
 # on hugepages (TALLY_TEST_MEM=pa) first, then without (nohuge); a mode
 # that cannot run here is skipped with the reason (devtools/eal-mem.sh).
@@ -53,7 +54,7 @@ for mode in "${modes[@]}"; do
 	fi
 	run io-fwd-peer bash devtools/bench-io-fwd-peer.sh "$build" "${io[@]}"
 	run flow-perf env FLOOR_SLOTS=1 bash devtools/bench-flow-perf.sh "$build" "${fp[@]}"
-	run flow-async env FLOOR_SLOTS=1 bash devtools/bench-flow-async.sh "$build" "${as[@]}" "1 2"
+	run flow-async env FLOOR_SLOTS=1 PORTS2=1 bash devtools/bench-flow-async.sh "$build" "${as[@]}" "1 2"
 	run cls env "${cls[@]}" bash devtools/bench-cls.sh "$build"
 	run nic bash devtools/bench-nic.sh "$build" "${nic[@]}"
 	run flow-query bash devtools/bench-flow-query.sh "$build" "${fq[@]}"
@@ -112,6 +113,7 @@ row "async insert $b1, 1 queue, floor+slot / floor" "flow-async.slots.insert.$b1
 row "async insert $b2, 1 queue, floor+slot / floor" "flow-async.slots.insert.$b2.1q" "flow-async.floor.insert.$b2.1q" "bound"
 row "async insert $b2, 1 queue, last/first 1M" "flow-async.flat.$b2.1q" "" ">= 0.9"
 row "async insert $b1, 2 queues / 1 queue" "flow-async.insert.$b1.2q" "flow-async.insert.$b1.1q" ">= 1.6"
+row "async insert $b1, 2 ports of 1 queue / 1 queue" "flow-async.ports.insert.$b1.2q" "flow-async.insert.$b1.1q" "bound"
 row "io fwd Mpps, device process / in-process" nic.iofwd.nic nic.iofwd.model ">= 0.8"
 row "io fwd Mpps, device process / vhost-user" nic.iofwd.nic nic.iofwd.vhost ">= 1.3"
 row "io fwd Mpps, device process / memif" nic.iofwd.nic nic.iofwd.memif "report"

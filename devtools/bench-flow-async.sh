@@ -13,6 +13,10 @@
 # behind ethdev's async calls costs on this CPU. FLOOR_SLOTS=1 adds the
 # floor with one random hash slot per rule ("floor+slot", slots=<2 x
 # counters>, test/perf/flowfloor_pmd.c) and its ratio to the floor.
+# PORTS2=1 adds, for the first size and two queues, Tally with two ports
+# of one queue each (ASYNC_BENCH_PORTS=2: the size's rules on each port,
+# nothing of the PMD shared between the two workers) and its ratio to one
+# queue: what the two CPUs allow a two-queue figure on this machine.
 # The last line, "summary: mem=MODE insert.1M.1q=... flat.1M.1q=... ..."
 # (medians: M rules/s, last/first segment), is for devtools/bench-all.sh.
 # Defaults: build, 5 rounds, sizes "1000000 4000000", queues "1 2".
@@ -45,16 +49,18 @@ stats() {	# values -> "median [min..max]"
 
 # one PMD SIZE QUEUES -> "insert destroy insert_per_cpu_s last/first"
 one() {
-	local pmd=$1 n=$2 q=$3 mem log so= slots= cnt=1
-	mem=$(bench_mem_mb "$n")
+	local pmd=$1 n=$2 q=$3 mem log so= slots= ports= cnt=1
+	if [ "$pmd" = ports ]; then mem=$(bench_mem_mb "$((2 * n))"); else mem=$(bench_mem_mb "$n"); fi
 	log="$out/$pmd-$n-$q.log"
-	[ "$pmd" = tally ] || so=$floor
 	if [ "$pmd" = slots ]; then
 		while [ "$cnt" -lt "$n" ]; do cnt=$((cnt * 2)); done
 		slots=$((cnt * 2))
 	fi
-	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }${slots:+ASYNC_BENCH_FLOOR_SLOTS=$slots }$bin $n $q $mem" >&2
-	ASYNC_BENCH_FLOOR=$so ASYNC_BENCH_FLOOR_SLOTS=$slots "$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
+	[ "$pmd" = tally ] || [ "$pmd" = ports ] || so=$floor
+	[ "$pmd" != ports ] || ports=2
+	echo "+ ${so:+ASYNC_BENCH_FLOOR=$so }${slots:+ASYNC_BENCH_FLOOR_SLOTS=$slots }${ports:+ASYNC_BENCH_PORTS=$ports }$bin $n $q $mem" >&2
+	ASYNC_BENCH_FLOOR=$so ASYNC_BENCH_FLOOR_SLOTS=$slots ASYNC_BENCH_PORTS=$ports \
+		"$bin" "$n" "$q" "$mem" >"$log" 2>&1 || {
 		echo "run failed, log follows" >&2; tail -20 "$log" >&2; exit 1; }
 	awk '/^insert:/ { ins = $(NF-4) }
 	     /^destroy:/ { del = $(NF-4) }
@@ -65,10 +71,15 @@ one() {
 
 declare -A ins del cpu flat
 pmds="tally floor${FLOOR_SLOTS:+ slots}"
+first=${sizes%% *}
+pmds_of() {	# pmds_of SIZE QUEUES
+	echo "$pmds"
+	[ -z "${PORTS2:-}" ] || [ "$1" != "$first" ] || [ "$2" != 2 ] || echo ports
+}
 for r in $(seq 1 "$rounds"); do
 	for n in $sizes; do
 		for q in $queues; do
-			for pmd in $pmds; do
+			for pmd in $(pmds_of "$n" "$q"); do
 				read -r i d c f < <(one "$pmd" "$n" "$q")
 				ins[$pmd,$n,$q]+="$i "
 				del[$pmd,$n,$q]+="$d "
@@ -88,9 +99,11 @@ printf '%-30s %-24s %-24s %-24s %s\n' "case" "insert (M rules/s)" "destroy (M ru
        "insert (M/cpu-s)" "insert last/first 1M"
 for n in $sizes; do
 	for q in $queues; do
-		for pmd in $pmds; do
+		for pmd in $(pmds_of "$n" "$q"); do
+			label=${pmd/slots/floor+slot}
+			label=${label/ports/Tally on 2 ports}
 			printf '%-30s %-24s %-24s %-24s %s\n' \
-			       "${pmd/slots/floor+slot}, $((n / 1000000))M rules, $q queue(s)" \
+			       "$label, $((n / 1000000))M rules, $q queue(s)" \
 			       "$(stats "${ins[$pmd,$n,$q]}")" "$(stats "${del[$pmd,$n,$q]}")" \
 			       "$(stats "${cpu[$pmd,$n,$q]}")" "$(stats "${flat[$pmd,$n,$q]}")"
 		done
@@ -98,6 +111,10 @@ for n in $sizes; do
 		       "$(ratio "${ins[tally,$n,$q]}" "${ins[floor,$n,$q]}")" \
 		       "$(ratio "${del[tally,$n,$q]}" "${del[floor,$n,$q]}")" \
 		       "$(ratio "${cpu[tally,$n,$q]}" "${cpu[floor,$n,$q]}")"
+		if [ -n "${ins[ports,$n,$q]:-}" ]; then
+			printf '%-30s %-24s\n' "  2 ports/Tally 1 queue" \
+			       "$(ratio "${ins[ports,$n,$q]}" "${ins[tally,$n,1]}")"
+		fi
 		[ -n "${FLOOR_SLOTS:-}" ] || continue
 		printf '%-30s %-24s %-24s %-24s\n' "  floor+slot/floor" \
 		       "$(ratio "${ins[slots,$n,$q]}" "${ins[floor,$n,$q]}")" \
@@ -115,6 +132,7 @@ for n in $sizes; do
 		summary+=" floor.insert.$m=$(med "${ins[floor,$n,$q]}")"
 		summary+=" floor.destroy.$m=$(med "${del[floor,$n,$q]}")"
 		[ -z "${FLOOR_SLOTS:-}" ] || summary+=" slots.insert.$m=$(med "${ins[slots,$n,$q]}")"
+		[ -z "${ins[ports,$n,$q]:-}" ] || summary+=" ports.insert.$m=$(med "${ins[ports,$n,$q]}")"
 	done
 done
 echo "$summary"

@@ -20,6 +20,14 @@
  * ASYNC_BENCH_FLOOR_SLOTS=<N> as well, the floor has slots=N (one random
  * hash slot per rule, "floor+slot").
  *
+ * With ASYNC_BENCH_PORTS=2 and 2 queues, each worker has a port of its own
+ * (a second vdev, net_tally1 or net_flowfloor1, made after EAL init) with
+ * one flow queue and a table of `rules` rules, and inserts `rules` rules
+ * there: two copies of the one-queue run side by side that share no lock
+ * and no line of the PMD's, so their rate over one queue's is what the two
+ * CPUs of this machine allow any two-queue figure (the engine lock's line
+ * is then not reported).
+ *
  * usage: async_bench [rules [queues [eal_mem_mb [batch]]]]
  *        (default 1000000 1 2048 64); queues 1 or 2 (lcores 0..queues-1)
  */
@@ -30,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_bus_vdev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -178,7 +187,10 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	struct rte_flow_error err;
 	int rc;
 
-	rc = perf_port_queues(port, "ab_pool");
+	char pool[32];
+
+	snprintf(pool, sizeof(pool), "ab_pool%u", port);
+	rc = perf_port_queues(port, pool);
 	if (rc == 0)
 		rc = rte_flow_configure(port, &pa, (uint16_t)nq, qap, &err);
 	if (rc == 0)
@@ -292,17 +304,18 @@ main(int argc, char **argv)
 	unsigned long mem = argc > 3 ? strtoul(argv[3], NULL, 0) : 2048;
 	uint32_t batch = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 0) : 64;
 	char vdev[64];
-	struct rte_flow_template_table *tbl = NULL;
-	struct rte_flow_pattern_template *pt = NULL;
-	struct rte_flow_actions_template *at = NULL;
+	struct rte_flow_template_table *tbl[MAX_Q] = { NULL };
+	struct rte_flow_pattern_template *pt[MAX_Q] = { NULL };
+	struct rte_flow_actions_template *at[MAX_Q] = { NULL };
 	struct rte_flow_error err;
 	struct worker w[MAX_Q];
 	struct rte_flow **flows;
 	double dt, t0;
-	uint32_t i, cnt = 1;
-	uint16_t port = 0;
+	uint32_t i, cnt = 1, nports = 1, total;
+	uint16_t port;
 	const char *floor_so = perf_floor_so("ASYNC_BENCH_FLOOR");
 	const char *slots = getenv("ASYNC_BENCH_FLOOR_SLOTS");	/* "": none */
+	const char *ports = getenv("ASYNC_BENCH_PORTS");
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -310,6 +323,14 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
+	if (ports != NULL && *ports != '\0' && strcmp(ports, "1") != 0) {
+		if (strcmp(ports, "2") != 0 || nq != 2) {
+			fprintf(stderr, "ASYNC_BENCH_PORTS=2 goes with 2 queues\n");
+			return 2;
+		}
+		nports = 2;
+	}
+	total = nports == 2 ? 2 * nrules : nrules;
 	while (cnt < nrules)
 		cnt <<= 1;
 	if (slots != NULL && *slots == '\0')
@@ -324,42 +345,62 @@ main(int argc, char **argv)
 	if (perf_eal_init_plugin(argv[0], nq > 1 ? "0-1" : "0", mem, "async-bench", vdev,
 				 floor_so) != 0)
 		return 1;
-	if (setup(port, nrules, nq, 2 * batch, &tbl, &pt, &at) != 0) {
-		fprintf(stderr, "port/template set-up failed\n");
-		return 1;
+	if (nports == 2) {
+		/* the second worker's port: the same device, made now */
+		char name[32];
+
+		snprintf(name, sizeof(name), "%.*s1", (int)strlen(perf_vdev_name(floor_so)) - 1,
+			 perf_vdev_name(floor_so));
+		if (rte_vdev_init(name, strchr(vdev, ',') + 1) != 0 ||
+		    rte_eth_dev_count_avail() != 2) {
+			fprintf(stderr, "second port %s: %s\n", name, rte_strerror(rte_errno));
+			return 1;
+		}
 	}
-	flows = calloc(nrules, sizeof(*flows));
+	for (port = 0; port < nports; port++) {
+		if (setup(port, nrules, nports == 2 ? 1 : nq, 2 * batch, &tbl[port], &pt[port],
+			  &at[port]) != 0) {
+			fprintf(stderr, "port/template set-up failed\n");
+			return 1;
+		}
+	}
+	flows = calloc(total, sizeof(*flows));
 	if (flows == NULL)
 		return 1;
 	for (i = 0; i < nq; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
-		w[i].port = port;
-		w[i].queue = i;
-		w[i].n = nrules / nq;
+		w[i].port = nports == 2 ? (uint16_t)i : 0;
+		w[i].queue = nports == 2 ? 0 : i;
+		w[i].n = total / nq;
 		w[i].first = i * w[i].n;
 		w[i].batch = batch;
 		w[i].nq = nq;
-		w[i].tbl = tbl;
+		w[i].tbl = tbl[w[i].port];
 		w[i].flows = flows;
 	}
-	printf("async_bench: vdev %s, batch %u\n", vdev, batch);
+	printf("async_bench: vdev %s, batch %u%s\n", vdev, batch,
+	       nports == 2 ? ", 2 ports (one queue and one table each)" : "");
 	dt = run_phase(w, nq, false, &t0);
 	if (dt < 0)
 		return 1;
-	report("insert", w, nq, nrules, t0, dt);
+	report("insert", w, nq, total, t0, dt);
 	dt = run_phase(w, nq, true, &t0);
 	if (dt < 0)
 		return 1;
-	report("destroy", w, nq, nrules, t0, dt);
-	report_lock(port);
+	report("destroy", w, nq, total, t0, dt);
+	if (nports == 1)
+		report_lock(0);
 	free(flows);
-	/* what it created, before the port goes (all rules are gone) */
-	if (rte_flow_template_table_destroy(port, tbl, &err) != 0 ||
-	    rte_flow_actions_template_destroy(port, at, &err) != 0 ||
-	    rte_flow_pattern_template_destroy(port, pt, &err) != 0)
-		fprintf(stderr, "async_bench: tear-down: %s\n", err.message ? err.message : "?");
-	rte_eth_dev_stop(port);
-	rte_eth_dev_close(port);
+	/* what it created, before the ports go (all rules are gone) */
+	for (port = 0; port < nports; port++) {
+		if (rte_flow_template_table_destroy(port, tbl[port], &err) != 0 ||
+		    rte_flow_actions_template_destroy(port, at[port], &err) != 0 ||
+		    rte_flow_pattern_template_destroy(port, pt[port], &err) != 0)
+			fprintf(stderr, "async_bench: tear-down: %s\n",
+				err.message ? err.message : "?");
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
 	rte_eal_cleanup();
 	return 0;
 }
