@@ -2,8 +2,8 @@
 /*
  * Consistency check of a matcher's hash arrays (tests and debugging; a
  * control operation that reads every entry): entry states against the
- * counts, the written bitmap against the entries, rule handles against the
- * slots that hold them.
+ * counts, the written bitmap against the entries, every rule's presence
+ * filter bit, rule handles against the slots that hold them.
  */
 #include "tally_steer_internal.h"
 
@@ -32,6 +32,10 @@ steer_check_array(const struct tally_steer_matcher *m, const uint8_t *ent,
 		if (st != TALLY_STEER_S_VALID)
 			continue;
 		nv++;
+		/* the device skips a key whose filter bit is clear */
+		if (!steer_filter_has(ent, log2, m->stride,
+				      tally_steer_hash(e->key, m->nwords, m->seed)))
+			return -EIO;
 		owner = steer_entry_owner(e, m->nwords);
 		if (owner >= ctx->handles)
 			return -EIO;

@@ -242,7 +242,8 @@ key_5tuple(struct tally_match_key *k, uint32_t sip, uint32_t dip, uint16_t sp,
 
 /* ---- the device's view -------------------------------------------------- */
 
-/* The device's view: walk matcher desc d for key k as the device does. */
+/* The device's view: walk matcher desc d for key k as the device does
+ * (the presence filter first). */
 static inline const struct tally_steer_entry *
 steer_dev_find(const struct tally_steer_matcher_desc *d, const struct tally_match_key *k)
 {
@@ -252,7 +253,15 @@ steer_dev_find(const struct tally_steer_matcher_desc *d, const struct tally_matc
 
 	for (i = 0; i < d->nwords; i++)
 		w[i] = tally_steer_key_word(k, d->words[i].idx) & d->words[i].mask;
-	s = tally_steer_hash(w, d->nwords, h->seed) & mask;
+	s = tally_steer_hash(w, d->nwords, h->seed);
+	/* a clear presence filter bit: the device does not probe */
+	if (h->flags & TALLY_STEER_HTAB_F_FILTER) {
+		uint32_t b = tally_steer_filter_bit(s, h->log2_size);
+
+		if (!((tally_steer_filter(ent, h->log2_size, h->stride)[b >> 3] >> (b & 7)) & 1))
+			return NULL;
+	}
+	s &= mask;
 	for (i = 0; i <= mask; i++, s = (s + 1) & mask) {
 		const struct tally_steer_entry *e = (const void *)(ent + (size_t)s * h->stride);
 		uint32_t st = TALLY_FIELD_GET(e->ctrl, TALLY_STEER_CTRL_STATE_M);
