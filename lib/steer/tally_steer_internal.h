@@ -734,16 +734,31 @@ steer_place(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 	steer_written_set(m->written, ins);
 }
 
-/* steer_place() for a batch insert, into the slot its probe gave: without
- * the written bit (see steer_written_size()). */
+/*
+ * Is slot ins, which a probe for a key of hash h gave, the key's home and
+ * never written (ctrl 0)? Entries of a matcher's array never go back to
+ * ctrl 0 (a delete leaves a TOMB; only a stage empties entries, and no
+ * batch inserts into a stage), so no key of that home was ever placed in
+ * the array: its filter byte is 0 and is written without being read, as
+ * the entry is (steer_place_entry() with fresh). The probe just read the
+ * ctrl word: no other line is touched.
+ */
+static inline bool
+steer_slot_fresh(const struct tally_steer_matcher *m, uint32_t ins, uint32_t h)
+{
+	return ins == (h & ((1u << m->log2) - 1)) && steer_entry(m, ins)->ctrl == 0;
+}
+
+/* steer_place() for a batch insert, into the slot its probe gave (fresh:
+ * steer_slot_fresh()): without the written bit (see steer_written_size()). */
 static inline __attribute__((always_inline)) void
-steer_place_batch(struct tally_steer_matcher *m, uint32_t ins,
+steer_place_batch(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
 		  const struct tally_steer_key *k, uint32_t act_w, uint32_t mark,
 		  uint32_t fate_w, struct tally_steer_rule *r)
 {
 	if (m->written_exact)
 		m->written_exact = false;
-	steer_place_entry(m, ins, false, k, act_w, mark, fate_w, r);
+	steer_place_entry(m, ins, fresh, k, act_w, mark, fate_w, r);
 }
 
 /*
