@@ -134,11 +134,14 @@ tally_steer_rule_insert_batch_locked(struct tally_steer_matcher *m,
 			}
 			act_w |= TALLY_FIELD_PREP(TALLY_STEER_ACT_CNT_M, op->counter);
 		}
-		steer_place_batch(m, ins, steer_slot_fresh(m, ins, op->key.hash), &op->key,
+		/* without the written bit (see steer_written_size()) */
+		steer_place_entry(m, ins, steer_slot_fresh(m, ins, op->key.hash), &op->key,
 				  act_w, op->mark, fate_w, op->r);
 		op->rc = 0;
 		done++;
 	}
+	if (done != 0 && m->written_exact)
+		m->written_exact = false;
 	ctx->nrules += done;
 	return done;
 }

@@ -97,7 +97,8 @@ struct tally_steer_matcher {
 	uint64_t *written;		/* written bitmap (host; read like ent) */
 	/* the bitmap has the bit of every entry ever written, so a clear bit
 	 * proves an EMPTY entry: false once a batch inserted without it
-	 * (steer_place_batch()), true again with a rebuilt or migrated array */
+	 * (tally_steer_rule_insert_batch_locked()), true again with a rebuilt
+	 * or migrated array */
 	bool written_exact;
 	uint32_t par;			/* parity of handle slots in this array */
 	/* Staging: a matcher with a stage has stage != NULL; a stage (never
@@ -192,7 +193,7 @@ struct tally_steer_ctx {
  * probing would have placed it there), so a single insert at that home
  * needs to read neither the entry nor its neighbours (steer_home_fresh()).
  *
- * Batch inserts leave the bitmap alone (steer_place_batch()): they probe
+ * Batch inserts leave the bitmap alone (steer_place_entry()): they probe
  * the entries they prefetched anyway, and with two flow queues the
  * bitmap's lines, 512 entries each, went from one CPU to the other on
  * most inserts (doc/benchmarks.md, async insertion on two queues). A
@@ -701,7 +702,8 @@ steer_entry_publish_fresh(struct tally_steer_entry *e, const uint32_t *w, uint32
  * entry turns VALID with a release store after it). fresh: ins is the key's
  * never-written home slot, whose entry and filter byte are written without
  * being read (see steer_written_size()); else the slot the probe gave (EMPTY
- * or TOMB). The caller counts the rule in ctx->nrules.
+ * or TOMB). The caller counts the rule in ctx->nrules. Not the written bit:
+ * steer_place() sets it, a batch insert leaves it (see steer_written_size()).
  */
 static inline __attribute__((always_inline)) void
 steer_place_entry(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
@@ -747,18 +749,6 @@ static inline bool
 steer_slot_fresh(const struct tally_steer_matcher *m, uint32_t ins, uint32_t h)
 {
 	return ins == (h & ((1u << m->log2) - 1)) && steer_entry(m, ins)->ctrl == 0;
-}
-
-/* steer_place() for a batch insert, into the slot its probe gave (fresh:
- * steer_slot_fresh()): without the written bit (see steer_written_size()). */
-static inline __attribute__((always_inline)) void
-steer_place_batch(struct tally_steer_matcher *m, uint32_t ins, bool fresh,
-		  const struct tally_steer_key *k, uint32_t act_w, uint32_t mark,
-		  uint32_t fate_w, struct tally_steer_rule *r)
-{
-	if (m->written_exact)
-		m->written_exact = false;
-	steer_place_entry(m, ins, fresh, k, act_w, mark, fate_w, r);
 }
 
 /*
