@@ -185,9 +185,8 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	struct rte_flow_pattern_template *pt;
 	struct rte_flow_actions_template *at;
 	struct rte_flow_error err;
-	int rc;
-
 	char pool[32];
+	int rc;
 
 	snprintf(pool, sizeof(pool), "ab_pool%u", port);
 	rc = perf_port_queues(port, pool);

@@ -313,6 +313,31 @@ steer_env_init(struct steer_env *e, uint32_t counters, struct tally_steer_config
 	return tally_steer_ctx_create(sc, &e->ctx);
 }
 
+/* Table id's published matcher list, as the device finds it (NULL: none). */
+static inline const struct tally_steer_mlist *
+steer_dev_mlist(const struct steer_env *e, uint32_t id)
+{
+	const struct tally_steer_root *root =
+		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
+	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
+
+	return (const void *)(uintptr_t)tb[id].mlist;
+}
+
+/* The entry of k in any matcher of table id, in list order (a stage before
+ * its matcher), as the device sees them; NULL: none. */
+static inline const struct tally_steer_entry *
+steer_dev_find_table(const struct steer_env *e, uint32_t id, const struct tally_match_key *k)
+{
+	const struct tally_steer_mlist *ml = steer_dev_mlist(e, id);
+	const struct tally_steer_entry *x = NULL;
+	uint32_t i;
+
+	for (i = 0; ml != NULL && i < ml->num && x == NULL; i++)
+		x = steer_dev_find((const void *)(uintptr_t)ml->matcher[i], k);
+	return x;
+}
+
 static inline void
 steer_env_fini(struct steer_env *e)
 {

@@ -51,13 +51,8 @@ side_fini(struct side *s)
 static const struct tally_steer_entry *
 dev_find(struct side *s, const struct tally_match_key *k)
 {
-	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(s->env.ctx);
-	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[0].mlist;
-	const struct tally_steer_matcher_desc *d = (const void *)(uintptr_t)ml->matcher[0];
-
-	return steer_dev_find(d, k);
+	return steer_dev_find((const void *)(uintptr_t)steer_dev_mlist(&s->env, 0)->matcher[0],
+			      k);
 }
 
 /* The actions the batches use, in turn. */
@@ -295,23 +290,6 @@ test_batch_equals_single(void)
 	return TEST_SUCCESS;
 }
 
-/* The entry the device finds for k in any matcher of table 0 (a stage
- * comes before its matcher), or NULL. */
-static const struct tally_steer_entry *
-dev_find_any(struct steer_env *env, const struct tally_match_key *k)
-{
-	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(env->ctx);
-	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-	const struct tally_steer_mlist *ml = (const void *)(uintptr_t)tb[0].mlist;
-	const struct tally_steer_entry *e = NULL;
-	uint32_t i;
-
-	for (i = 0; i < ml->num && e == NULL; i++)
-		e = steer_dev_find((const void *)(uintptr_t)ml->matcher[i], k);
-	return e;
-}
-
 /*
  * Single inserts into a matcher that batches filled: a batch leaves the
  * written bitmap alone, so a single insert must not take a home slot as
@@ -383,7 +361,7 @@ one_single_after_batch(uint32_t stage_min_log2)
 		const struct tally_steer_entry *e;
 
 		key_of(&k, v);
-		e = dev_find_any(&env, &k);
+		e = steer_dev_find_table(&env, 0, &k);
 		TEST_ASSERT(e != NULL, "key %u: the device sees it", v);
 		TEST_ASSERT_EQ(e->mark, v + 1, "key %u: its own rule", v);
 		TEST_ASSERT_EQ(e->fate, v < 1000 ? 1u : 2u, "key %u", v);

@@ -199,22 +199,11 @@ test_jump_missing_and_loops(void)
 	return TEST_SUCCESS;
 }
 
-/* Table id's published matcher list, as the device finds it (NULL: none). */
-static const struct tally_steer_mlist *
-dev_mlist(struct steer_env *e, uint32_t id)
-{
-	const struct tally_steer_root *root =
-		(const void *)(uintptr_t)tally_steer_ctx_root_iova(e->ctx);
-	const struct tally_steer_tbl *tb = (const void *)(uintptr_t)root->tables_iova;
-
-	return (const void *)(uintptr_t)tb[id].mlist;
-}
-
 /* Matchers in table id's list, and the descriptor of the i-th. */
 static uint32_t
 dev_nmatchers(struct steer_env *e, uint32_t id)
 {
-	const struct tally_steer_mlist *ml = dev_mlist(e, id);
+	const struct tally_steer_mlist *ml = steer_dev_mlist(e, id);
 
 	return ml != NULL ? ml->num : 0;
 }
@@ -222,7 +211,7 @@ dev_nmatchers(struct steer_env *e, uint32_t id)
 static const struct tally_steer_matcher_desc *
 dev_desc_at(struct steer_env *e, uint32_t id, uint32_t i)
 {
-	return (const void *)(uintptr_t)dev_mlist(e, id)->matcher[i];
+	return (const void *)(uintptr_t)steer_dev_mlist(e, id)->matcher[i];
 }
 
 /* Descriptor of the first matcher of table id. */
@@ -230,18 +219,6 @@ static const struct tally_steer_matcher_desc *
 dev_desc(struct steer_env *e, uint32_t id)
 {
 	return dev_desc_at(e, id, 0);
-}
-
-/* The entry of k in any matcher of table id, as the device sees them. */
-static const struct tally_steer_entry *
-dev_find_any(struct steer_env *e, uint32_t id, const struct tally_match_key *k)
-{
-	const struct tally_steer_entry *x = NULL;
-	uint32_t i, n = dev_nmatchers(e, id);
-
-	for (i = 0; i < n && x == NULL; i++)
-		x = steer_dev_find(dev_desc_at(e, id, i), k);
-	return x;
 }
 
 static void
@@ -760,7 +737,7 @@ churn(uint32_t stage_min_log2)
 		TEST_ASSERT(tally_steer_matcher_staged(m) > 0, "rules staged");
 	for (j = 0; j < POOL; j++) {
 		key_n(&k, j);
-		TEST_ASSERT_EQ(dev_find_any(&e, 0, &k) != NULL, r[j] != NULL,
+		TEST_ASSERT_EQ(steer_dev_find_table(&e, 0, &k) != NULL, r[j] != NULL,
 			       "device view of key %u", j);
 		if (r[j] != NULL)
 			TEST_ASSERT_EQ(tally_steer_rule_delete(r[j]), 0, "%u", j);
@@ -834,7 +811,7 @@ test_staged_inserts(void)
 	key_n(&k, 1);
 	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "staged duplicate");
 	TEST_ASSERT_EQ(tally_steer_rule_delete(r[1]), 0, "");
-	TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "deleted while staged");
+	TEST_ASSERT(steer_dev_find_table(&e, 0, &k) == NULL, "deleted while staged");
 	TEST_ASSERT_EQ(tally_steer_matcher_staged(m), 2, "");
 	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &r[1]), 0, "again");
 	for (i = 3; i < N; i++) {
@@ -852,7 +829,7 @@ test_staged_inserts(void)
 	TEST_ASSERT_EQ(tally_steer_matcher_rules(m), N, "");
 	for (i = 0; i < N; i++) {
 		key_n(&k, i);
-		TEST_ASSERT(dev_find_any(&e, 0, &k) != NULL, "device finds %u", i);
+		TEST_ASSERT(steer_dev_find_table(&e, 0, &k) != NULL, "device finds %u", i);
 		TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "%u", i);
 		TEST_ASSERT(tally_steer_rule_matcher(r[i]) == m, "");
 	}
@@ -932,7 +909,8 @@ test_staged_slots_emptied(void)
 	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
 	for (i = 0; i < N; i++) {
 		key_n(&k, i);
-		TEST_ASSERT_EQ(dev_find_any(&e, 0, &k) != NULL, r[i] != NULL, "device view of %u", i);
+		TEST_ASSERT_EQ(steer_dev_find_table(&e, 0, &k) != NULL, r[i] != NULL,
+			       "device view of %u", i);
 		if (r[i] != NULL) {
 			TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), -EEXIST, "%u", i);
 			TEST_ASSERT_EQ(tally_steer_rule_delete(r[i]), 0, "%u", i);
@@ -1044,7 +1022,7 @@ test_park(void)
 	TEST_ASSERT_EQ(tally_steer_rule_insert_batch_locked(m, &enc, &op, 1), 0, "parked");
 	TEST_ASSERT_EQ(op.rc, -EINVAL, "");
 	tally_steer_rule_unreserve_locked(e.ctx, op.r);
-	TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "");
+	TEST_ASSERT(steer_dev_find_table(&e, 0, &k) == NULL, "");
 	TEST_ASSERT_EQ(tally_steer_matcher_unpark_locked(m), 0, "");
 	TEST_ASSERT(!tally_steer_matcher_parked(m), "");
 	TEST_ASSERT_EQ(tally_steer_matcher_unpark_locked(m), 0, "twice");
@@ -1057,11 +1035,11 @@ test_park(void)
 	TEST_ASSERT_EQ(dev_desc_at(&e, 0, 4)->priority, 2, "");
 	for (i = 0; i < 3; i++) {
 		key_n(&k, i);
-		TEST_ASSERT(dev_find_any(&e, 0, &k) == NULL, "%u stays deleted", i);
+		TEST_ASSERT(steer_dev_find_table(&e, 0, &k) == NULL, "%u stays deleted", i);
 	}
 	key_n(&k, 7);
 	TEST_ASSERT_EQ(tally_steer_rule_insert(m, &k, &a, &x), 0, "");
-	TEST_ASSERT(dev_find_any(&e, 0, &k) != NULL, "");
+	TEST_ASSERT(steer_dev_find_table(&e, 0, &k) != NULL, "");
 	TEST_ASSERT_EQ(tally_steer_matcher_check_locked(m), 0, "");
 	TEST_ASSERT_EQ(tally_steer_rule_delete(x), 0, "");
 	/* parked, the table stays busy; the context frees a parked matcher */
