@@ -7,7 +7,7 @@
 #   tally-keys   Tally's steering executor on pre-parsed keys (cls_tally)
 #   tally-full   the same on frames: parse + classify + count (cls_tally)
 #   ts-hash      rte_hash tuple space, one table per mask (cls_peer)
-#   acl-inproc-* librte_acl in cls_peer (bursts of 32, like the others)
+#   acl-inproc-* librte_acl in cls_peer (bursts of BURST, like the others)
 #   acl-*        dpdk-test-acl --alg=scalar|avx2|avx512x32 (its default
 #                --tracestep=256), EAL --force-max-simd-bitwidth=512; an
 #                algorithm this CPU cannot run (avx512x32 without AVX-512)
@@ -23,7 +23,12 @@
 # acl-best.10000=... acl-best-alg=avx512x32" (median Mpps per classifier and
 # rule count, and which algorithm acl-best is), is for devtools/bench-all.sh.
 #
-# Environment: ROUNDS (5), SIZES ("1000 10000"), PACKETS (1000000), ITER
+# Tally, the tuple space and the in-process ACL classify bursts of BURST
+# frames (64: what one step of the device takes from the wire and
+# classifies together, TALLY_MODEL_BURST); dpdk-test-acl classifies 256
+# per call (its --tracestep default).
+#
+# Environment: ROUNDS (5), SIZES ("1000 10000"), PACKETS (1000000), BURST (64), ITER
 # (passes per process, 3; a round's value is the median of its passes),
 # SEED (1), CPU (0: the core every process runs on), DPDK_TEST_ACL (path),
 # TALLY_TEST_MEM (devtools/eal-mem.sh: hugepages with IOVA as PA by default,
@@ -37,6 +42,7 @@ ROUNDS=${ROUNDS:-5}
 SIZES=${SIZES:-"1000 10000"}
 PACKETS=${PACKETS:-1000000}
 ITER=${ITER:-3}
+BURST=${BURST:-64}
 SEED=${SEED:-1}
 CPU=${CPU:-0}
 ALGS="scalar avx2 avx512x32"
@@ -60,9 +66,10 @@ trap 'rm -rf "$work" "/var/run/dpdk/bench-cls-$$"' EXIT
 res=$work/results.txt
 : >"$res"
 gen=(--packets "$PACKETS" --seed "$SEED")
+run=("${gen[@]}" --burst "$BURST" --iter "$ITER")
 
 echo "bench-cls: $(nproc) cpus, load: $(cut -d' ' -f1-3 /proc/loadavg); rounds $ROUNDS," \
-     "sizes $SIZES, $PACKETS packets, $ITER passes per run, core $CPU"
+     "sizes $SIZES, $PACKETS packets, bursts of $BURST, $ITER passes per run, core $CPU"
 
 acl_run() {	# acl_run N ALG ITER VERBOSE
 	"$acl_tool" "${eal[@]}" -- --rulesf="$work/$1/acl.rules" \
@@ -112,13 +119,13 @@ record() {	# record ROUND; RESULT lines on stdin
 
 for round in $(seq 1 "$ROUNDS"); do
 	for n in $SIZES; do
-		taskset -c "$CPU" "$perf/cls_tally" --rules "$n" "${gen[@]}" --iter "$ITER" \
+		taskset -c "$CPU" "$perf/cls_tally" --rules "$n" "${run[@]}" \
 			>"$work/tally.out" || { cat "$work/tally.out"; exit 1; }
 		record "$round" <"$work/tally.out"
 		[ "$round" != 1 ] || grep -E '^tally:' "$work/tally.out" | sed "s/^/[$n] /"
 		[ "$round" != 1 ] || grep -E '^RESULT bench=tally-keys' "$work/tally.out" |
 			sed -n "1s/.*stage_cyc=\([0-9.]*\).*/[$n] tally-keys includes \1 cycles\/packet of key copy/p"
-		"$perf/cls_peer" "${eal[@]}" -- --rules "$n" "${gen[@]}" --iter "$ITER" \
+		"$perf/cls_peer" "${eal[@]}" -- --rules "$n" "${run[@]}" \
 			>"$work/peer.out" 2>&1 || { cat "$work/peer.out"; exit 1; }
 		record "$round" <"$work/peer.out"
 		for alg in $ALGS; do
