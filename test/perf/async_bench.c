@@ -28,6 +28,11 @@
  * CPUs of this machine allow any two-queue figure (the engine lock's line
  * is then not reported).
  *
+ * With ASYNC_BENCH_TABLES=2 and 2 queues, one port: each worker has a
+ * template table of its own (groups 0 and 1, rules/2 rules each, so each
+ * array is as full as the shared one), hence a matcher and a hash array of
+ * its own, while the port, its engine lock and its counts stay shared.
+ *
  * usage: async_bench [rules [queues [eal_mem_mb [batch]]]]
  *        (default 1000000 1 2048 64); queues 1 or 2 (lcores 0..queues-1)
  */
@@ -157,7 +162,7 @@ worker_loop(struct worker *w)
 }
 
 static int
-setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
+setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize, uint32_t ntbl,
       struct rte_flow_template_table **tbl, struct rte_flow_pattern_template **ptp,
       struct rte_flow_actions_template **atp)
 {
@@ -177,7 +182,7 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	const struct rte_flow_actions_template_attr ata = { .ingress = 1 };
 	struct rte_flow_template_table_attr ta = {
 		.flow_attr = { .ingress = 1 },
-		.nb_flows = nrules,
+		.nb_flows = nrules / ntbl,
 	};
 	struct rte_flow_port_attr pa = { .nb_counters = nrules };
 	struct rte_flow_queue_attr qa = { .size = qsize };
@@ -186,6 +191,7 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	struct rte_flow_actions_template *at;
 	struct rte_flow_error err;
 	char pool[32];
+	uint32_t i;
 	int rc;
 
 	snprintf(pool, sizeof(pool), "ab_pool%u", port);
@@ -204,10 +210,13 @@ setup(uint16_t port, uint32_t nrules, uint32_t nq, uint32_t qsize,
 	}
 	*ptp = pt;
 	*atp = at;
-	*tbl = rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &err);
-	if (*tbl == NULL) {
-		fprintf(stderr, "table: %s\n", err.message ? err.message : "?");
-		return -EINVAL;
+	for (i = 0; i < ntbl; i++) {
+		ta.flow_attr.group = i;
+		tbl[i] = rte_flow_template_table_create(port, &ta, &pt, 1, &at, 1, &err);
+		if (tbl[i] == NULL) {
+			fprintf(stderr, "table: %s\n", err.message ? err.message : "?");
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -315,6 +324,8 @@ main(int argc, char **argv)
 	const char *floor_so = perf_floor_so("ASYNC_BENCH_FLOOR");
 	const char *slots = getenv("ASYNC_BENCH_FLOOR_SLOTS");	/* "": none */
 	const char *ports = getenv("ASYNC_BENCH_PORTS");
+	const char *tables = getenv("ASYNC_BENCH_TABLES");
+	uint32_t ntbl = 1;
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -328,6 +339,13 @@ main(int argc, char **argv)
 			return 2;
 		}
 		nports = 2;
+	}
+	if (tables != NULL && *tables != '\0' && strcmp(tables, "1") != 0) {
+		if (strcmp(tables, "2") != 0 || nq != 2 || nports != 1) {
+			fprintf(stderr, "ASYNC_BENCH_TABLES=2 goes with 2 queues on one port\n");
+			return 2;
+		}
+		ntbl = 2;
 	}
 	total = nports == 2 ? 2 * nrules : nrules;
 	while (cnt < nrules)
@@ -357,8 +375,8 @@ main(int argc, char **argv)
 		}
 	}
 	for (port = 0; port < nports; port++) {
-		if (setup(port, nrules, nports == 2 ? 1 : nq, 2 * batch, &tbl[port], &pt[port],
-			  &at[port]) != 0) {
+		if (setup(port, nrules, nports == 2 ? 1 : nq, 2 * batch, ntbl, &tbl[port],
+			  &pt[port], &at[port]) != 0) {
 			fprintf(stderr, "port/template set-up failed\n");
 			return 1;
 		}
@@ -374,11 +392,12 @@ main(int argc, char **argv)
 		w[i].first = i * w[i].n;
 		w[i].batch = batch;
 		w[i].nq = nq;
-		w[i].tbl = tbl[w[i].port];
+		w[i].tbl = tbl[ntbl == 2 ? i : w[i].port];
 		w[i].flows = flows;
 	}
-	printf("async_bench: vdev %s, batch %u%s\n", vdev, batch,
-	       nports == 2 ? ", 2 ports (one queue and one table each)" : "");
+	printf("async_bench: vdev %s, batch %u%s%s\n", vdev, batch,
+	       nports == 2 ? ", 2 ports (one queue and one table each)" : "",
+	       ntbl == 2 ? ", 2 tables (one per queue)" : "");
 	dt = run_phase(w, nq, false, &t0);
 	if (dt < 0)
 		return 1;
@@ -392,7 +411,8 @@ main(int argc, char **argv)
 	free(flows);
 	/* what it created, before the ports go (all rules are gone) */
 	for (port = 0; port < nports; port++) {
-		if (rte_flow_template_table_destroy(port, tbl[port], &err) != 0 ||
+		if ((ntbl == 2 && rte_flow_template_table_destroy(port, tbl[1], &err) != 0) ||
+		    rte_flow_template_table_destroy(port, tbl[port], &err) != 0 ||
 		    rte_flow_actions_template_destroy(port, at[port], &err) != 0 ||
 		    rte_flow_pattern_template_destroy(port, pt[port], &err) != 0)
 			fprintf(stderr, "async_bench: tear-down: %s\n",
