@@ -24,19 +24,14 @@ static const uint16_t dport_ranges[][2] = {
 	{ 6000, 6063 }, { 8080, 8081 }, { 5000, 5099 },
 };
 
-struct fp_set {
-	uint64_t *v;
-	uint32_t mask;
-};
-
 struct gen {
 	uint64_t st;
 	uint32_t *srv;			/* server /24 networks in 10/8 */
 	uint32_t nsrv;
 	uint32_t *cli;			/* client /24 networks */
 	uint32_t ncli;
-	struct fp_set seen;		/* rule fingerprints */
-	struct fp_set dips;		/* destination hosts of range rules */
+	struct cls_fp_set seen;		/* rule fingerprints */
+	struct cls_fp_set dips;		/* destination hosts of range rules */
 };
 
 static uint64_t
@@ -61,8 +56,8 @@ pmask(uint8_t len)
 	return len ? ~0u << (32 - len) : 0;
 }
 
-static int
-fp_init(struct fp_set *s, uint32_t n)
+int
+cls_fp_init(struct cls_fp_set *s, uint32_t n)
 {
 	uint32_t cap = 64;
 
@@ -73,9 +68,15 @@ fp_init(struct fp_set *s, uint32_t n)
 	return s->v == NULL ? -ENOMEM : 0;
 }
 
-/* Add fp (never 0); returns 0 if it was new, 1 if already present. */
-static int
-fp_add(struct fp_set *s, uint64_t fp)
+void
+cls_fp_free(struct cls_fp_set *s)
+{
+	free(s->v);
+	s->v = NULL;
+}
+
+int
+cls_fp_add(struct cls_fp_set *s, uint64_t fp)
 {
 	uint32_t i = (uint32_t)(fp ^ (fp >> 32)) & s->mask;
 
@@ -88,6 +89,18 @@ fp_add(struct fp_set *s, uint64_t fp)
 			return 0;
 		}
 	}
+}
+
+int
+cls_fp_has(const struct cls_fp_set *s, uint64_t fp)
+{
+	uint32_t i = (uint32_t)(fp ^ (fp >> 32)) & s->mask;
+
+	fp |= 1;
+	for (; s->v[i] != 0; i = (i + 1) & s->mask)
+		if (s->v[i] == fp)
+			return 1;
+	return 0;
 }
 
 static uint64_t
@@ -228,7 +241,7 @@ rule_make(struct gen *g, uint8_t band, uint8_t shape, struct cls_rule *r)
 	case CLS_RANGE:
 		do {
 			a = srv_host(g);
-		} while (fp_add(&g->dips, a));
+		} while (cls_fp_add(&g->dips, a));
 		rule_proto(r, rnd_proto(g));
 		rule_dip(r, a, 32);
 		if (shape == 0) {
@@ -280,7 +293,7 @@ gen_rules(struct gen *g, struct cls_set *s)
 					if (++tries > MISS_TRIES)
 						return -EDOM;	/* shape space exhausted */
 					rule_make(g, (uint8_t)b, (uint8_t)sh, &s->rules[n]);
-				} while (fp_add(&g->seen, rule_fp(&s->rules[n])));
+				} while (cls_fp_add(&g->seen, rule_fp(&s->rules[n])));
 			}
 		}
 	}
@@ -441,7 +454,7 @@ cls_set_gen(const struct cls_params *p, struct cls_set *s)
 	rc = -ENOMEM;
 	if (s->rules == NULL || s->pkts == NULL || s->expect == NULL ||
 	    s->expect_cnt == NULL || pools_init(&g, s->nrules) != 0 ||
-	    fp_init(&g.seen, s->nrules) != 0 || fp_init(&g.dips, s->nrules) != 0)
+	    cls_fp_init(&g.seen, s->nrules) != 0 || cls_fp_init(&g.dips, s->nrules) != 0)
 		goto out;
 	rc = gen_rules(&g, s);
 	if (rc == 0)
@@ -452,8 +465,8 @@ out:
 	cls_ref_free(ref);
 	free(g.srv);
 	free(g.cli);
-	free(g.seen.v);
-	free(g.dips.v);
+	cls_fp_free(&g.seen);
+	cls_fp_free(&g.dips);
 	if (rc != 0)
 		cls_set_free(s);
 	return rc;

@@ -86,6 +86,20 @@ void cls_set_free(struct cls_set *s);
 /* True when pkt matches rule r. */
 int cls_rule_match(const struct cls_rule *r, const struct cls_pkt *p);
 
+/* ---- a set of 64-bit fingerprints (open addressing; 0 and 1 are one) ---- */
+struct cls_fp_set {
+	uint64_t *v;
+	uint32_t mask;
+};
+
+/* Room for n fingerprints; 0 or -ENOMEM. */
+int cls_fp_init(struct cls_fp_set *s, uint32_t n);
+void cls_fp_free(struct cls_fp_set *s);
+/* Add fp; returns 0 if it was new, 1 if already present. */
+int cls_fp_add(struct cls_fp_set *s, uint64_t fp);
+/* 1 if fp is in the set, else 0. */
+int cls_fp_has(const struct cls_fp_set *s, uint64_t fp);
+
 /* ---- reference classifier (linear in priority order, bucketed by dst) ---- */
 struct cls_ref;
 int cls_ref_build(const struct cls_set *s, struct cls_ref **out);

@@ -26,12 +26,6 @@ struct vkey {
 	uint8_t proto;
 };
 
-/* Open-addressed set of 64-bit key digests (0 marks a free slot). */
-struct vset {
-	uint64_t *v;
-	uint32_t mask;
-};
-
 static uint64_t
 vkey_digest(const struct vkey *k)
 {
@@ -41,40 +35,7 @@ vkey_digest(const struct vkey *k)
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return h | 1;
-}
-
-static int
-vset_init(struct vset *s, uint32_t n)
-{
-	uint32_t size = 16;
-
-	while (size < 4 * n)
-		size <<= 1;
-	s->v = calloc(size, sizeof(*s->v));
-	s->mask = size - 1;
-	return s->v == NULL ? -1 : 0;
-}
-
-static void
-vset_add(struct vset *s, uint64_t d)
-{
-	uint32_t i = (uint32_t)d & s->mask;
-
-	while (s->v[i] != 0 && s->v[i] != d)
-		i = (i + 1) & s->mask;
-	s->v[i] = d;
-}
-
-static int
-vset_has(const struct vset *s, uint64_t d)
-{
-	uint32_t i = (uint32_t)d & s->mask;
-
-	for (; s->v[i] != 0; i = (i + 1) & s->mask)
-		if (s->v[i] == d)
-			return 1;
-	return 0;
+	return h;
 }
 
 static struct vkey
@@ -100,10 +61,10 @@ vkey_bits(const struct vkey *m)
 struct visits {
 	uint32_t nt;
 	struct vkey *mask;		/* per tuple */
-	struct vset *ent;		/* per tuple: its entries */
+	struct cls_fp_set *ent;		/* per tuple: its entries */
 	uint32_t *gend;			/* per tuple: last of the group it starts, 0: none */
 	struct vkey *gmask;		/* per group start: the shared mask */
-	struct vset *gent;		/* per group start: its entries under gmask */
+	struct cls_fp_set *gent;		/* per group start: its entries under gmask */
 };
 
 static int
@@ -125,13 +86,13 @@ visits_build(struct visits *v, const struct cls_tuples *t, int min_bits, uint32_
 
 		v->mask[j] = (struct vkey){ .sip = tp->sip_m, .dip = tp->dip_m, .sp = tp->sp_m,
 					    .dp = tp->dp_m, .proto = tp->proto_m };
-		if (vset_init(&v->ent[j], tp->n) != 0)
+		if (cls_fp_init(&v->ent[j], tp->n) != 0)
 			return -1;
 		for (q = tp->first; q < tp->first + tp->n; q++) {
 			const struct cls_entry *en = &t->ent[q];
 			struct vkey kk = { en->sip, en->dip, en->sp, en->dp, en->proto };
 
-			vset_add(&v->ent[j], vkey_digest(&kk));
+			cls_fp_add(&v->ent[j], vkey_digest(&kk));
 		}
 	}
 	for (j = from; j < v->nt; j = e + 1) {
@@ -150,7 +111,7 @@ visits_build(struct visits *v, const struct cls_tuples *t, int min_bits, uint32_
 		v->gmask[j] = g;
 		for (k = j, n = 0; k <= e; k++)
 			n += t->tup[k].n;
-		if (vset_init(&v->gent[j], n) != 0)
+		if (cls_fp_init(&v->gent[j], n) != 0)
 			return -1;
 		for (k = j; k <= e; k++) {
 			for (q = t->tup[k].first; q < t->tup[k].first + t->tup[k].n; q++) {
@@ -158,7 +119,7 @@ visits_build(struct visits *v, const struct cls_tuples *t, int min_bits, uint32_
 				struct vkey kk = { en->sip, en->dip, en->sp, en->dp, en->proto };
 				struct vkey km = vkey_and(&kk, &g);
 
-				vset_add(&v->gent[j], vkey_digest(&km));
+				cls_fp_add(&v->gent[j], vkey_digest(&km));
 			}
 		}
 		printf("group: tuples %u-%u share %d bits (sip %08x dip %08x sport %04x dport %04x "
@@ -174,9 +135,9 @@ visits_free(struct visits *v)
 
 	for (j = 0; j < v->nt; j++) {
 		if (v->ent != NULL)
-			free(v->ent[j].v);
+			cls_fp_free(&v->ent[j]);
 		if (v->gent != NULL)
-			free(v->gent[j].v);
+			cls_fp_free(&v->gent[j]);
 	}
 	free(v->mask);
 	free(v->ent);
@@ -191,7 +152,7 @@ visits_hit(const struct visits *v, uint32_t j, const struct vkey *k)
 {
 	struct vkey km = vkey_and(k, &v->mask[j]);
 
-	return vset_has(&v->ent[j], vkey_digest(&km));
+	return cls_fp_has(&v->ent[j], vkey_digest(&km));
 }
 
 int
@@ -243,7 +204,7 @@ main(int argc, char **argv)
 				struct vkey km = vkey_and(&k, &v.gmask[j]);
 
 				tests++;
-				if (!vset_has(&v.gent[j], vkey_digest(&km))) {
+				if (!cls_fp_has(&v.gent[j], vkey_digest(&km))) {
 					skips++;
 					j = v.gend[j] + 1;
 					continue;
