@@ -304,6 +304,18 @@ report_lock(uint16_t port)
 	free(buf);
 }
 
+/* An environment count of 1 (unset, empty or "1") or 2; -1 for anything
+ * else. */
+static int
+env_one_or_two(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL || *v == '\0' || strcmp(v, "1") == 0)
+		return 1;
+	return strcmp(v, "2") == 0 ? 2 : -1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -319,13 +331,12 @@ main(int argc, char **argv)
 	struct worker w[MAX_Q];
 	struct rte_flow **flows;
 	double dt, t0;
-	uint32_t i, cnt = 1, nports = 1, total;
+	uint32_t i, cnt = 1, total;
 	uint16_t port;
 	const char *floor_so = perf_floor_so("ASYNC_BENCH_FLOOR");
 	const char *slots = getenv("ASYNC_BENCH_FLOOR_SLOTS");	/* "": none */
-	const char *ports = getenv("ASYNC_BENCH_PORTS");
-	const char *tables = getenv("ASYNC_BENCH_TABLES");
-	uint32_t ntbl = 1;
+	int nports = env_one_or_two("ASYNC_BENCH_PORTS");
+	int ntbl = env_one_or_two("ASYNC_BENCH_TABLES");
 
 	if (nq < 1 || nq > MAX_Q || nrules == 0 || nrules % nq != 0 || batch == 0 ||
 	    batch > 4096) {
@@ -333,19 +344,13 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	if (ports != NULL && *ports != '\0' && strcmp(ports, "1") != 0) {
-		if (strcmp(ports, "2") != 0 || nq != 2) {
-			fprintf(stderr, "ASYNC_BENCH_PORTS=2 goes with 2 queues\n");
-			return 2;
-		}
-		nports = 2;
+	if (nports < 0 || (nports == 2 && nq != 2)) {
+		fprintf(stderr, "ASYNC_BENCH_PORTS=2 goes with 2 queues\n");
+		return 2;
 	}
-	if (tables != NULL && *tables != '\0' && strcmp(tables, "1") != 0) {
-		if (strcmp(tables, "2") != 0 || nq != 2 || nports != 1) {
-			fprintf(stderr, "ASYNC_BENCH_TABLES=2 goes with 2 queues on one port\n");
-			return 2;
-		}
-		ntbl = 2;
+	if (ntbl < 0 || (ntbl == 2 && (nq != 2 || nports != 1))) {
+		fprintf(stderr, "ASYNC_BENCH_TABLES=2 goes with 2 queues on one port\n");
+		return 2;
 	}
 	total = nports == 2 ? 2 * nrules : nrules;
 	while (cnt < nrules)
