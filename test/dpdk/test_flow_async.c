@@ -1362,6 +1362,59 @@ test_not_configured(void)
 	return TEST_SUCCESS;
 }
 
+/* Flow objects the port allocated ahead (rte_flow_dev_dump). */
+static uint64_t
+objs_ahead(const struct tport *t)
+{
+	uint64_t v;
+
+	return dump_count((uint16_t)t->fp.port, "flow objects allocated ahead ", &v) == 0 ?
+	       v : UINT64_MAX;
+}
+
+/*
+ * Each table allocates flow objects ahead for its own rules and for those
+ * the other tables still have room for, so that the rules of every table
+ * are created without allocating: a second table adds its own count.
+ */
+static int
+test_objects_ahead_per_table(void)
+{
+	const struct rte_flow_template_table_attr ta_b = {
+		.flow_attr = { .ingress = 1, .group = 1 }, .nb_flows = 200,
+	};
+	struct rte_flow_template_table *tb_b, *tb_c;
+	struct rte_flow_error e;
+	struct tport t;
+	uint16_t port;
+	uint32_t i;
+
+	TEST_ASSERT_EQ(tp_port_open(&t, "", 2, 1, 1024), 0, "port");
+	port = (uint16_t)t.fp.port;
+	TEST_ASSERT_EQ(tp_templates(&t, src_tmpl), 0, "templates");
+	TEST_ASSERT_U64_EQ(objs_ahead(&t), 0, "no table yet");
+	t.tbl = tp_table(&t, 100, &t.pt, 1, &t.at, 1);
+	TEST_ASSERT(t.tbl != NULL, "table of 100");
+	TEST_ASSERT_U64_EQ(objs_ahead(&t), 100, "one table of 100");
+	tb_b = rte_flow_template_table_create(port, &ta_b, &t.pt, 1, &t.at, 1, &e);
+	TEST_ASSERT(tb_b != NULL, "table of 200: %s", e.message ? e.message : "?");
+	TEST_ASSERT_U64_EQ(objs_ahead(&t), 300, "tables of 100 and 200");
+	/* 50 rules of the first table: the queue's cache gives them, and
+	 * takes as many from the objects ahead */
+	for (i = 0; i < 50; i++)
+		TEST_ASSERT(q_create_pp(&t, 0, i, 0, NULL, &e, true) != NULL, "create %u", i);
+	TEST_ASSERT_EQ(rte_flow_push(port, 0, &e), 0, "push");
+	TEST_ASSERT_EQ(q_expect(&t, 0, 50, 50), TEST_SUCCESS, "50 creates");
+	TEST_ASSERT_U64_EQ(objs_ahead(&t), 250, "after 50 rules");
+	/* a third table of 10: room for 50 + 200 + 10 */
+	tb_c = tp_table(&t, 10, &t.pt, 1, &t.at, 1);
+	TEST_ASSERT(tb_c != NULL, "table of 10");
+	TEST_ASSERT_U64_EQ(objs_ahead(&t), 260, "room left in three tables");
+	TEST_ASSERT_EQ(rte_flow_template_table_destroy(port, tb_c, &e), 0, "destroy table");
+	tp_close(&t);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_info_configure),
 	TEST_CASE(test_not_configured),
@@ -1377,6 +1430,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_batch_counters_beyond_stock),
 	TEST_CASE(test_bad_operations),
 	TEST_CASE(test_queue_indirect_count),
+	TEST_CASE(test_objects_ahead_per_table),
 };
 
 int

@@ -681,11 +681,13 @@ tally_flow_dump(struct rte_eth_dev *dev, struct rte_flow *flow, FILE *f,
 		" host bytes; matchers %u, idle matchers %u, pre-sized matchers %u;"
 		" counters %u in use, %u free, %u pending reuse;"
 		" key builder %" PRIu64 " keys, action builder %" PRIu64 " actions;"
+		" flow objects allocated ahead %u;"
 		" engine lock taken %" PRIu64 " times, %" PRIu64 " after a wait\n",
 		dev->data->port_id, fc->nb_flows, fc->isolated ? " (isolated)" : "",
 		ms.dev_bytes, ms.dev_deferred, ms.host_bytes, nm[0], nm[1],
 		fc->presized != NULL ? 1u : 0u, in_use,
 		free_now, pending, fc->shape.keys, fc->ashape.acts,
+		tally_tmpl_spare_count(fc),
 		tally_lock_taken(&fc->lock), tally_lock_waited(&fc->lock));
 	for (i = 0; (it = flow_at(fc, i, &fm)) != FLOW_END; i++)
 		if (it != NULL)

@@ -355,18 +355,33 @@ tally_tmpl_spare_room(struct tally_flow_tmpl *t, uint32_t n)
 	return 0;
 }
 
-/* Allocate flow objects ahead until n are spare: a table's, at its
- * creation, so that creating its rules touches no new memory. Without
- * room for n pointers, as many as fit: later creates allocate theirs. */
+/*
+ * Allocate flow objects ahead: at a table's creation, n for its rules and
+ * one for each rule the other tables still have room for, so that creating
+ * the rules of all of them touches no new memory (the spare objects are the
+ * port's, taken by any table's creates). Without room for that many
+ * pointers, as many as fit: later creates allocate theirs.
+ */
 static void
 spare_fill(struct tally_flow_ctx *fc, uint32_t n)
 {
 	struct tally_flow_tmpl *t = fc->tmpl;
+	const struct rte_flow_template_table *tb;
+	uint64_t want = n;
 	struct rte_flow *f;
 
-	(void)tally_tmpl_spare_room(t, n);
-	while (t->nspare < RTE_MIN(n, t->spare_cap) && (f = tally_flow_obj_get(fc)) != NULL)
+	TAILQ_FOREACH(tb, &t->tables, next)
+		want += tb->nb_flows - RTE_MIN(*tb->nb_rules, tb->nb_flows);
+	want = RTE_MIN(want, (uint64_t)UINT32_MAX);
+	(void)tally_tmpl_spare_room(t, (uint32_t)want);
+	while (t->nspare < RTE_MIN(want, t->spare_cap) && (f = tally_flow_obj_get(fc)) != NULL)
 		t->spare[t->nspare++] = f;
+}
+
+uint32_t
+tally_tmpl_spare_count(const struct tally_flow_ctx *fc)
+{
+	return fc->tmpl != NULL ? fc->tmpl->nspare : 0;
 }
 
 /* Creates on tb enqueued but not run yet, in any queue. */
