@@ -79,6 +79,14 @@ tally_cnt_pool_destroy(struct tally_cnt_pool *pool)
 	tally_free(pool);
 }
 
+void
+tally_cnt_pool_populate(struct tally_cnt_pool *pool, uint32_t n)
+{
+	if (pool != NULL && n != 0)
+		tally_hmem_populate(pool->state, (size_t)TALLY_MIN(n, pool->num) *
+				    sizeof(pool->state[0]));
+}
+
 /* Sequence-locked baseline write; concurrent writers exclude each other.
  * With dp/db, also returns what the new baseline removes (new - old), read
  * from the same bank load, so a read-and-reset loses no frame. Without

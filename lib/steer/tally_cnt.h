@@ -134,6 +134,10 @@ struct tally_cnt_pool {
 int tally_cnt_pool_create(const struct tally_cnt_pool_config *cfg,
 			  struct tally_cnt_pool **out);
 void tally_cnt_pool_destroy(struct tally_cnt_pool *pool);
+/* Make the state of the first n counters resident now (the counters are
+ * handed out lowest first), so that allocating them takes no page fault:
+ * with huge pages, a fault zeroes 2 MiB under the caller's lock. */
+void tally_cnt_pool_populate(struct tally_cnt_pool *pool, uint32_t n);
 
 /* New counter with one reference, reading 0. -ENOSPC: none free and none
  * pending; -EAGAIN: only counters still waiting for a fence (one was

@@ -103,11 +103,13 @@ tally_flow_init(struct tally_adapter *ad)
 	 * header field takes: the field's word and the word of the frame's
 	 * layers; a longer key populates the rest then); so are the flow
 	 * objects of as many rules, which creates would otherwise fault in
-	 * a page at a time */
+	 * a page at a time, and the state of as many counters, which their
+	 * allocations would fault in 2 MiB at a time under the engine lock */
 	if (tally_flow_presize_fits(fc, TALLY_FLOW_PRESIZE_WORDS)) {
 		tally_flow_mem_populate(fc, tally_steer_reserve_bytes(fc->cnt->num,
 								      TALLY_FLOW_PRESIZE_WORDS));
 		(void)tally_steer_ctx_reserve_handles(fc->steer, fc->cnt->num);
+		tally_cnt_pool_populate(fc->cnt, fc->cnt->num);
 	}
 	tally_hal_ctrl_update(&ad->hal, TALLY_CTRL_STEER, 0);
 	return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tally_test.h"
 #include "steer_test_util.h"
@@ -322,6 +323,49 @@ test_baseline_only_when_needed(void)
 	return TEST_SUCCESS;
 }
 
+/* Resident 4 KiB pages of [p, p + len), p page aligned. */
+static long
+resident_pages(const void *p, size_t len)
+{
+	size_t n = (len + 4095) / 4096, i;
+	unsigned char *vec = malloc(n);
+	long r = 0;
+
+	if (vec == NULL || mincore((void *)p, len, vec) != 0) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		r += vec[i] & 1;
+	free(vec);
+	return r;
+}
+
+/* The state of the first n counters is made resident ahead of their
+ * allocation (it is untouched before); n beyond the pool is clamped. */
+static int
+test_populate_state(void)
+{
+	const uint32_t num = 1u << 20, n = 600000;
+	const size_t len = (size_t)n * sizeof(uint32_t);
+	struct cnt_env e;
+	uint32_t idx;
+
+	TEST_ASSERT_EQ(env_init(&e, num, 0, 0), 0, "pool create");
+	TEST_ASSERT_EQ(resident_pages(e.pool->state, len), 0, "state untouched at creation");
+	tally_cnt_pool_populate(e.pool, n);
+	TEST_ASSERT_EQ(resident_pages(e.pool->state, len), (long)((len + 4095) / 4096),
+		       "state of %u counters resident", n);
+	tally_cnt_pool_populate(e.pool, UINT32_MAX);
+	TEST_ASSERT_EQ(resident_pages(e.pool->state, (size_t)num * sizeof(uint32_t)),
+		       (long)((size_t)num * sizeof(uint32_t) / 4096), "clamped to the pool");
+	/* populated state is still free state: allocation starts at 0 */
+	TEST_ASSERT_EQ(tally_cnt_alloc(e.pool, &idx), 0, "alloc");
+	TEST_ASSERT_EQ(idx, 0, "first counter");
+	env_fini(&e);
+	return TEST_SUCCESS;
+}
+
 static const struct tally_test_case cases[] = {
 	TEST_CASE(test_alloc_all_then_enospc),
 	TEST_CASE(test_sub_range),
@@ -331,6 +375,7 @@ static const struct tally_test_case cases[] = {
 	TEST_CASE(test_alloc_free_churn),
 	TEST_CASE(test_pending_batches),
 	TEST_CASE(test_baseline_only_when_needed),
+	TEST_CASE(test_populate_state),
 };
 
 TEST_MAIN("steer-cnt", cases)
