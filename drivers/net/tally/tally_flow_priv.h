@@ -426,11 +426,6 @@ bool tally_flow_ashape_acts(struct tally_flow_ashape *s,
 void tally_flow_ashape_learn(struct tally_flow_ashape *s,
 			     const struct rte_flow_action actions[]);
 
-/* ---- tally_flow_tmpl.c ----------------------------------------------------- */
-
-/* Flow objects the template tables allocated ahead (lock held). */
-uint32_t tally_tmpl_spare_count(const struct tally_flow_ctx *fc);
-
 /* ---- tally_flow_xfer.c: transfer rules ------------------------------------- */
 
 /* A transfer rule, checked (tally_flow_xfer_check()) but not bound to resources. */

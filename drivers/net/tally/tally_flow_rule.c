@@ -32,6 +32,7 @@
 #include "tally_pmd.h"
 #include "tally_flow.h"
 #include "tally_flow_priv.h"
+#include "tally_flow_tmpl.h"
 #include "tally_logs.h"
 
 /* ---- lifecycle ----------------------------------------------------------- */

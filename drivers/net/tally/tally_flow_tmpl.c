@@ -378,11 +378,6 @@ spare_fill(struct tally_flow_ctx *fc, uint32_t n)
 		t->spare[t->nspare++] = f;
 }
 
-uint32_t
-tally_tmpl_spare_count(const struct tally_flow_ctx *fc)
-{
-	return fc->tmpl != NULL ? fc->tmpl->nspare : 0;
-}
 
 /* Creates on tb enqueued but not run yet, in any queue. */
 static bool

@@ -193,6 +193,13 @@ struct tally_flow_tmpl {
 	uint32_t spare_cap;
 };
 
+/* Flow objects the template tables allocated ahead (lock held). */
+static inline uint32_t
+tally_tmpl_spare_count(const struct tally_flow_ctx *fc)
+{
+	return fc->tmpl != NULL ? fc->tmpl->nspare : 0;
+}
+
 /* Room in t->spare for n objects: 0 or -ENOMEM (t->spare as it was). */
 int tally_tmpl_spare_room(struct tally_flow_tmpl *t, uint32_t n);
 
