@@ -378,7 +378,6 @@ spare_fill(struct tally_flow_ctx *fc, uint32_t n)
 		t->spare[t->nspare++] = f;
 }
 
-
 /* Creates on tb enqueued but not run yet, in any queue. */
 static bool
 table_pending(const struct tally_flow_tmpl *t, const struct rte_flow_template_table *tb)
