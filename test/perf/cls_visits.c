@@ -42,6 +42,14 @@ vkey_digest(const struct vkey *k)
 }
 
 static struct vkey
+vkey_of_entry(const struct cls_entry *en)
+{
+	struct vkey k = { en->sip, en->dip, en->sp, en->dp, en->proto };
+
+	return k;
+}
+
+static struct vkey
 vkey_and(const struct vkey *k, const struct vkey *m)
 {
 	struct vkey r = {
@@ -92,8 +100,7 @@ visits_build(struct visits *v, const struct cls_tuples *t, int min_bits, uint32_
 		if (cls_fp_init(&v->ent[j], tp->n) != 0)
 			return -1;
 		for (q = tp->first; q < tp->first + tp->n; q++) {
-			const struct cls_entry *en = &t->ent[q];
-			struct vkey kk = { en->sip, en->dip, en->sp, en->dp, en->proto };
+			struct vkey kk = vkey_of_entry(&t->ent[q]);
 
 			cls_fp_add(&v->ent[j], vkey_digest(&kk));
 		}
@@ -118,8 +125,7 @@ visits_build(struct visits *v, const struct cls_tuples *t, int min_bits, uint32_
 			return -1;
 		for (k = j; k <= e; k++) {
 			for (q = t->tup[k].first; q < t->tup[k].first + t->tup[k].n; q++) {
-				const struct cls_entry *en = &t->ent[q];
-				struct vkey kk = { en->sip, en->dip, en->sp, en->dp, en->proto };
+				struct vkey kk = vkey_of_entry(&t->ent[q]);
 				struct vkey km = vkey_and(&kk, &g);
 
 				cls_fp_add(&v->gent[j], vkey_digest(&km));
